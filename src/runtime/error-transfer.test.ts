@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { expose, wrap } from 'comlink';
+import { MessageChannel } from 'node:worker_threads';
+import { installErrorTransfer } from './error-transfer.ts';
+import { BusyError, InputError, IntegrityError, LanternError } from './errors.ts';
+
+installErrorTransfer();
+
+const api = {
+  async failInput(): Promise<void> {
+    throw new InputError('That file is not an image.', { mime: 'text/plain' });
+  },
+  async failIntegrity(): Promise<void> {
+    throw new IntegrityError('Chunk 3 does not match its hash.', { chunk: 3 });
+  },
+  async failPlain(): Promise<void> {
+    throw new TypeError('boom');
+  },
+};
+
+function connect() {
+  const { port1, port2 } = new MessageChannel();
+  // Node's MessagePort is an EventTarget-compatible endpoint for comlink.
+  expose(api, port1 as unknown as Parameters<typeof expose>[1]);
+  const remote = wrap<typeof api>(port2 as unknown as Parameters<typeof wrap>[0]);
+  return { remote, close: () => { port1.close(); port2.close(); } };
+}
+
+describe('errors across the comlink boundary', () => {
+  it('keep their class, code and details', async () => {
+    const { remote, close } = connect();
+    const error = await remote.failInput().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect(error).toBeInstanceOf(LanternError);
+    expect((error as InputError).code).toBe('INPUT');
+    expect((error as InputError).details).toEqual({ mime: 'text/plain' });
+    const integrity = await remote.failIntegrity().catch((e: unknown) => e);
+    expect(integrity).toBeInstanceOf(IntegrityError);
+    expect((integrity as IntegrityError).details.chunk).toBe(3);
+    close();
+  });
+
+  it('turn unknown errors into plain errors with the same name', async () => {
+    const { remote, close } = connect();
+    const error = await remote.failPlain().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(LanternError);
+    expect((error as Error).name).toBe('TypeError');
+    expect((error as Error).message).toBe('boom');
+    close();
+  });
+
+  it('names each class after itself', () => {
+    expect(new BusyError('x').name).toBe('BusyError');
+    expect(new BusyError('x').code).toBe('BUSY');
+  });
+});

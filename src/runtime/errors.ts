@@ -1,0 +1,124 @@
+/**
+ * Typed errors. Each class has a stable `code` so that the UI, metrics and tests can
+ * branch on it, and so that it can be rebuilt on the page after crossing the worker
+ * boundary (see error-transfer.ts). Messages never contain user input.
+ */
+export type ErrorCode =
+  | 'INPUT'
+  | 'MODEL_LOAD'
+  | 'BACKEND_UNAVAILABLE'
+  | 'DEVICE_LOST'
+  | 'INTEGRITY'
+  | 'SIGNATURE'
+  | 'DOWNGRADE'
+  | 'QUOTA'
+  | 'STORAGE'
+  | 'NETWORK'
+  | 'BUSY'
+  | 'CANCELLED'
+  | 'TIMEOUT'
+  | 'WORKER_CRASHED'
+  | 'VALIDATION'
+  | 'INTERNAL';
+
+export type ErrorDetails = Record<string, string | number | boolean | null>;
+
+export class LanternError extends Error {
+  readonly code: ErrorCode = 'INTERNAL';
+  readonly details: ErrorDetails;
+  constructor(message: string, details: ErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.details = details;
+  }
+  override get name(): string {
+    return this.constructor.name;
+  }
+}
+
+/** The user's input cannot be classified (wrong type, corrupt, empty...). */
+export class InputError extends LanternError { override readonly code = 'INPUT'; }
+/** A model file could not be parsed or a session could not be created. */
+export class ModelLoadError extends LanternError { override readonly code = 'MODEL_LOAD'; }
+/** The requested backend cannot run here (no adapter, no threads...). */
+export class BackendUnavailableError extends LanternError { override readonly code = 'BACKEND_UNAVAILABLE'; }
+/** The GPU device went away during a run; callers retry on WASM. */
+export class DeviceLostError extends LanternError { override readonly code = 'DEVICE_LOST'; }
+/** Bytes do not match the hash the signed manifest promised. */
+export class IntegrityError extends LanternError { override readonly code = 'INTEGRITY'; }
+/** The manifest signature is missing, malformed or from an untrusted key. */
+export class SignatureError extends LanternError { override readonly code = 'SIGNATURE'; }
+/** A manifest older than one already seen (replay or downgrade attack). */
+export class DowngradeError extends LanternError { override readonly code = 'DOWNGRADE'; }
+/** Storage is full; nothing installed was touched. */
+export class QuotaError extends LanternError { override readonly code = 'QUOTA'; }
+/** IndexedDB failed or is blocked by another tab. */
+export class StorageError extends LanternError { override readonly code = 'STORAGE'; }
+/** A download failed after its retries, or the device is offline. */
+export class NetworkError extends LanternError { override readonly code = 'NETWORK'; }
+/** The queue is full: backpressure, try again later. */
+export class BusyError extends LanternError { override readonly code = 'BUSY'; }
+/** The caller aborted the request. */
+export class CancelledError extends LanternError { override readonly code = 'CANCELLED'; }
+/** The request's deadline passed before it could run. */
+export class TimeoutError extends LanternError { override readonly code = 'TIMEOUT'; }
+/** The worker died while the request was in flight. */
+export class WorkerCrashedError extends LanternError { override readonly code = 'WORKER_CRASHED'; }
+/** A release failed its validation gate (golden set) or its schema. */
+export class ValidationError extends LanternError { override readonly code = 'VALIDATION'; }
+
+const classes = {
+  LanternError,
+  InputError,
+  ModelLoadError,
+  BackendUnavailableError,
+  DeviceLostError,
+  IntegrityError,
+  SignatureError,
+  DowngradeError,
+  QuotaError,
+  StorageError,
+  NetworkError,
+  BusyError,
+  CancelledError,
+  TimeoutError,
+  WorkerCrashedError,
+  ValidationError,
+} as const;
+
+export type ErrorClassName = keyof typeof classes;
+
+/** Plain-object form of an error, safe for structured clone. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  details: ErrorDetails;
+  stack?: string;
+}
+
+export function serializeError(error: unknown): SerializedError {
+  if (error instanceof LanternError) {
+    return { name: error.name, message: error.message, details: error.details, stack: error.stack };
+  }
+  if (error instanceof Error) {
+    return { name: error.name, message: error.message, details: {}, stack: error.stack };
+  }
+  return { name: 'Error', message: String(error), details: {} };
+}
+
+/** Rebuilds the original class when known; anything else becomes a plain Error with its name. */
+export function deserializeError(serialized: SerializedError): Error {
+  const Ctor = (classes as Record<string, typeof LanternError | undefined>)[serialized.name];
+  const error = Ctor ? new Ctor(serialized.message, serialized.details) : new Error(serialized.message);
+  if (!Ctor) error.name = serialized.name;
+  if (serialized.stack) error.stack = serialized.stack;
+  return error;
+}
+
+export function isAbortError(error: unknown): boolean {
+  return error instanceof CancelledError || (error instanceof DOMException && error.name === 'AbortError');
+}
+
+/** Throws CancelledError when the signal is aborted (call between stages of long work). */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CancelledError('The request was cancelled.');
+}

@@ -1,0 +1,121 @@
+import type { PreprocessorConfig } from './model-config.ts';
+
+/**
+ * Image preprocessing split in two: a geometric plan (pure numbers) and a pixel → tensor
+ * step over RGBA bytes (pure arrays). The browser-specific part — decoding and resampling
+ * with a canvas — lives in the worker and only executes the plan, so everything that decides
+ * *what* the model sees is unit-tested here.
+ */
+export interface ResizePlan {
+  /** Size to resample the whole image to. */
+  resizeWidth: number;
+  resizeHeight: number;
+  /** Region of the resized image that becomes the tensor (centre crop, or all of it). */
+  crop: { x: number; y: number; width: number; height: number };
+  /** Tensor spatial size; larger than the crop when padding (zeros after normalisation). */
+  outWidth: number;
+  outHeight: number;
+}
+
+export function planResize(width: number, height: number, config: PreprocessorConfig): ResizePlan {
+  let resizeWidth = width;
+  let resizeHeight = height;
+  const size = config.size;
+  const mode = config.resize_mode ?? ('shortest_edge' in size ? 'shortest_edge' : 'stretch');
+
+  if (config.do_resize) {
+    if (mode === 'fit_height_pad_right') {
+      if (!('height' in size)) throw new Error('fit_height_pad_right needs size.height and size.width');
+      resizeHeight = size.height;
+      resizeWidth = Math.min(size.width, Math.max(1, Math.ceil((size.height * width) / height)));
+    } else if ('shortest_edge' in size) {
+      // Exactly transformers.js' get_resize_output_image_size: scale the short side to
+      // shortest_edge, round to 2 decimals, then floor.
+      const factor = Math.max(size.shortest_edge / width, size.shortest_edge / height);
+      resizeWidth = Math.max(1, Math.floor(Number((width * factor).toFixed(2))));
+      resizeHeight = Math.max(1, Math.floor(Number((height * factor).toFixed(2))));
+    } else {
+      resizeWidth = size.width;
+      resizeHeight = size.height;
+    }
+  }
+
+  let crop = { x: 0, y: 0, width: resizeWidth, height: resizeHeight };
+  if (config.do_center_crop && config.crop_size) {
+    const cw = config.crop_size.width;
+    const ch = config.crop_size.height;
+    // Same rounding as transformers.js center_crop: floor of the half difference.
+    crop = { x: Math.floor((resizeWidth - cw) / 2), y: Math.floor((resizeHeight - ch) / 2), width: cw, height: ch };
+  }
+
+  let outWidth = crop.width;
+  let outHeight = crop.height;
+  if (config.do_pad && config.pad_size) {
+    outWidth = Math.max(outWidth, config.pad_size.width);
+    outHeight = Math.max(outHeight, config.pad_size.height);
+  }
+  return { resizeWidth, resizeHeight, crop, outWidth, outHeight };
+}
+
+function perChannel(value: number | number[], channels: number): number[] {
+  const list = Array.isArray(value) ? value : [value];
+  return Array.from({ length: channels }, (_, c) => list[Math.min(c, list.length - 1)] ?? 0);
+}
+
+export function channelCount(config: PreprocessorConfig): 1 | 3 {
+  return config.do_convert_grayscale ? 1 : 3;
+}
+
+/**
+ * RGBA bytes of the cropped region (row-major, `width`×`height`) → CHW float tensor of
+ * `outWidth`×`outHeight`, padded with zeros on the right/bottom. Alpha is ignored (composited
+ * on black by the canvas, as PIL's convert('RGB') would drop it).
+ */
+export function rgbaToTensor(
+  rgba: Uint8Array | Uint8ClampedArray,
+  width: number,
+  height: number,
+  config: PreprocessorConfig,
+  outWidth = width,
+  outHeight = height,
+): Float32Array {
+  const channels = channelCount(config);
+  const mean = perChannel(config.image_mean, channels);
+  const std = perChannel(config.image_std, channels);
+  const scale = config.do_rescale ? config.rescale_factor : 1;
+  const plane = outWidth * outHeight;
+  const tensor = new Float32Array(channels * plane);
+  // Fold rescale and normalise into one multiply-add per value.
+  const mul = mean.map((_, c) => (config.do_normalize ? scale / (std[c] ?? 1) : scale));
+  const add = mean.map((m, c) => (config.do_normalize ? -m / (std[c] ?? 1) : 0));
+
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const src = (y * width + x) * 4;
+      const dst = y * outWidth + x;
+      if (channels === 1) {
+        // ITU-R 601 luma, as PIL's convert('L').
+        const luma = Math.round(0.299 * rgba[src]! + 0.587 * rgba[src + 1]! + 0.114 * rgba[src + 2]!);
+        tensor[dst] = luma * mul[0]! + add[0]!;
+      } else {
+        tensor[dst] = rgba[src]! * mul[0]! + add[0]!;
+        tensor[plane + dst] = rgba[src + 1]! * mul[1]! + add[1]!;
+        tensor[2 * plane + dst] = rgba[src + 2]! * mul[2]! + add[2]!;
+      }
+    }
+  }
+  return tensor;
+}
+
+/** Largest image we decode at all: beyond this even a downscale would exhaust a phone. */
+export const MAX_IMAGE_PIXELS = 100_000_000;
+/** Images are first scaled so that neither side exceeds this, keeping memory bounded. */
+export const MAX_WORKING_EDGE = 2048;
+
+/** Size to downscale a huge image to before the model's own resize (keeps aspect). */
+export function workingSize(width: number, height: number, maxEdge = MAX_WORKING_EDGE): { width: number; height: number; scaled: boolean } {
+  const longest = Math.max(width, height);
+  if (longest <= maxEdge) return { width, height, scaled: false };
+  const scale = maxEdge / longest;
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)), scaled: true };
+}

@@ -1,0 +1,44 @@
+/** Turns a model's output row into ranked labels. */
+export interface Prediction {
+  label: string;
+  /** Human name from the model config's display_names, when it gives one. */
+  displayName?: string;
+  score: number;
+  index: number;
+}
+
+export function softmax(values: ArrayLike<number>): Float64Array {
+  let max = -Infinity;
+  for (let i = 0; i < values.length; i++) max = Math.max(max, values[i]!);
+  const out = new Float64Array(values.length);
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    out[i] = Math.exp(values[i]! - max);
+    sum += out[i]!;
+  }
+  for (let i = 0; i < out.length; i++) out[i]! /= sum;
+  return out;
+}
+
+export function topK(
+  scores: ArrayLike<number>,
+  id2label: Record<string, string>,
+  k: number,
+  displayNames: Record<string, string> = {},
+): Prediction[] {
+  const order = Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
+  return order.slice(0, Math.max(1, k)).map((index) => {
+    const label = id2label[String(index)] ?? `LABEL_${index}`;
+    const displayName = displayNames[label];
+    return { label, score: scores[index]!, index, ...(displayName ? { displayName } : {}) };
+  });
+}
+
+/** Ranks one output row, applying softmax unless the model already outputs probabilities. */
+export function rankRow(
+  row: ArrayLike<number>,
+  options: { output: 'logits' | 'probabilities'; id2label: Record<string, string>; k: number; displayNames?: Record<string, string> },
+): Prediction[] {
+  const scores = options.output === 'logits' ? softmax(row) : row;
+  return topK(scores, options.id2label, options.k, options.displayNames);
+}

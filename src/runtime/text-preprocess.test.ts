@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { padBatch, TokenEncoder } from './text-preprocess.ts';
+import { InputError } from './errors.ts';
+
+/** A tiny real WordPiece tokenizer.json, built inline so the test does not depend on a model. */
+const vocab = { '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3, hello: 4, world: 5, win: 6, money: 7, '!': 8 };
+const tokenizerJson = {
+  version: '1.0',
+  added_tokens: ['[PAD]', '[UNK]', '[CLS]', '[SEP]'].map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+  normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+  pre_tokenizer: { type: 'BertPreTokenizer' },
+  post_processor: {
+    type: 'TemplateProcessing',
+    single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
+    pair: [],
+    special_tokens: { '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] }, '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] } },
+  },
+  decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+  model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
+};
+const config = { unk_token: '[UNK]', pad_token: '[PAD]', model_max_length: 6 };
+
+describe('TokenEncoder', () => {
+  const encoder = new TokenEncoder(tokenizerJson, config);
+  it('adds the template special tokens and maps unknown words', () => {
+    expect(encoder.encode('Hello zebra world').ids).toEqual([2, 4, 1, 5, 3]);
+  });
+  it('truncates content but keeps [CLS] and [SEP]', () => {
+    const e = encoder.encode('win money win money win money !');
+    expect(e.ids).toEqual([2, 6, 7, 6, 7, 3]);
+    expect(e.truncated).toBe(true);
+    expect(e.tokenCount).toBe(7);
+  });
+  it('rejects empty and whitespace-only text', () => {
+    expect(() => encoder.encode('   \n')).toThrow(InputError);
+  });
+  it('replaces lone surrogates instead of failing', () => {
+    expect(encoder.encode('hello \uD800 world').ids[1]).toBe(4);
+  });
+  it('handles a 1 MB text quickly by pre-cutting characters', () => {
+    const huge = 'win money '.repeat(100_000);
+    const start = performance.now();
+    const e = encoder.encode(huge);
+    expect(e.truncated).toBe(true);
+    expect(e.ids.length).toBe(6);
+    expect(performance.now() - start).toBeLessThan(2000);
+  });
+});
+
+describe('padBatch', () => {
+  it('pads right with the pad id and masks padding', () => {
+    const { ids, mask, length } = padBatch([{ ids: [2, 4, 3], truncated: false, tokenCount: 1 }, { ids: [2, 3], truncated: false, tokenCount: 0 }], 0);
+    expect(length).toBe(3);
+    expect(Array.from(ids)).toEqual([2n, 4n, 3n, 2n, 3n, 0n]);
+    expect(Array.from(mask)).toEqual([1n, 1n, 1n, 1n, 1n, 0n]);
+  });
+});
