@@ -1,0 +1,77 @@
+/**
+ * Reads an image's pixel size from its first bytes without decoding it, so that an
+ * "image bomb" (a tiny file that claims gigapixels) is refused before the browser allocates
+ * anything, and so that huge photos can be decoded straight to a smaller size.
+ * Width/height are as displayed: JPEG EXIF orientations 5–8 swap them.
+ */
+export interface ImageHeader {
+  format: 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp';
+  width: number;
+  height: number;
+}
+
+function u16be(b: Uint8Array, o: number): number { return (b[o]! << 8) | b[o + 1]!; }
+function u16le(b: Uint8Array, o: number): number { return b[o]! | (b[o + 1]! << 8); }
+function u32be(b: Uint8Array, o: number): number { return ((b[o]! << 24) >>> 0) + ((b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!); }
+function u32le(b: Uint8Array, o: number): number { return ((b[o + 3]! << 24) >>> 0) + ((b[o + 2]! << 16) | (b[o + 1]! << 8) | b[o]!); }
+function ascii(b: Uint8Array, o: number, n: number): string { return String.fromCharCode(...b.subarray(o, o + n)); }
+
+export function readImageHeader(b: Uint8Array): ImageHeader | null {
+  if (b.length >= 24 && b[0] === 0x89 && ascii(b, 1, 3) === 'PNG' && ascii(b, 12, 4) === 'IHDR') {
+    return { format: 'png', width: u32be(b, 16), height: u32be(b, 20) };
+  }
+  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) return readJpeg(b);
+  if (b.length >= 10 && ascii(b, 0, 3) === 'GIF') return { format: 'gif', width: u16le(b, 6), height: u16le(b, 8) };
+  if (b.length >= 30 && ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 4) === 'WEBP') return readWebp(b);
+  if (b.length >= 26 && ascii(b, 0, 2) === 'BM') {
+    return { format: 'bmp', width: Math.abs(u32le(b, 18) | 0), height: Math.abs(u32le(b, 22) | 0) };
+  }
+  return null;
+}
+
+function readJpeg(b: Uint8Array): ImageHeader | null {
+  let offset = 2;
+  let orientation = 1;
+  while (offset + 9 < b.length) {
+    if (b[offset] !== 0xff) { offset++; continue; }
+    const marker = b[offset + 1]!;
+    if (marker === 0xff) { offset++; continue; }
+    const length = u16be(b, offset + 2);
+    if (marker === 0xe1 && ascii(b, offset + 4, 4) === 'Exif') orientation = readExifOrientation(b, offset + 10) ?? orientation;
+    // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC) carry the frame size.
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      const height = u16be(b, offset + 5);
+      const width = u16be(b, offset + 7);
+      return orientation >= 5 && orientation <= 8 ? { format: 'jpeg', width: height, height: width } : { format: 'jpeg', width, height };
+    }
+    offset += 2 + length;
+  }
+  return null;
+}
+
+function readExifOrientation(b: Uint8Array, tiff: number): number | null {
+  if (tiff + 8 > b.length) return null;
+  const little = ascii(b, tiff, 2) === 'II';
+  const r16 = (o: number) => (little ? u16le(b, o) : u16be(b, o));
+  const r32 = (o: number) => (little ? u32le(b, o) : u32be(b, o));
+  const ifd = tiff + r32(tiff + 4);
+  if (ifd + 2 > b.length) return null;
+  const count = r16(ifd);
+  for (let i = 0; i < count; i++) {
+    const entry = ifd + 2 + i * 12;
+    if (entry + 12 > b.length) return null;
+    if (r16(entry) === 0x0112) return r16(entry + 8);
+  }
+  return null;
+}
+
+function readWebp(b: Uint8Array): ImageHeader | null {
+  const chunk = ascii(b, 12, 4);
+  if (chunk === 'VP8X') return { format: 'webp', width: 1 + (b[24]! | (b[25]! << 8) | (b[26]! << 16)), height: 1 + (b[27]! | (b[28]! << 8) | (b[29]! << 16)) };
+  if (chunk === 'VP8 ') return { format: 'webp', width: u16le(b, 26) & 0x3fff, height: u16le(b, 28) & 0x3fff };
+  if (chunk === 'VP8L') {
+    const bits = u32le(b, 21);
+    return { format: 'webp', width: 1 + (bits & 0x3fff), height: 1 + ((bits >> 14) & 0x3fff) };
+  }
+  return null;
+}
