@@ -6,9 +6,28 @@ import type { BackendPreference } from '../src/runtime/backend.ts';
 
 const engine = new InferenceEngine();
 
+/**
+ * Holds a Web Lock named after this worker for as long as it lives. The page queues for the
+ * same lock: it is granted the moment this worker dies in any way (crash, self.close(),
+ * out-of-memory kill), which no Worker event reports reliably.
+ */
+let alive: Promise<void> | undefined;
+function holdAliveLock(): Promise<void> {
+  alive ??= new Promise<void>((granted) => {
+    void navigator.locks.request(`lantern-alive:${self.name}`, () => {
+      granted();
+      return new Promise<never>(() => undefined);
+    });
+  });
+  return alive;
+}
+
 /** The page-facing API. Its type (InferenceWorkerApi) is the one contract with the page. */
 const api = {
-  init: (preference: BackendPreference, workers: number) => engine.init(preference, workers),
+  init: async (preference: BackendPreference, workers: number) => {
+    await holdAliveLock();
+    return engine.init(preference, workers);
+  },
   load: (files: ModelFiles) => engine.load(files),
   classify: (key: string, inputs: ClassifyInput[], k: number) => engine.classify(key, inputs, k),
   unload: (key: string) => engine.unload(key),

@@ -108,10 +108,15 @@ export function serializeError(error: unknown): SerializedError {
 /** Rebuilds the original class when known; anything else becomes a plain Error with its name. */
 export function deserializeError(serialized: SerializedError): Error {
   const Ctor = (classes as Record<string, typeof LanternError | undefined>)[serialized.name];
-  const error = Ctor ? new Ctor(serialized.message, serialized.details) : new Error(serialized.message);
-  if (!Ctor) error.name = serialized.name;
-  if (serialized.stack) error.stack = serialized.stack;
-  return error;
+  if (Ctor) {
+    const error = new Ctor(serialized.message, serialized.details);
+    if (serialized.stack) error.stack = serialized.stack;
+    return error;
+  }
+  const plain = new Error(serialized.message);
+  plain.name = serialized.name;
+  if (serialized.stack) plain.stack = serialized.stack;
+  return plain;
 }
 
 export function isAbortError(error: unknown): boolean {

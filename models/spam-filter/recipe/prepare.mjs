@@ -78,3 +78,28 @@ writeFileSync(join(root, 'tokenizer_config.json'), JSON.stringify({
   clean_up_tokenization_spaces: true,
 }, null, 2) + '\n');
 console.log(`wrote tokenizer.json (${Object.keys(vocab).length} entries), tokenizer_config.json, eval/heldout-ids.json (${heldout.length})`);
+
+writeFileSync(join(root, 'config.json'), JSON.stringify({
+  architectures: ['EmbeddingMeanClassifier'],
+  model_type: 'lantern-embedding-mean',
+  problem_type: 'single_label_classification',
+  vocab_size: Object.keys(vocab).length,
+  hidden_size: 32,
+  max_position_embeddings: MAX_LENGTH,
+  pad_token_id: 0,
+  num_labels: 2,
+  id2label: { 0: 'ham', 1: 'spam' },
+  label2id: { ham: 0, spam: 1 },
+  lantern: {
+    id: 'spam-filter',
+    version: '1.0.0',
+    task: 'text-classification',
+    title: 'Spam filter (SpamAssassin mails)',
+    output: 'logits',
+    batch: 'dynamic',
+    input_names: ['input_ids', 'attention_mask'],
+    output_name: 'logits',
+    max_length: MAX_LENGTH,
+  },
+}, null, 2) + '\n');
+console.log('wrote config.json');

@@ -1,0 +1,190 @@
+import type { Backend, BackendPreference } from './backend.ts';
+import { deserializeError, LanternError } from './errors.ts';
+import type { ModelDescriptor, ModelSource } from './model-source.ts';
+import type { Prediction } from './postprocess.ts';
+import { Scheduler, type Priority } from './scheduler.ts';
+import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type WorkerLifecycleEvent } from './worker-client.ts';
+
+export type { ClassifyInput, DeviceReport, LoadReport, ModelDescriptor, Priority };
+
+export interface StageTimings {
+  queueMs: number;
+  /** Fetching and verifying the model and creating its session, when this request had to. */
+  loadMs: number;
+  preprocessMs: number;
+  inferenceMs: number;
+  postprocessMs: number;
+  totalMs: number;
+}
+
+export interface ClassificationResult {
+  modelId: string;
+  version: string;
+  predictions: Prediction[];
+  /** Things the user should know (truncated text, downscaled image, fallback). */
+  notes: string[];
+  backend: Backend;
+  backendReason: string;
+  /** Set when WebGPU failed and WASM answered instead. */
+  fallback?: string;
+  batchSize: number;
+  coldStart: boolean;
+  retried: boolean;
+  timings: StageTimings;
+}
+
+/** What metrics receive: never the input, only what happened to it. */
+export type RequestRecord =
+  | { ok: true; modelId: string; version: string; backend: Backend; label: string; score: number; batchSize: number; coldStart: boolean; timings: StageTimings }
+  | { ok: false; modelId: string; errorCode: string; errorName: string; totalMs: number };
+
+export interface LanternOptions {
+  createWorker: (name: string) => Worker;
+  models: ModelSource;
+  backend?: BackendPreference;
+  /** Inference workers; on WASM they split the cores' threads between them. */
+  poolSize?: number;
+  idleMs?: number;
+  maxQueued?: number;
+  maxBatch?: number;
+  maxWaitMs?: number;
+  onRecord?: (record: RequestRecord) => void;
+  onLifecycle?: (event: WorkerLifecycleEvent) => void;
+}
+
+export interface ClassifyOptions {
+  signal?: AbortSignal;
+  priority?: Priority;
+  /** Milliseconds from now after which the answer is no longer wanted. */
+  timeoutMs?: number;
+  topK?: number;
+}
+
+interface Job {
+  input: ClassifyInput;
+  topK: number;
+  submittedAt: number;
+}
+
+type JobOutcome = Omit<ClassificationResult, 'timings' | 'retried'> & { timings: Omit<StageTimings, 'queueMs' | 'totalMs'> };
+
+/** Largest top-k computed in the worker; requests slice what they asked for. */
+const MAX_TOP_K = 5;
+
+/**
+ * The runtime's front door: validates nothing itself but wires the model source, the worker
+ * pool and the scheduler together, and turns batch reports into per-request results.
+ */
+export class Lantern {
+  readonly clients: WorkerClient[];
+  private readonly scheduler: Scheduler<Job, JobOutcome>;
+  private readonly descriptors = new Map<string, ModelDescriptor>();
+  /** The model version each worker currently holds, so an activation/rollback unloads the old one. */
+  private readonly loadedKey: Map<string, string>[] = [];
+
+  constructor(private readonly options: LanternOptions) {
+    const poolSize = Math.max(1, options.poolSize ?? 1);
+    this.clients = Array.from({ length: poolSize }, () => new WorkerClient({
+      createWorker: options.createWorker,
+      backend: options.backend ?? 'auto',
+      poolSize,
+      idleMs: options.idleMs ?? 5 * 60_000,
+      onLifecycle: options.onLifecycle,
+    }));
+    this.scheduler = new Scheduler<Job, JobOutcome>({
+      slots: poolSize,
+      maxQueued: options.maxQueued ?? 256,
+      maxWaitMs: options.maxWaitMs ?? 0,
+      maxBatch: (id) => (this.descriptors.get(id)?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
+      execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, slot, signal),
+    });
+  }
+
+  get queueDepth(): number {
+    return this.scheduler.depth;
+  }
+
+  get schedulerStats() {
+    return { ...this.scheduler.stats };
+  }
+
+  models(): Promise<ModelDescriptor[]> {
+    return this.options.models.list();
+  }
+
+  device(): Promise<DeviceReport> {
+    return this.clients[0]!.device();
+  }
+
+  /** Forgets cached model descriptors (after install, activation or rollback). */
+  refreshModels(): void {
+    this.descriptors.clear();
+  }
+
+  async classify(modelId: string, input: ClassifyInput, options: ClassifyOptions = {}): Promise<ClassificationResult> {
+    const submittedAt = performance.now();
+    try {
+      if (!this.descriptors.has(modelId)) this.descriptors.set(modelId, await this.options.models.describe(modelId));
+      const job: Job = { input, topK: options.topK ?? 3, submittedAt };
+      const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
+      const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
+      const out = scheduled.value;
+      const totalMs = performance.now() - submittedAt;
+      const result: ClassificationResult = {
+        ...out,
+        predictions: out.predictions.slice(0, job.topK),
+        retried: scheduled.retried,
+        timings: { ...out.timings, queueMs: scheduled.queueMs, totalMs },
+      };
+      const top = result.predictions[0];
+      this.options.onRecord?.({
+        ok: true, modelId, version: result.version, backend: result.backend, label: top?.label ?? '', score: top?.score ?? 0,
+        batchSize: result.batchSize, coldStart: result.coldStart, timings: result.timings,
+      });
+      return result;
+    } catch (error) {
+      const err = error instanceof Error ? error : new LanternError(String(error));
+      this.options.onRecord?.({
+        ok: false, modelId, errorCode: err instanceof LanternError ? err.code : 'INTERNAL', errorName: err.name, totalMs: performance.now() - submittedAt,
+      });
+      throw err;
+    }
+  }
+
+  private async execute(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+    const client = this.clients[slot]!;
+    const descriptor = this.descriptors.get(modelId) ?? (await this.options.models.describe(modelId));
+    const key = `${descriptor.id}@${descriptor.version}`;
+    const held = (this.loadedKey[slot] ??= new Map());
+    const previous = held.get(modelId);
+    // A new version was activated (or rolled back): free the old session first.
+    if (previous && previous !== key) await client.unload(previous).catch(() => undefined);
+    const loadStarted = performance.now();
+    const { report, cold } = await client.ensureLoaded(key, () => this.options.models.files(modelId), signal);
+    const loadMs = cold ? performance.now() - loadStarted : 0;
+    held.set(modelId, key);
+    const batch = await client.classify(key, jobs.map((j) => j.input), MAX_TOP_K, signal);
+    const notes = batch.fallback ? [batch.fallback] : [];
+    return {
+      outcomes: batch.items.map((item) => {
+        if (!item.ok) return deserializeError(item.error);
+        return {
+          modelId,
+          version: descriptor.version,
+          predictions: item.value.predictions,
+          notes: [...item.value.notes, ...notes, ...(report.fallback && cold ? [report.fallback] : [])],
+          backend: batch.backend,
+          backendReason: batch.fallback ?? report.fallback ?? report.reason,
+          ...(batch.fallback || report.fallback ? { fallback: batch.fallback ?? report.fallback } : {}),
+          batchSize: batch.batchSize,
+          coldStart: cold,
+          timings: { loadMs, preprocessMs: item.value.preprocessMs, inferenceMs: batch.inferenceMs, postprocessMs: batch.postprocessMs },
+        };
+      }),
+    };
+  }
+
+  dispose(): void {
+    for (const client of this.clients) client.dispose();
+  }
+}

@@ -1,0 +1,159 @@
+import { transfer, wrap, type Remote } from 'comlink';
+import type { InferenceWorkerApi } from '../../workers/inference.worker.ts';
+import type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles } from '../../workers/inference-engine.ts';
+import type { BackendPreference } from './backend.ts';
+import { installErrorTransfer } from './error-transfer.ts';
+import { CancelledError, WorkerCrashedError } from './errors.ts';
+
+export type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles };
+
+export interface WorkerClientOptions {
+  /** Creates the worker; `name` must be passed to the Worker constructor (liveness lock). */
+  createWorker: (name: string) => Worker;
+  backend: BackendPreference;
+  /** Workers sharing the cores, to split WASM threads between them. */
+  poolSize: number;
+  /** Shut an unused worker down after this long, freeing its memory (0 = never). */
+  idleMs: number;
+  onLifecycle?: (event: WorkerLifecycleEvent) => void;
+}
+
+export type WorkerLifecycleEvent =
+  | { type: 'started'; name: string }
+  | { type: 'stopped'; name: string; reason: 'idle' | 'cancelled' | 'crashed' | 'disposed' };
+
+interface LiveWorker {
+  name: string;
+  worker: Worker;
+  remote: Remote<InferenceWorkerApi>;
+  device: Promise<DeviceReport>;
+  loads: Map<string, Promise<LoadReport>>;
+  inFlight: Set<(error: Error) => void>;
+  dead: boolean;
+}
+
+/**
+ * Page side of one inference worker: starts it lazily, shuts it down when idle, cancels by
+ * terminating it (ORT cannot interrupt a run), and turns any death into WorkerCrashedError
+ * for the calls in flight. The next call starts a fresh worker.
+ */
+export class WorkerClient {
+  private live?: LiveWorker;
+  private idleTimer?: ReturnType<typeof setTimeout>;
+
+  constructor(private readonly options: WorkerClientOptions) {
+    installErrorTransfer();
+  }
+
+  private start(): LiveWorker {
+    if (this.live && !this.live.dead) return this.live;
+    const name = `lantern-inference-${crypto.randomUUID()}`;
+    const worker = this.options.createWorker(name);
+    const remote = wrap<InferenceWorkerApi>(worker);
+    const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, loads: new Map(), inFlight: new Set(), dead: false };
+    worker.addEventListener('error', (event) => this.stop(live, 'crashed', `the worker failed: ${event.message || 'unknown error'}`));
+    live.device = remote.init(this.options.backend, this.options.poolSize).then((device) => {
+      // Granted only once the worker no longer holds it, i.e. when it has died.
+      void navigator.locks.request(`lantern-alive:${name}`, () => {
+        if (!live.dead) this.stop(live, 'crashed', 'the worker stopped unexpectedly');
+      });
+      return device;
+    });
+    this.live = live;
+    this.options.onLifecycle?.({ type: 'started', name });
+    return live;
+  }
+
+  private stop(live: LiveWorker, reason: 'idle' | 'cancelled' | 'crashed' | 'disposed', detail = ''): void {
+    if (live.dead) return;
+    live.dead = true;
+    live.worker.terminate();
+    if (this.live === live) this.live = undefined;
+    const error = reason === 'cancelled'
+      ? new WorkerCrashedError('The worker was restarted to cancel another request.')
+      : new WorkerCrashedError(`The inference worker stopped (${detail || reason}).`);
+    for (const reject of live.inFlight) reject(error);
+    live.inFlight.clear();
+    this.options.onLifecycle?.({ type: 'stopped', name: live.name, reason });
+  }
+
+  /** Runs one call against the live worker, racing it against death and abort. */
+  private async call<T>(fn: (live: LiveWorker) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) throw new CancelledError('The request was cancelled.');
+    clearTimeout(this.idleTimer);
+    const live = this.start();
+    let rejectCall!: (error: Error) => void;
+    const guard = new Promise<never>((_, reject) => (rejectCall = reject));
+    live.inFlight.add(rejectCall);
+    const onAbort = () => {
+      live.inFlight.delete(rejectCall);
+      rejectCall(new CancelledError('The request was cancelled.'));
+      this.stop(live, 'cancelled');
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await Promise.race([fn(live), guard]);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      live.inFlight.delete(rejectCall);
+      this.armIdle(live);
+    }
+  }
+
+  private armIdle(live: LiveWorker): void {
+    if (this.options.idleMs <= 0 || live.inFlight.size > 0 || live.dead) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (live.inFlight.size === 0) this.stop(live, 'idle');
+    }, this.options.idleMs);
+  }
+
+  device(signal?: AbortSignal): Promise<DeviceReport> {
+    return this.call((live) => live.device, signal);
+  }
+
+  /**
+   * Makes sure `key` is loaded in the current worker, fetching its files only when needed.
+   * Returns the load report and whether this call did the load (a cold start).
+   */
+  ensureLoaded(key: string, files: () => Promise<ModelFiles>, signal?: AbortSignal): Promise<{ report: LoadReport; cold: boolean }> {
+    return this.call(async (live) => {
+      await live.device;
+      const existing = live.loads.get(key);
+      if (existing) return { report: await existing, cold: false };
+      const loading = files().then((f) => live.remote.load(transfer(f, [f.onnx])));
+      live.loads.set(key, loading);
+      loading.catch(() => live.loads.delete(key));
+      return { report: await loading, cold: true };
+    }, signal);
+  }
+
+  classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal): Promise<BatchReport> {
+    return this.call((live) => live.remote.classify(key, inputs, k), signal);
+  }
+
+  unload(key: string): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return this.call(async (live) => {
+      live.loads.delete(key);
+      await live.remote.unload(key);
+    });
+  }
+
+  /** Test hooks for fault injection. */
+  crashForTest(): Promise<void> {
+    return this.call((live) => live.remote.crash());
+  }
+  loseGpuDeviceForTest(): Promise<boolean> {
+    return this.call((live) => live.remote.loseGpuDevice());
+  }
+
+  get running(): boolean {
+    return Boolean(this.live && !this.live.dead);
+  }
+
+  dispose(): void {
+    clearTimeout(this.idleTimer);
+    if (this.live) this.stop(this.live, 'disposed');
+  }
+}
