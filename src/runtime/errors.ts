@@ -30,41 +30,40 @@ export class LanternError extends Error {
     super(message, options);
     this.details = details;
   }
-  override get name(): string {
-    return this.constructor.name;
-  }
+  // An explicit name per class: bundlers minify constructor names.
+  override name = 'LanternError';
 }
 
 /** The user's input cannot be classified (wrong type, corrupt, empty...). */
-export class InputError extends LanternError { override readonly code = 'INPUT'; }
+export class InputError extends LanternError { override readonly code = 'INPUT'; override name = 'InputError'; }
 /** A model file could not be parsed or a session could not be created. */
-export class ModelLoadError extends LanternError { override readonly code = 'MODEL_LOAD'; }
+export class ModelLoadError extends LanternError { override readonly code = 'MODEL_LOAD'; override name = 'ModelLoadError'; }
 /** The requested backend cannot run here (no adapter, no threads...). */
-export class BackendUnavailableError extends LanternError { override readonly code = 'BACKEND_UNAVAILABLE'; }
+export class BackendUnavailableError extends LanternError { override readonly code = 'BACKEND_UNAVAILABLE'; override name = 'BackendUnavailableError'; }
 /** The GPU device went away during a run; callers retry on WASM. */
-export class DeviceLostError extends LanternError { override readonly code = 'DEVICE_LOST'; }
+export class DeviceLostError extends LanternError { override readonly code = 'DEVICE_LOST'; override name = 'DeviceLostError'; }
 /** Bytes do not match the hash the signed manifest promised. */
-export class IntegrityError extends LanternError { override readonly code = 'INTEGRITY'; }
+export class IntegrityError extends LanternError { override readonly code = 'INTEGRITY'; override name = 'IntegrityError'; }
 /** The manifest signature is missing, malformed or from an untrusted key. */
-export class SignatureError extends LanternError { override readonly code = 'SIGNATURE'; }
+export class SignatureError extends LanternError { override readonly code = 'SIGNATURE'; override name = 'SignatureError'; }
 /** A manifest older than one already seen (replay or downgrade attack). */
-export class DowngradeError extends LanternError { override readonly code = 'DOWNGRADE'; }
+export class DowngradeError extends LanternError { override readonly code = 'DOWNGRADE'; override name = 'DowngradeError'; }
 /** Storage is full; nothing installed was touched. */
-export class QuotaError extends LanternError { override readonly code = 'QUOTA'; }
+export class QuotaError extends LanternError { override readonly code = 'QUOTA'; override name = 'QuotaError'; }
 /** IndexedDB failed or is blocked by another tab. */
-export class StorageError extends LanternError { override readonly code = 'STORAGE'; }
+export class StorageError extends LanternError { override readonly code = 'STORAGE'; override name = 'StorageError'; }
 /** A download failed after its retries, or the device is offline. */
-export class NetworkError extends LanternError { override readonly code = 'NETWORK'; }
+export class NetworkError extends LanternError { override readonly code = 'NETWORK'; override name = 'NetworkError'; }
 /** The queue is full: backpressure, try again later. */
-export class BusyError extends LanternError { override readonly code = 'BUSY'; }
+export class BusyError extends LanternError { override readonly code = 'BUSY'; override name = 'BusyError'; }
 /** The caller aborted the request. */
-export class CancelledError extends LanternError { override readonly code = 'CANCELLED'; }
+export class CancelledError extends LanternError { override readonly code = 'CANCELLED'; override name = 'CancelledError'; }
 /** The request's deadline passed before it could run. */
-export class TimeoutError extends LanternError { override readonly code = 'TIMEOUT'; }
+export class TimeoutError extends LanternError { override readonly code = 'TIMEOUT'; override name = 'TimeoutError'; }
 /** The worker died while the request was in flight. */
-export class WorkerCrashedError extends LanternError { override readonly code = 'WORKER_CRASHED'; }
+export class WorkerCrashedError extends LanternError { override readonly code = 'WORKER_CRASHED'; override name = 'WorkerCrashedError'; }
 /** A release failed its validation gate (golden set) or its schema. */
-export class ValidationError extends LanternError { override readonly code = 'VALIDATION'; }
+export class ValidationError extends LanternError { override readonly code = 'VALIDATION'; override name = 'ValidationError'; }
 
 const classes = {
   LanternError,

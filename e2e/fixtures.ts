@@ -1,0 +1,92 @@
+import { deflateSync } from 'node:zlib';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { test, type Page } from '@playwright/test';
+import { CHROMIUM, CHROMIUM_ARGS } from '../playwright.config.ts';
+
+export { CHROMIUM, CHROMIUM_ARGS };
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The shared folder next to the repo (tests read it; it is never copied into the repo). */
+export const SHARED = join(ROOT, '..', 'shared');
+
+/** Skips the current test with a clear message when a ../shared file is absent. */
+export function requireShared(relative: string): string {
+  const path = join(SHARED, relative);
+  test.skip(!existsSync(path), `skipped: ../shared/${relative} is absent on this machine`);
+  return path;
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(bytes: Buffer): number {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+function chunk(type: string, body: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(body.length, 0);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])), 0);
+  return Buffer.concat([head, body, crc]);
+}
+
+/** Encodes an RGB PNG whose pixels come from `pixel(x, y)`; large sizes compress well. */
+export function encodePng(width: number, height: number, pixel: (x: number, y: number) => [number, number, number]): Buffer {
+  const raw = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const row = y * (width * 3 + 1);
+    for (let x = 0; x < width; x++) {
+      const [r, g, b] = pixel(x, y);
+      raw[row + 1 + x * 3] = r;
+      raw[row + 2 + x * 3] = g;
+      raw[row + 3 + x * 3] = b;
+    }
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A PNG whose header claims `width`×`height` but whose pixel data is garbage. */
+export function corruptPng(width = 64, height = 64): Buffer {
+  const good = encodePng(width, height, () => [200, 200, 200]);
+  const ihdrEnd = 8 + 25;
+  const garbage = Buffer.from(Array.from({ length: 200 }, (_, i) => (i * 37) & 0xff));
+  return Buffer.concat([good.subarray(0, ihdrEnd), chunk('IDAT', garbage), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** Logs page errors to the test output, which makes CI failures readable. */
+export function logPage(page: Page): void {
+  page.on('pageerror', (e) => console.log('[pageerror]', e.message));
+}
+
+export async function openModel(page: Page, modelId: string, query = ''): Promise<void> {
+  logPage(page);
+  await page.goto(`/?model=${modelId}${query}`);
+  await page.getByTestId('model-select').waitFor();
+}
+
+/** The built-in samples, with the label each must get: all classified in the worker. */
+export const SAMPLES = [
+  { model: 'spam-filter', sample: 'spam', label: 'spam' },
+  { model: 'spam-filter', sample: 'ham', label: 'ham' },
+  { model: 'doc-orientation', sample: 'upright', label: '0' },
+  { model: 'doc-orientation', sample: 'upside-down', label: '180' },
+  { model: 'fashion-mnist', sample: 'ankle-boot', label: 'Ankle boot' },
+  { model: 'fashion-mnist', sample: 'trouser', label: 'Trouser' },
+  { model: 'fashion-mnist', sample: 'bag', label: 'Bag' },
+];

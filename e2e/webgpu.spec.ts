@@ -1,0 +1,22 @@
+import { expect, test } from '@playwright/test';
+import { CHROMIUM, CHROMIUM_ARGS, openModel, SAMPLES } from './fixtures.ts';
+
+// A software WebGPU adapter (SwiftShader): correct but slow, so it tests the WebGPU code path.
+test.use({ launchOptions: { executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'] } });
+
+test('auto prefers WASM over the software adapter and says why', async ({ page }) => {
+  await openModel(page, 'spam-filter');
+  await page.getByTestId('sample-spam').click();
+  await expect(page.getByTestId('backend')).toHaveAttribute('data-backend', 'wasm');
+  await expect(page.getByTestId('backend-reason')).toContainText('software WebGPU adapter');
+});
+
+test('the same labels come back from WebGPU', async ({ page }) => {
+  test.setTimeout(240_000);
+  for (const s of SAMPLES) {
+    await openModel(page, s.model, '&backend=webgpu');
+    await page.getByTestId(`sample-${s.sample}`).click();
+    await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', s.label, { timeout: 90_000 });
+    await expect(page.getByTestId('backend')).toHaveAttribute('data-backend', 'webgpu');
+  }
+});
