@@ -1,9 +1,9 @@
 import { render } from 'preact';
 import { App } from './app/App.tsx';
-import { createLantern } from './app/lantern-instance.ts';
+import { createServices } from './app/services.ts';
 import './app/styles.css';
 
-const lantern = createLantern();
+const services = createServices();
 // Exposed for end-to-end tests and field debugging from the console; not an API contract.
-(globalThis as { lantern?: unknown }).lantern = lantern;
-render(<App lantern={lantern} />, document.getElementById('app')!);
+(globalThis as { lantern?: unknown }).lantern = services.lantern;
+render(<App services={services} />, document.getElementById('app')!);

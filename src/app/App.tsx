@@ -1,11 +1,28 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { DeviceReport, Lantern } from '../runtime/lantern.ts';
+import type { DeviceReport } from '../runtime/lantern.ts';
 import { ClassifyView } from './ClassifyView.tsx';
-import { t } from './i18n/index.ts';
+import { t, type MessageKey } from './i18n/index.ts';
+import { MetricsView } from './MetricsView.tsx';
+import { ModelsView } from './ModelsView.tsx';
+import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
 
-export function App({ lantern }: { lantern: Lantern }) {
+const TABS = [
+  { id: 'classify', label: 'nav.classify' },
+  { id: 'models', label: 'nav.models' },
+  { id: 'metrics', label: 'nav.metrics' },
+] as const satisfies readonly { id: string; label: MessageKey }[];
+type TabId = (typeof TABS)[number]['id'];
+
+function initialTab(): TabId {
+  const wanted = new URLSearchParams(location.search).get('tab');
+  return TABS.find((tab) => tab.id === wanted)?.id ?? 'classify';
+}
+
+export function App({ services }: { services: Services }) {
+  const { lantern } = services;
   const online = useOnline();
+  const [tab, setTab] = useState<TabId>(initialTab);
   const [device, setDevice] = useState<DeviceReport | null>(null);
   useEffect(() => {
     lantern.device().then(setDevice, () => setDevice(null));
@@ -30,8 +47,24 @@ export function App({ lantern }: { lantern: Lantern }) {
           )}
         </p>
       </header>
+      <nav class="tabs" aria-label={t('app.title')}>
+        {TABS.map((item) => (
+          <button
+            type="button"
+            key={item.id}
+            class={tab === item.id ? 'tab active' : 'tab'}
+            aria-current={tab === item.id ? 'page' : undefined}
+            data-testid={`tab-${item.id}`}
+            onClick={() => setTab(item.id)}
+          >
+            {t(item.label)}
+          </button>
+        ))}
+      </nav>
       <main>
-        <ClassifyView lantern={lantern} />
+        {tab === 'classify' && <ClassifyView lantern={lantern} />}
+        {tab === 'models' && <ModelsView services={services} />}
+        {tab === 'metrics' && <MetricsView services={services} />}
       </main>
     </>
   );
