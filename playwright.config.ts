@@ -16,6 +16,8 @@ export const CHROMIUM_ARGS = [
   '--enable-blink-features=ForceEagerMeasureMemory',
 ];
 const PORT = Number(process.env.E2E_PORT ?? 4173);
+/** Parallel developers on one machine each build to and serve their own folder. */
+const DIST = process.env.E2E_DIST ?? 'dist';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -34,7 +36,7 @@ export default defineConfig({
     trace: 'off',
   },
   webServer: {
-    command: `node scripts/serve.mjs --dir dist --port ${PORT}`,
+    command: `node scripts/serve.mjs --dir ${DIST} --port ${PORT}`,
     url: `http://127.0.0.1:${PORT}/`,
     reuseExistingServer: !process.env.CI,
     timeout: 30_000,
