@@ -1,7 +1,8 @@
 import { InputError } from '../src/runtime/errors.ts';
-import { MAX_IMAGE_PIXELS, planResize, rgbaToTensor, workingSize, type ResizePlan } from '../src/runtime/image-preprocess.ts';
-import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
 import { readImageHeader } from '../src/runtime/image-header.ts';
+import { MAX_IMAGE_PIXELS, planResize, rgbaToTensor, workingSize, type ResizePlan } from '../src/runtime/image-preprocess.ts';
+import { resizeRgba, type Pixels } from '../src/runtime/image-resize.ts';
+import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
 
 export type ImageSource = Blob | ImageBitmap | ImageData;
 
@@ -14,65 +15,55 @@ export interface PreparedImage {
 /** Largest encoded file we accept; photos from phones are far below this. */
 export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 
+function bitmapPixels(bitmap: ImageBitmap): Pixels {
+  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  if (!ctx) throw new InputError('This browser cannot read images in a worker (no 2D canvas).');
+  ctx.drawImage(bitmap, 0, 0);
+  return { data: ctx.getImageData(0, 0, bitmap.width, bitmap.height).data, width: bitmap.width, height: bitmap.height };
+}
+
 /**
- * Decodes and resamples in the worker (createImageBitmap + OffscreenCanvas), so a 8000×8000
- * photo never blocks the page. Dimensions are read from the file header first: a tiny file
- * that claims 50000×50000 pixels is refused before anything is allocated.
+ * Decodes in the worker (createImageBitmap), so a 8000×8000 photo never blocks the page.
+ * Dimensions are read from the file header first: a tiny file that claims 50000×50000 pixels
+ * is refused before anything is allocated, and a huge photo is decoded straight to a bounded
+ * working size (the browser can decode JPEGs at reduced scale). EXIF orientation is applied.
  */
-async function toBitmap(source: ImageSource, notes: string[]): Promise<ImageBitmap> {
-  if (!(source instanceof Blob)) {
-    try {
-      return await createImageBitmap(source);
-    } catch {
-      throw new InputError('The image data could not be read.');
-    }
-  }
+async function decode(source: ImageSource, notes: string[]): Promise<Pixels> {
+  if (source instanceof ImageData) return { data: source.data, width: source.width, height: source.height };
+  if (!(source instanceof Blob)) return bitmapPixels(source);
+
   if (source.size === 0) throw new InputError('The file is empty (0 bytes).');
   if (source.size > MAX_IMAGE_BYTES) throw new InputError(`The file is too large (${Math.round(source.size / 1048576)} MB; the limit is 50 MB).`);
-  if (source.type && !source.type.startsWith('image/')) {
-    throw new InputError(`That file is not an image (its type is ${source.type}).`);
-  }
-  const head = new Uint8Array(await source.slice(0, 256 * 1024).arrayBuffer());
-  const header = readImageHeader(head);
+  if (source.type && !source.type.startsWith('image/')) throw new InputError(`That file is not an image (its type is ${source.type}).`);
+  const header = readImageHeader(new Uint8Array(await source.slice(0, 256 * 1024).arrayBuffer()));
   if (!header) throw new InputError('That file is not an image Lantern can read (PNG, JPEG, GIF, WebP or BMP).');
   if (header.width * header.height > MAX_IMAGE_PIXELS) {
     throw new InputError(`The image is too large to decode (${header.width}×${header.height} pixels; the limit is ${MAX_IMAGE_PIXELS / 1e6} megapixels).`);
   }
-  // Decode straight to a bounded working size: the browser can decode JPEGs at reduced scale.
   const working = workingSize(header.width, header.height);
+  let bitmap: ImageBitmap;
   try {
-    if (working.scaled) {
-      notes.push(`Downscaled from ${header.width}×${header.height} to ${working.width}×${working.height} before classifying.`);
-      return await createImageBitmap(source, { resizeWidth: working.width, resizeHeight: working.height, resizeQuality: 'high' });
-    }
-    return await createImageBitmap(source);
+    bitmap = working.scaled
+      ? await createImageBitmap(source, { resizeWidth: working.width, resizeHeight: working.height, resizeQuality: 'high' })
+      : await createImageBitmap(source);
   } catch {
     throw new InputError('The image could not be decoded: the file is corrupt or truncated.');
+  }
+  if (working.scaled) notes.push(`Downscaled from ${header.width}×${header.height} to ${working.width}×${working.height} before classifying.`);
+  try {
+    return bitmapPixels(bitmap);
+  } finally {
+    bitmap.close();
   }
 }
 
 export async function prepareImage(source: ImageSource, config: PreprocessorConfig): Promise<PreparedImage> {
   const notes: string[] = [];
-  const bitmap = await toBitmap(source, notes);
-  try {
-    if (bitmap.width === 0 || bitmap.height === 0) throw new InputError('The image has no pixels.');
-    const plan = planResize(bitmap.width, bitmap.height, config);
-    const canvas = new OffscreenCanvas(plan.crop.width, plan.crop.height);
-    const ctx = canvas.getContext('2d', { willReadFrequently: true });
-    if (!ctx) throw new InputError('This browser cannot process images in a worker (no 2D canvas).');
-    // Transparent pixels become black, as PIL's convert('RGB') does.
-    ctx.fillStyle = '#000';
-    ctx.fillRect(0, 0, plan.crop.width, plan.crop.height);
-    const needsResize = plan.resizeWidth !== bitmap.width || plan.resizeHeight !== bitmap.height;
-    const resized = needsResize
-      ? await createImageBitmap(bitmap, { resizeWidth: plan.resizeWidth, resizeHeight: plan.resizeHeight, resizeQuality: 'high' })
-      : bitmap;
-    ctx.drawImage(resized, -plan.crop.x, -plan.crop.y);
-    if (resized !== bitmap) resized.close();
-    const pixels = ctx.getImageData(0, 0, plan.crop.width, plan.crop.height).data;
-    const tensor = rgbaToTensor(pixels, plan.crop.width, plan.crop.height, config, plan.outWidth, plan.outHeight);
-    return { tensor, plan, notes };
-  } finally {
-    bitmap.close();
-  }
+  const pixels = await decode(source, notes);
+  if (pixels.width === 0 || pixels.height === 0) throw new InputError('The image has no pixels.');
+  const plan = planResize(pixels.width, pixels.height, config);
+  const resized = resizeRgba(pixels, plan.resizeWidth, plan.resizeHeight, config.antialias);
+  const tensor = rgbaToTensor(resized.data, resized.width, resized.height, config, plan.crop, plan.outWidth, plan.outHeight);
+  return { tensor, plan, notes };
 }

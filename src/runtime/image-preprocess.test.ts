@@ -51,8 +51,13 @@ describe('rgbaToTensor', () => {
   });
   it('pads with zeros after normalisation', () => {
     const rgba = new Uint8Array([0, 0, 0, 255]);
-    const t = rgbaToTensor(rgba, 1, 1, ocrLine, 3, 1);
+    const t = rgbaToTensor(rgba, 1, 1, ocrLine, undefined, 3, 1);
     expect(Array.from(t)).toEqual([-1, 0, 0, -1, 0, 0, -1, 0, 0]);
+  });
+  it('reads only the crop region', () => {
+    const rgba = new Uint8Array([0, 0, 0, 255, 255, 255, 255, 255, 0, 0, 0, 255]);
+    const cfg = PreprocessorConfigSchema.parse({ size: { height: 1, width: 1 }, do_normalize: false });
+    expect(Array.from(rgbaToTensor(rgba, 3, 1, cfg, { x: 1, y: 0, width: 1, height: 1 }))).toEqual([1, 1, 1]);
   });
   it('converts to one luma channel', () => {
     const rgba = new Uint8Array([255, 255, 255, 255, 0, 0, 0, 255]);

@@ -67,17 +67,18 @@ export function channelCount(config: PreprocessorConfig): 1 | 3 {
 }
 
 /**
- * RGBA bytes of the cropped region (row-major, `width`×`height`) → CHW float tensor of
- * `outWidth`×`outHeight`, padded with zeros on the right/bottom. Alpha is ignored (composited
- * on black by the canvas, as PIL's convert('RGB') would drop it).
+ * RGBA values (uint8 range, row-major, `width`×`height`) → CHW float tensor of the `crop`
+ * region, laid into `outWidth`×`outHeight` and padded with zeros on the right/bottom.
+ * Alpha is dropped, as PIL's convert('RGB') does.
  */
 export function rgbaToTensor(
-  rgba: Uint8Array | Uint8ClampedArray,
+  rgba: ArrayLike<number>,
   width: number,
   height: number,
   config: PreprocessorConfig,
-  outWidth = width,
-  outHeight = height,
+  crop: { x: number; y: number; width: number; height: number } = { x: 0, y: 0, width, height },
+  outWidth = crop.width,
+  outHeight = crop.height,
 ): Float32Array {
   const channels = channelCount(config);
   const mean = perChannel(config.image_mean, channels);
@@ -89,9 +90,11 @@ export function rgbaToTensor(
   const mul = mean.map((_, c) => (config.do_normalize ? scale / (std[c] ?? 1) : scale));
   const add = mean.map((m, c) => (config.do_normalize ? -m / (std[c] ?? 1) : 0));
 
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const src = (y * width + x) * 4;
+  for (let y = 0; y < crop.height; y++) {
+    const sy = Math.min(Math.max(y + crop.y, 0), height - 1);
+    for (let x = 0; x < crop.width; x++) {
+      const sx = Math.min(Math.max(x + crop.x, 0), width - 1);
+      const src = (sy * width + sx) * 4;
       const dst = y * outWidth + x;
       if (channels === 1) {
         // ITU-R 601 luma, as PIL's convert('L').

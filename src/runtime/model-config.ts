@@ -42,6 +42,8 @@ export const PreprocessorConfigSchema = z.looseObject({
   /** Lantern extension: 'fit_height_pad_right' keeps aspect at a fixed height (OCR line models). */
   resize_mode: z.enum(['stretch', 'shortest_edge', 'fit_height_pad_right']).optional(),
   resample: z.number().int().default(2),
+  /** Lantern extension: false = OpenCV-style bilinear (no prefilter); default PIL-style. */
+  antialias: z.boolean().default(true),
   do_center_crop: z.boolean().default(false),
   crop_size: CropSize.optional(),
   do_rescale: z.boolean().default(true),
