@@ -17,6 +17,14 @@ export interface StageTimings {
   totalMs: number;
 }
 
+/** Where a cold start's load time went; the model source downloads and verifies in one call. */
+export interface LoadBreakdown {
+  /** Getting the verified files from the model source (download or storage read, and hashing). */
+  filesMs: number;
+  /** Creating the inference session in the worker. */
+  createMs: number;
+}
+
 export interface ClassificationResult {
   modelId: string;
   version: string;
@@ -29,13 +37,15 @@ export interface ClassificationResult {
   fallback?: string;
   batchSize: number;
   coldStart: boolean;
+  /** Set on cold starts. */
+  load?: LoadBreakdown;
   retried: boolean;
   timings: StageTimings;
 }
 
 /** What metrics receive: never the input, only what happened to it. */
 export type RequestRecord =
-  | { ok: true; modelId: string; version: string; backend: Backend; label: string; score: number; batchSize: number; coldStart: boolean; timings: StageTimings }
+  | { ok: true; modelId: string; version: string; backend: Backend; label: string; score: number; batchSize: number; coldStart: boolean; load?: LoadBreakdown; timings: StageTimings }
   | { ok: false; modelId: string; errorCode: string; errorName: string; totalMs: number };
 
 export interface LanternOptions {
@@ -139,7 +149,7 @@ export class Lantern {
       const top = result.predictions[0];
       this.options.onRecord?.({
         ok: true, modelId, version: result.version, backend: result.backend, label: top?.label ?? '', score: top?.score ?? 0,
-        batchSize: result.batchSize, coldStart: result.coldStart, timings: result.timings,
+        batchSize: result.batchSize, coldStart: result.coldStart, ...(result.load ? { load: result.load } : {}), timings: result.timings,
       });
       return result;
     } catch (error) {
@@ -160,7 +170,13 @@ export class Lantern {
     // A new version was activated (or rolled back): free the old session first.
     if (previous && previous !== key) await client.unload(previous).catch(() => undefined);
     const loadStarted = performance.now();
-    const { report, cold } = await client.ensureLoaded(key, () => this.options.models.files(modelId), signal);
+    let filesMs = 0;
+    const { report, cold } = await client.ensureLoaded(key, async () => {
+      const started = performance.now();
+      const files = await this.options.models.files(modelId);
+      filesMs = performance.now() - started;
+      return files;
+    }, signal);
     const loadMs = cold ? performance.now() - loadStarted : 0;
     held.set(modelId, key);
     const batch = await client.classify(key, jobs.map((j) => j.input), MAX_TOP_K, signal);
@@ -178,6 +194,7 @@ export class Lantern {
           ...(batch.fallback || report.fallback ? { fallback: batch.fallback ?? report.fallback } : {}),
           batchSize: batch.batchSize,
           coldStart: cold,
+          ...(cold ? { load: { filesMs, createMs: report.createMs } } : {}),
           timings: { loadMs, preprocessMs: item.value.preprocessMs, inferenceMs: batch.inferenceMs, postprocessMs: batch.postprocessMs },
         };
       }),

@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { seeded } from './test-random.ts';
 import { Histogram, HistogramJsonSchema, MAX_BUCKETS, MAX_VALUE, MIN_VALUE, RELATIVE_ERROR } from './histogram.ts';
-
-/** A small seeded PRNG (mulberry32) so failures reproduce. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function exactQuantile(sorted: number[], q: number): number {
   return sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]!;
