@@ -1,5 +1,5 @@
 import type { Backend, BackendPreference } from './backend.ts';
-import { deserializeError, LanternError } from './errors.ts';
+import { deserializeError, IntegrityError, LanternError } from './errors.ts';
 import type { ModelDescriptor, ModelSource } from './model-source.ts';
 import type { Prediction } from './postprocess.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
@@ -110,6 +110,11 @@ export class Lantern {
     });
   }
 
+  /** Resolves when no request is queued or running. */
+  whenIdle(): Promise<void> {
+    return this.scheduler.whenIdle();
+  }
+
   get queueDepth(): number {
     return this.scheduler.depth;
   }
@@ -162,6 +167,18 @@ export class Lantern {
   }
 
   private async execute(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+    try {
+      return await this.executeOnce(modelId, jobs, slot, signal);
+    } catch (error) {
+      // The store quarantined a version that failed re-verification and activated the previous
+      // good one (details.fallback): answer with that one instead of failing the request.
+      if (!(error instanceof IntegrityError) || typeof error.details.fallback !== 'string') throw error;
+      this.descriptors.set(modelId, await this.options.models.describe(modelId));
+      return this.executeOnce(modelId, jobs, slot, signal);
+    }
+  }
+
+  private async executeOnce(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
     const client = this.clients[slot]!;
     const descriptor = this.descriptors.get(modelId) ?? (await this.options.models.describe(modelId));
     const key = `${descriptor.id}@${descriptor.version}`;

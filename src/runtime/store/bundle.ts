@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { ValidationError } from '../errors.ts';
+import { concatBytes } from './bytes.ts';
+import { chunkRange, type ManifestFile } from './manifest.ts';
+import { SignatureFileSchema, type SignatureFile } from './trust.ts';
+
+/**
+ * Sideload bundle (`.lantern`): one file carrying a release for a device with no network.
+ * Layout: 8-byte magic, u32 little-endian header length, header JSON, then the exact manifest
+ * bytes followed by each file's bytes. The bundle is only a container: its contents go through
+ * the same signature and hash checks as a download.
+ */
+const MAGIC = new TextEncoder().encode('LANTERN1');
+const PREFIX = MAGIC.length + 4;
+const MAX_HEADER = 1 << 20;
+
+const HeaderSchema = z.object({
+  format: z.literal('lantern-bundle/1'),
+  manifestLength: z.number().int().positive(),
+  signatures: SignatureFileSchema,
+  /** Offsets are relative to the end of the header. */
+  files: z.array(z.object({ path: z.string(), offset: z.number().int().nonnegative(), size: z.number().int().nonnegative() })),
+});
+
+export function writeBundle(manifestBytes: Uint8Array, signatures: SignatureFile, files: { path: string; bytes: Uint8Array }[]): Uint8Array {
+  let offset = manifestBytes.length;
+  const entries = files.map((f) => {
+    const entry = { path: f.path, offset, size: f.bytes.length };
+    offset += f.bytes.length;
+    return entry;
+  });
+  const header = new TextEncoder().encode(JSON.stringify({ format: 'lantern-bundle/1', manifestLength: manifestBytes.length, signatures, files: entries }));
+  const prefix = new Uint8Array(PREFIX);
+  prefix.set(MAGIC);
+  new DataView(prefix.buffer).setUint32(MAGIC.length, header.length, true);
+  return concatBytes([prefix, header, manifestBytes, ...files.map((f) => f.bytes)]);
+}
+
+/** What `Blob`/`File` offers; reading by slices keeps a large bundle out of memory. */
+export interface BundleSource {
+  readonly size: number;
+  slice(start: number, end: number): { arrayBuffer(): Promise<ArrayBuffer> };
+}
+
+export interface OpenedBundle {
+  manifestBytes: Uint8Array;
+  signatures: SignatureFile;
+  /** Bytes of chunk `index` of `file`, as stored in the bundle (verified by the caller). */
+  readChunk(file: ManifestFile, index: number): Promise<Uint8Array>;
+}
+
+const notABundle = () => new ValidationError('That file is not a Lantern model bundle.');
+
+export async function openBundle(source: BundleSource): Promise<OpenedBundle> {
+  const read = async (start: number, end: number) => new Uint8Array(await source.slice(start, end).arrayBuffer());
+  if (source.size < PREFIX) throw notABundle();
+  const prefix = await read(0, PREFIX);
+  if (!MAGIC.every((b, i) => prefix[i] === b)) throw notABundle();
+  const headerLength = new DataView(prefix.buffer).getUint32(MAGIC.length, true);
+  if (headerLength > MAX_HEADER || PREFIX + headerLength > source.size) throw notABundle();
+  let header: z.infer<typeof HeaderSchema>;
+  try {
+    header = HeaderSchema.parse(JSON.parse(new TextDecoder().decode(await read(PREFIX, PREFIX + headerLength))));
+  } catch {
+    throw new ValidationError('The model bundle is damaged: its header cannot be read.');
+  }
+  const body = PREFIX + headerLength;
+  if (body + header.manifestLength > source.size) throw new ValidationError('The model bundle is truncated.');
+  const files = new Map(header.files.map((f) => [f.path, f]));
+  return {
+    manifestBytes: await read(body, body + header.manifestLength),
+    signatures: header.signatures,
+    async readChunk(file, index) {
+      const entry = files.get(file.path);
+      if (!entry) throw new ValidationError(`The model bundle does not contain ${file.path}.`);
+      const { start, end } = chunkRange(file, index);
+      const from = body + entry.offset + start;
+      // A short read is caught by the caller's length check, like a short download.
+      return read(Math.min(from, source.size), Math.min(body + entry.offset + Math.min(end, entry.size), source.size));
+    },
+  };
+}

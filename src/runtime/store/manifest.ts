@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { IntegrityError, ValidationError } from '../errors.ts';
+import { describeSchemaError } from '../model-config.ts';
+import { sha256Hex } from './bytes.ts';
+
+/**
+ * The signed description of one model release (`lantern-manifest/1`). The bytes that are
+ * signed are the manifest.json file exactly as served, never a re-serialisation, so the
+ * verifier needs no canonical JSON.
+ */
+export const MANIFEST_FORMAT = 'lantern-manifest/1';
+
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase hex sha256');
+/** Relative, no `..`, no empty segments: a path can never climb out of its release folder. */
+const RelativePath = z.string().max(200).regex(/^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/, 'expected a relative path');
+export const FILE_ROLES = ['onnx', 'config', 'preprocessor', 'tokenizer', 'tokenizer-config'] as const;
+export type FileRole = (typeof FILE_ROLES)[number];
+
+const ManifestFileSchema = z.object({
+  path: RelativePath,
+  role: z.enum(FILE_ROLES),
+  size: z.number().int().nonnegative(),
+  sha256: Sha256,
+  chunkSize: z.number().int().positive(),
+  chunks: z.array(Sha256),
+}).refine((f) => f.chunks.length === Math.max(1, Math.ceil(f.size / f.chunkSize)), 'chunk count does not match size / chunkSize');
+
+export const ManifestSchema = z.object({
+  format: z.literal(MANIFEST_FORMAT),
+  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'model id: lowercase letters, digits, . _ -'),
+  version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver'),
+  /** Monotonic per model: a lower number than one already seen is a downgrade or a replay. */
+  sequence: z.number().int().nonnegative(),
+  task: z.enum(['text-classification', 'image-classification']),
+  title: z.string().max(200),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime().optional(),
+  batch: z.enum(['dynamic', 'fixed']),
+  labels: z.array(z.string()).min(2),
+  files: z.array(ManifestFileSchema).min(1)
+    .refine((files) => new Set(files.map((f) => f.path)).size === files.length, 'duplicate file path')
+    .refine((files) => files.filter((f) => f.role === 'onnx').length === 1 && files.filter((f) => f.role === 'config').length === 1, 'needs exactly one onnx and one config file')
+    .refine((files) => new Set(files.map((f) => f.role)).size === files.length, 'duplicate file role'),
+  /** Example inputs published next to the manifest; unsigned conveniences, never model data. */
+  samples: z.array(z.object({ name: z.string().max(100), path: RelativePath, kind: z.enum(['text', 'image']) })).default([]),
+});
+export type Manifest = z.infer<typeof ManifestSchema>;
+export type ManifestFile = Manifest['files'][number];
+
+/** `id@version`: the key of a version everywhere (store, worker sessions, UI). */
+export const versionKey = (m: { id: string; version: string }): string => `${m.id}@${m.version}`;
+
+/** Parses manifest bytes; any problem is a ValidationError naming the field, never echoing content. */
+export function parseManifest(bytes: Uint8Array): Manifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new ValidationError('The release manifest is not valid JSON.');
+  }
+  const parsed = ManifestSchema.safeParse(json);
+  if (!parsed.success) throw new ValidationError(describeSchemaError('The release manifest', parsed.error));
+  return parsed.data;
+}
+
+/** Expiry is checked when installing; an installed model keeps working offline after it. */
+export function assertNotExpired(manifest: Manifest, now = Date.now()): void {
+  if (manifest.expiresAt && Date.parse(manifest.expiresAt) <= now) {
+    throw new ValidationError(`Release ${manifest.version} of ${manifest.id} has expired; ask the publisher for a newer one.`, { id: manifest.id, version: manifest.version });
+  }
+}
+
+/** Byte range [start, end) of chunk `index` within its file. */
+export function chunkRange(file: ManifestFile, index: number): { start: number; end: number } {
+  const start = index * file.chunkSize;
+  return { start, end: Math.min(file.size, start + file.chunkSize) };
+}
+
+export const totalSize = (m: Manifest): number => m.files.reduce((n, f) => n + f.size, 0);
+
+/** Throws IntegrityError unless `bytes` is exactly chunk `index` of `file`. */
+export async function verifyChunk(file: ManifestFile, index: number, bytes: Uint8Array): Promise<void> {
+  const { start, end } = chunkRange(file, index);
+  const where = { file: file.path, chunk: index };
+  if (bytes.length !== end - start) {
+    throw new IntegrityError(`Chunk ${index + 1} of ${file.path} has ${bytes.length} bytes instead of ${end - start}.`, where);
+  }
+  if ((await sha256Hex(bytes)) !== file.chunks[index]) {
+    throw new IntegrityError(`Chunk ${index + 1} of ${file.path} does not match the hash in the signed manifest.`, where);
+  }
+}
+
+/** Default chunk size: small enough to resume cheaply on a poor link, big enough to keep requests few. */
+export const DEFAULT_CHUNK_SIZE = 256 * 1024;
+
+/** A sequence number derived from semver, for publishers who do not number releases themselves. */
+export function sequenceFromVersion(version: string): number {
+  const [major = 0, minor = 0, patch = 0] = version.split(/[-+]/)[0]!.split('.').map(Number);
+  return major * 1_000_000 + minor * 1_000 + patch;
+}
+
+export interface PackInput {
+  id: string;
+  version: string;
+  sequence: number;
+  task: Manifest['task'];
+  title: string;
+  batch: Manifest['batch'];
+  labels: string[];
+  createdAt: string;
+  expiresAt?: string;
+  files: { path: string; role: FileRole; bytes: Uint8Array }[];
+  samples?: Manifest['samples'];
+  chunkSize?: number;
+}
+
+/**
+ * Builds a manifest and its exact bytes from file contents. Shared by the CLI, the build plugin
+ * and the tests, so what is published and what is verified come from one definition.
+ */
+export async function buildManifest(input: PackInput): Promise<{ manifest: Manifest; bytes: Uint8Array<ArrayBuffer> }> {
+  const chunkSize = input.chunkSize ?? DEFAULT_CHUNK_SIZE;
+  const files = await Promise.all(input.files.map(async (f) => {
+    const count = Math.max(1, Math.ceil(f.bytes.length / chunkSize));
+    const chunks = await Promise.all(Array.from({ length: count }, (_, i) => sha256Hex(f.bytes.subarray(i * chunkSize, (i + 1) * chunkSize))));
+    return { path: f.path, role: f.role, size: f.bytes.length, sha256: await sha256Hex(f.bytes), chunkSize, chunks };
+  }));
+  const draft = {
+    format: MANIFEST_FORMAT,
+    id: input.id,
+    version: input.version,
+    sequence: input.sequence,
+    task: input.task,
+    title: input.title,
+    createdAt: input.createdAt,
+    ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
+    batch: input.batch,
+    labels: input.labels,
+    files,
+    samples: input.samples ?? [],
+  };
+  const parsed = ManifestSchema.safeParse(draft);
+  if (!parsed.success) throw new ValidationError(describeSchemaError('The release manifest', parsed.error));
+  return { manifest: parsed.data, bytes: new TextEncoder().encode(`${JSON.stringify(draft, null, 1)}\n`) };
+}

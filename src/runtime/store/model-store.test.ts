@@ -1,0 +1,201 @@
+import 'fake-indexeddb/auto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DowngradeError, QuotaError, StorageError } from '../errors.ts';
+import { versionKey } from './manifest.ts';
+import type { ModelStore } from './model-store.ts';
+import { freshStore, keyAndTrust, makeRelease, type TestRelease } from './test-helpers.ts';
+import type { KeyFile } from './trust.ts';
+import { sha256Hex } from './bytes.ts';
+
+let key: KeyFile;
+beforeAll(async () => ({ key } = await keyAndTrust()));
+
+/** Stores every chunk of a release (as a verified download would) and activates it. */
+async function install(store: ModelStore, release: TestRelease): Promise<void> {
+  await store.beginInstall(release.manifest, release.bytes, release.signatures, 'https://example.test/demo/manifest.json');
+  await putChunks(store, release);
+  await store.activate(versionKey(release.manifest));
+}
+
+async function putChunks(store: ModelStore, release: TestRelease, limit = Infinity): Promise<void> {
+  let n = 0;
+  for (const file of release.manifest.files) {
+    const bytes = release.files.get(file.path)!;
+    for (let i = 0; i < file.chunks.length && n < limit; i++, n++) {
+      await store.putChunk(file.chunks[i]!, bytes.slice(i * file.chunkSize, (i + 1) * file.chunkSize).buffer);
+    }
+  }
+}
+
+const allChunks = (r: TestRelease) => r.manifest.files.flatMap((f) => f.chunks);
+
+describe('ModelStore activation', () => {
+  it('activates only a completely stored version, and changes nothing otherwise', async () => {
+    const store = await freshStore();
+    const v1 = await makeRelease(key, { version: '1.0.0', sequence: 1 });
+    await store.beginInstall(v1.manifest, v1.bytes, v1.signatures);
+    await putChunks(store, v1, 2);
+    await expect(store.activate('demo@1.0.0')).rejects.toThrow(StorageError);
+    expect(await store.pointer('demo')).toBeUndefined();
+    expect(await store.highestSequence('demo')).toBeUndefined();
+    expect((await store.version('demo@1.0.0'))?.status).toBe('downloading');
+    await putChunks(store, v1);
+    await store.activate('demo@1.0.0');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+    expect((await store.version('demo@1.0.0'))?.status).toBe('ready');
+    expect(await store.highestSequence('demo')).toBe(1);
+  });
+
+  it('moves the old active version to previous', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    await install(store, await makeRelease(key, { version: '1.1.0', sequence: 2 }));
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.1.0', previous: 'demo@1.0.0' });
+  });
+});
+
+describe('ModelStore downgrade rules', () => {
+  it('refuses a manifest with a lower sequence than the highest activated, before storing anything', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '2.0.0', sequence: 5 }));
+    const old = await makeRelease(key, { version: '1.0.0', sequence: 4 });
+    await expect(store.beginInstall(old.manifest, old.bytes, old.signatures)).rejects.toThrow(DowngradeError);
+    expect(await store.version('demo@1.0.0')).toBeUndefined();
+    expect((await store.pointer('demo'))?.active).toBe('demo@2.0.0');
+  });
+
+  it('a newer release activated meanwhile wins over an older unfinished one', async () => {
+    const store = await freshStore();
+    const older = await makeRelease(key, { version: '1.0.0', sequence: 1 });
+    await store.beginInstall(older.manifest, older.bytes, older.signatures);
+    await putChunks(store, older);
+    await install(store, await makeRelease(key, { version: '2.0.0', sequence: 2 }));
+    await expect(store.activate('demo@1.0.0')).rejects.toThrow(StorageError);
+    expect(await store.version('demo@1.0.0')).toBeUndefined();
+    expect((await store.pointer('demo'))?.active).toBe('demo@2.0.0');
+  });
+
+  it('allows an explicit rollback to a retained version, and keeps the highest sequence', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    await install(store, await makeRelease(key, { version: '1.1.0', sequence: 2 }));
+    await store.rollback('demo', 'demo@1.0.0');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', previous: 'demo@1.1.0' });
+    expect(await store.highestSequence('demo')).toBe(2);
+    // Replay protection still holds after the rollback.
+    const replay = await makeRelease(key, { version: '0.9.0', sequence: 0 });
+    await expect(store.beginInstall(replay.manifest, replay.bytes, replay.signatures)).rejects.toThrow(DowngradeError);
+  });
+
+  it('refuses a rollback to a version that is not retained', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    await expect(store.rollback('demo', 'demo@0.5.0')).rejects.toThrow(StorageError);
+  });
+
+  it('keeps the highest sequence after the model is removed', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 7 }));
+    await store.removeModel('demo');
+    expect(await store.pointer('demo')).toBeUndefined();
+    expect(await store.chunkBytes()).toBe(0);
+    const replay = await makeRelease(key, { version: '0.1.0', sequence: 3 });
+    await expect(store.beginInstall(replay.manifest, replay.bytes, replay.signatures)).rejects.toThrow(DowngradeError);
+  });
+});
+
+describe('ModelStore garbage collection', () => {
+  it('keeps active and previous, deletes older versions and only their unshared chunks', async () => {
+    const store = await freshStore();
+    // All three share the config chunk only if the config is identical: make the onnx differ.
+    const v1 = await makeRelease(key, { version: '1.0.0', sequence: 1 });
+    const v2 = await makeRelease(key, { version: '1.1.0', sequence: 2 });
+    const v3 = await makeRelease(key, { version: '1.2.0', sequence: 3 });
+    await install(store, v1);
+    await install(store, v2);
+    await install(store, v3);
+    expect((await store.versions('demo')).map((v) => v.key).sort()).toEqual(['demo@1.1.0', 'demo@1.2.0']);
+    expect(await store.manifest('demo@1.0.0')).toBeUndefined();
+    for (const sha of allChunks(v1)) expect(await store.hasChunk(sha)).toBe(false);
+    for (const sha of [...allChunks(v2), ...allChunks(v3)]) expect(await store.hasChunk(sha)).toBe(true);
+  });
+
+  it('never deletes a chunk shared with a retained version', async () => {
+    const store = await freshStore();
+    const shared = new Uint8Array(9000).fill(7);
+    const v1 = await makeRelease(key, { version: '1.0.0', sequence: 1 }, shared);
+    const v2 = await makeRelease(key, { version: '1.1.0', sequence: 2 }, shared);
+    const v3 = await makeRelease(key, { version: '1.2.0', sequence: 3 }, shared);
+    await install(store, v1);
+    await install(store, v2);
+    await install(store, v3);
+    for (const sha of allChunks(v3)) expect(await store.hasChunk(sha)).toBe(true);
+  });
+
+  it('keeps an unfinished newer download for resume, but not one that is already outdated', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    const pending = await makeRelease(key, { version: '3.0.0', sequence: 3 });
+    await store.beginInstall(pending.manifest, pending.bytes, pending.signatures);
+    await putChunks(store, pending, 1);
+    await install(store, await makeRelease(key, { version: '2.0.0', sequence: 2 }));
+    expect((await store.version('demo@3.0.0'))?.status).toBe('downloading');
+    expect(await store.hasChunk(allChunks(pending)[0]!)).toBe(true);
+    await install(store, await makeRelease(key, { version: '4.0.0', sequence: 4 }));
+    expect(await store.version('demo@3.0.0')).toBeUndefined();
+    expect(await store.hasChunk(allChunks(pending)[0]!)).toBe(false);
+  });
+
+  it('removes a non-active version but refuses to remove the active one', async () => {
+    const store = await freshStore();
+    const v1 = await makeRelease(key, { version: '1.0.0', sequence: 1 });
+    await install(store, v1);
+    await install(store, await makeRelease(key, { version: '1.1.0', sequence: 2 }));
+    await expect(store.removeVersion('demo@1.1.0')).rejects.toThrow(/active version cannot be deleted/);
+    await store.removeVersion('demo@1.0.0');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.1.0' });
+    for (const sha of allChunks(v1)) expect(await store.hasChunk(sha)).toBe(false);
+  });
+});
+
+describe('ModelStore quarantine', () => {
+  it('falls back to the previous version and drops the bad chunks', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    const v2 = await makeRelease(key, { version: '1.1.0', sequence: 2 });
+    await install(store, v2);
+    const bad = allChunks(v2)[1]!;
+    expect(await store.quarantine('demo@1.1.0', 'corrupt', [bad])).toBe('demo@1.0.0');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+    expect((await store.version('demo@1.1.0'))?.status).toBe('quarantined');
+    expect(await store.hasChunk(bad)).toBe(false);
+    await expect(store.rollback('demo', 'demo@1.1.0')).rejects.toThrow(StorageError);
+  });
+
+  it('leaves no active version when there is nothing to fall back to', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    expect(await store.quarantine('demo@1.0.0', 'corrupt', [])).toBeUndefined();
+    expect(await store.pointer('demo')).toBeUndefined();
+  });
+});
+
+describe('ModelStore storage errors', () => {
+  it('turns a QuotaExceededError into QuotaError and keeps installed versions intact', async () => {
+    const store = await freshStore();
+    const v1 = await makeRelease(key, { version: '1.0.0', sequence: 1 });
+    await install(store, v1);
+    const original = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function put(this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+      if (this.name === 'chunks') throw new DOMException('full', 'QuotaExceededError');
+      return original.apply(this, args);
+    };
+    try {
+      await expect(store.putChunk(await sha256Hex(new Uint8Array([1])), new Uint8Array([1]).buffer)).rejects.toThrow(QuotaError);
+    } finally {
+      IDBObjectStore.prototype.put = original;
+    }
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+    for (const sha of allChunks(v1)) expect(await store.hasChunk(sha)).toBe(true);
+  });
+});

@@ -1,0 +1,295 @@
+import { BusyError, IntegrityError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
+import { openBundle, type BundleSource } from './bundle.ts';
+import { fetchCatalog, type OriginPolicy, type Release } from './catalog.ts';
+import { writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
+import { downloadRelease } from './downloader.ts';
+import { assertNotExpired, parseManifest, versionKey, type Manifest } from './manifest.ts';
+import type { ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
+import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
+import { readVerified, type VerifiedRead } from './verified-read.ts';
+
+/**
+ * The model registry's front door: verifies releases (signature, expiry, sequence, quota),
+ * moves their chunks into the store from the network or a sideloaded bundle, activates them,
+ * and reads active versions back verified. Framework-free; the Models screen and the
+ * store-backed model source both sit on it.
+ */
+
+export interface StorageManagerLike {
+  estimate(): Promise<{ usage?: number; quota?: number }>;
+  persist?(): Promise<boolean>;
+}
+
+export interface RegistryOptions {
+  store: ModelStore;
+  trust: TrustStore;
+  policy: OriginPolicy;
+  /** Where updates are listed (an allowed origin). */
+  catalogUrl?: string;
+  fetch?: typeof fetch;
+  storage?: StorageManagerLike;
+  retries?: number;
+  backoffMs?: number;
+}
+
+/** Something the user must be told about that happened outside any button they pressed. */
+export interface RegistryNotice {
+  kind: 'quarantined';
+  id: string;
+  version: string;
+  /** The version now answering instead, if there is one. */
+  fallbackVersion?: string;
+}
+
+export interface Transfer {
+  id: string;
+  version: string;
+  progress: TransferProgress;
+}
+
+export interface ModelOverview {
+  id: string;
+  title: string;
+  pointer?: PointerRecord;
+  versions: VersionRecord[];
+}
+
+/** Free space we insist on beyond the download itself, for IndexedDB's own overhead. */
+const QUOTA_MARGIN = 1.1;
+
+export class ModelRegistry {
+  private readonly listeners = new Set<() => void>();
+  private readonly transfers = new Map<string, Transfer>();
+  private readonly fetcher: typeof fetch;
+  private persistRequested = false;
+  notices: RegistryNotice[] = [];
+
+  constructor(private readonly options: RegistryOptions) {
+    this.fetcher = options.fetch ?? fetch.bind(globalThis);
+  }
+
+  get store(): ModelStore {
+    return this.options.store;
+  }
+
+  /** Called after any change (install, progress, rollback, quarantine...). */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  activeTransfers(): Transfer[] {
+    return [...this.transfers.values()];
+  }
+
+  dismissNotice(notice: RegistryNotice): void {
+    this.notices = this.notices.filter((n) => n !== notice);
+    this.changed();
+  }
+
+  // --- discovery ----------------------------------------------------------------------------
+
+  async catalog(url = this.options.catalogUrl): Promise<Release[]> {
+    if (!url) return [];
+    return fetchCatalog(url, this.options.policy, this.fetcher);
+  }
+
+  async overview(): Promise<ModelOverview[]> {
+    const { store } = this.options;
+    const [versions, pointers] = await Promise.all([store.versions(), store.pointers()]);
+    const ids = [...new Set([...pointers.map((p) => p.id), ...versions.map((v) => v.id)])].sort();
+    return Promise.all(ids.map(async (id) => {
+      const pointer = pointers.find((p) => p.id === id);
+      const mine = versions.filter((v) => v.id === id).sort((a, b) => b.sequence - a.sequence);
+      const titleFrom = pointer?.active ?? mine[0]?.key;
+      const record = titleFrom ? await store.manifest(titleFrom) : undefined;
+      const title = record ? parseManifest(new Uint8Array(record.bytes)).title : id;
+      return { id, title, versions: mine, ...(pointer ? { pointer } : {}) };
+    }));
+  }
+
+  async storageEstimate(): Promise<{ usage?: number; quota?: number; modelBytes: number }> {
+    const estimate = await this.options.storage?.estimate().catch(() => ({})) ?? {};
+    return { ...estimate, modelBytes: await this.options.store.chunkBytes() };
+  }
+
+  // --- installing ---------------------------------------------------------------------------
+
+  /** Downloads, verifies and activates a release listed in a catalog (or any allowed URL pair). */
+  async install(release: Pick<Release, 'manifestUrl' | 'signatureUrl'> & Partial<Release>, signal?: AbortSignal): Promise<VersionRecord> {
+    const [bytes, sigBytes] = await Promise.all([
+      this.fetchBytes(release.manifestUrl, 'manifest', signal),
+      this.fetchBytes(release.signatureUrl, 'signature', signal),
+    ]);
+    const signatures = parseSignatureFile(sigBytes);
+    const manifest = await this.verify(bytes, signatures);
+    if ((release.id !== undefined && release.id !== manifest.id) || (release.version !== undefined && release.version !== manifest.version)
+      || (release.sequence !== undefined && release.sequence !== manifest.sequence)) {
+      throw new ValidationError('The catalog entry does not match the release it points to.');
+    }
+    return this.installVerified(manifest, bytes, signatures, release.manifestUrl, this.download(manifest, release.manifestUrl, signal));
+  }
+
+  /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
+  async installBundle(source: BundleSource, signal?: AbortSignal): Promise<VersionRecord> {
+    const bundle = await openBundle(source);
+    const manifest = await this.verify(bundle.manifestBytes, bundle.signatures);
+    return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, undefined, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
+  }
+
+  /** Continues an interrupted download (e.g. after the tab was closed) from its last verified chunk. */
+  async resume(key: string, signal?: AbortSignal): Promise<VersionRecord> {
+    const record = await this.options.store.manifest(key);
+    if (!record?.sourceUrl) throw new ModelLoadError('That download cannot be resumed; install it again.', { key });
+    const bytes = new Uint8Array(record.bytes);
+    const manifest = await this.verify(bytes, record.signatures);
+    return this.installVerified(manifest, bytes, record.signatures, record.sourceUrl, this.download(manifest, record.sourceUrl, signal));
+  }
+
+  private download(manifest: Manifest, manifestUrl: string, signal?: AbortSignal) {
+    const { policy, retries, backoffMs } = this.options;
+    return (onProgress: (p: TransferProgress) => void) =>
+      downloadRelease(manifest, manifestUrl, this.options.store, { policy, fetch: this.fetcher, signal, retries, backoffMs, onProgress });
+  }
+
+  private copyChunks(manifest: Manifest, read: ReadChunk, onProgress: (p: TransferProgress) => void, signal?: AbortSignal) {
+    return writeVerifiedChunks(manifest, this.options.store, read, { signal, onProgress });
+  }
+
+  /** Signature against the trust store, then schema, then expiry: nothing else is trusted first. */
+  private async verify(bytes: Uint8Array, signatures: SignatureFile): Promise<Manifest> {
+    await this.options.trust.verify(bytes, signatures);
+    const manifest = parseManifest(bytes);
+    assertNotExpired(manifest);
+    return manifest;
+  }
+
+  private async installVerified(
+    manifest: Manifest,
+    bytes: Uint8Array,
+    signatures: SignatureFile,
+    sourceUrl: string | undefined,
+    transfer: (onProgress: (p: TransferProgress) => void) => Promise<unknown>,
+  ): Promise<VersionRecord> {
+    const key = versionKey(manifest);
+    if (this.transfers.has(manifest.id)) throw new BusyError(`${manifest.id} is already being installed.`, { id: manifest.id });
+    const { store } = this.options;
+    const record = await store.beginInstall(manifest, bytes, signatures, sourceUrl);
+    if (record.status !== 'ready') {
+      await this.ensureSpace(manifest);
+      const entry: Transfer = { id: manifest.id, version: manifest.version, progress: { bytes: 0, total: record.sizeBytes, percent: 0, rate: 0 } };
+      this.transfers.set(manifest.id, entry);
+      this.changed();
+      try {
+        await transfer((progress) => {
+          entry.progress = progress;
+          this.changed();
+        });
+        const check = await readVerified(store, manifest);
+        if (!check.ok) {
+          await store.quarantine(key, 'failed verification after download', check.badChunks);
+          throw new ValidationError(`Release ${manifest.version} of ${manifest.id} does not match its manifest; it was not activated.`, { key });
+        }
+      } finally {
+        this.transfers.delete(manifest.id);
+        this.changed();
+      }
+    }
+    await store.activate(key);
+    this.changed();
+    return (await store.version(key))!;
+  }
+
+  /** Refuses before downloading anything when the device clearly lacks room. */
+  private async ensureSpace(manifest: Manifest): Promise<void> {
+    const { storage, store } = this.options;
+    if (!storage) return;
+    let missing = 0;
+    for (const file of manifest.files) {
+      for (let i = 0; i < file.chunks.length; i++) {
+        if (!(await store.hasChunk(file.chunks[i]!))) missing += Math.min(file.chunkSize, file.size - i * file.chunkSize);
+      }
+    }
+    if (!this.persistRequested) {
+      this.persistRequested = true;
+      // Asks the browser not to evict models under storage pressure; a refusal is not an error.
+      await storage.persist?.().catch(() => false);
+    }
+    const { usage, quota } = await storage.estimate().catch(() => ({ usage: undefined, quota: undefined }));
+    if (quota !== undefined && usage !== undefined && quota - usage < missing * QUOTA_MARGIN) {
+      throw new QuotaError(`There is not enough storage space for ${manifest.id} ${manifest.version}; installed models were left untouched.`, {
+        needed: missing, available: Math.max(0, quota - usage),
+      });
+    }
+  }
+
+  private async fetchBytes(url: string, what: 'manifest' | 'signature', signal?: AbortSignal): Promise<Uint8Array> {
+    const href = this.options.policy.check(url);
+    let response: Response;
+    try {
+      response = await this.fetcher(href, { cache: 'no-store', signal });
+    } catch {
+      throw new NetworkError(`The release ${what} could not be fetched: the device may be offline.`);
+    }
+    if (what === 'signature' && response.status === 404) throw new SignatureError('The release is not signed.');
+    if (!response.ok) throw new NetworkError(`The release ${what} could not be fetched (HTTP ${response.status}).`, { status: response.status });
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  // --- managing -----------------------------------------------------------------------------
+
+  async rollback(id: string, key: string): Promise<void> {
+    await this.options.store.rollback(id, key);
+    this.changed();
+  }
+
+  async removeVersion(key: string): Promise<void> {
+    await this.options.store.removeVersion(key);
+    this.changed();
+  }
+
+  async removeModel(id: string): Promise<void> {
+    await this.options.store.removeModel(id);
+    this.changed();
+  }
+
+  // --- reading for inference ----------------------------------------------------------------
+
+  /** The active version's manifest, or undefined when the model is not installed. */
+  async activeManifest(id: string): Promise<{ manifest: Manifest; sourceUrl?: string } | undefined> {
+    const pointer = await this.options.store.pointer(id);
+    const record = pointer && await this.options.store.manifest(pointer.active);
+    if (!record) return undefined;
+    return { manifest: parseManifest(new Uint8Array(record.bytes)), ...(record.sourceUrl ? { sourceUrl: record.sourceUrl } : {}) };
+  }
+
+  /**
+   * Reads the active version's files, re-verified. On a mismatch the version is quarantined,
+   * the previous good one becomes active, the user gets a notice, and an IntegrityError says
+   * which version now answers (`details.fallback`), so the caller can simply ask again.
+   */
+  async readActive(id: string): Promise<{ manifest: Manifest; read: VerifiedRead & { ok: true } }> {
+    const active = await this.activeManifest(id);
+    if (!active) throw new ModelLoadError(`There is no installed model called "${id}".`, { id });
+    const read = await readVerified(this.options.store, active.manifest);
+    if (read.ok) return { manifest: active.manifest, read };
+    const { manifest } = active;
+    const fallbackKey = await this.options.store.quarantine(versionKey(manifest), 'stored bytes no longer match the signed manifest', read.badChunks);
+    const fallbackVersion = fallbackKey ? (await this.options.store.version(fallbackKey))?.version : undefined;
+    this.notices = [...this.notices, { kind: 'quarantined', id, version: manifest.version, ...(fallbackVersion ? { fallbackVersion } : {}) }];
+    this.changed();
+    throw quarantinedError(manifest, fallbackVersion);
+  }
+}
+
+/** The active version failed re-verification; `details.fallback` names the version now answering. */
+function quarantinedError(manifest: Manifest, fallbackVersion: string | undefined): IntegrityError {
+  return new IntegrityError(fallbackVersion
+    ? `Version ${manifest.version} of ${manifest.id} failed its integrity check and was quarantined; version ${fallbackVersion} is answering instead.`
+    : `Version ${manifest.version} of ${manifest.id} failed its integrity check and was quarantined; reinstall the model.`,
+  { id: manifest.id, version: manifest.version, fallback: fallbackVersion ?? null });
+}

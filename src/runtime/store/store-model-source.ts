@@ -1,0 +1,67 @@
+import { ModelLoadError } from '../errors.ts';
+import type { ModelDescriptor, ModelSource } from '../model-source.ts';
+import type { ModelFiles } from '../worker-client.ts';
+import { versionKey, type FileRole, type Manifest } from './manifest.ts';
+import type { ModelRegistry } from './registry.ts';
+
+/**
+ * The models the app runs, read from the signed store: only active versions are listed, and
+ * their bytes are re-verified every time they are handed to a worker (registry.readActive).
+ */
+export class StoreModelSource implements ModelSource {
+  /** `ready` lets start-up finish installing the built-in models before the first list. */
+  constructor(private readonly registry: ModelRegistry, private readonly ready: Promise<unknown> = Promise.resolve()) {}
+
+  async list(): Promise<ModelDescriptor[]> {
+    await this.ready.catch(() => undefined);
+    const pointers = await this.registry.store.pointers();
+    const descriptors = await Promise.all(pointers.map((p) => this.describeOrSkip(p.id)));
+    return descriptors.filter((d): d is ModelDescriptor => d !== undefined).sort((a, b) => a.title.localeCompare(b.title));
+  }
+
+  private describeOrSkip(id: string): Promise<ModelDescriptor | undefined> {
+    return this.describe(id).catch(() => undefined);
+  }
+
+  async describe(id: string): Promise<ModelDescriptor> {
+    await this.ready.catch(() => undefined);
+    const active = await this.registry.activeManifest(id);
+    if (!active) throw new ModelLoadError(`There is no installed model called "${id}".`, { id });
+    return toDescriptor(active.manifest, active.sourceUrl);
+  }
+
+  async files(id: string): Promise<ModelFiles> {
+    const { manifest, read } = await this.registry.readActive(id);
+    const json = (role: FileRole): unknown => {
+      const bytes = read.files.get(role);
+      if (!bytes) return undefined;
+      try {
+        return JSON.parse(new TextDecoder().decode(bytes));
+      } catch {
+        throw new ModelLoadError(`A configuration file of ${manifest.id} ${manifest.version} is not valid JSON.`, { id: manifest.id });
+      }
+    };
+    return {
+      key: versionKey(manifest),
+      onnx: read.files.get('onnx')!.buffer,
+      config: json('config'),
+      preprocessor: json('preprocessor'),
+      tokenizer: json('tokenizer'),
+      tokenizerConfig: json('tokenizer-config'),
+    };
+  }
+}
+
+export function toDescriptor(manifest: Manifest, sourceUrl?: string): ModelDescriptor {
+  return {
+    id: manifest.id,
+    version: manifest.version,
+    title: manifest.title,
+    task: manifest.task,
+    batch: manifest.batch,
+    labels: manifest.labels,
+    sizeBytes: manifest.files.find((f) => f.role === 'onnx')?.size ?? 0,
+    // Samples live next to the manifest on its server; a sideloaded release has none.
+    samples: sourceUrl ? manifest.samples.map((s) => ({ name: s.name, kind: s.kind, url: new URL(s.path, sourceUrl).href })) : [],
+  };
+}

@@ -1,0 +1,44 @@
+import { buildManifest, type Manifest, type PackInput } from './manifest.ts';
+import { ModelStore } from './model-store.ts';
+import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile, type SignatureFile } from './trust.ts';
+
+/** Test-only helpers: in-memory signed releases and a throwaway store per test. */
+
+let dbCounter = 0;
+export const freshStore = (): Promise<ModelStore> => ModelStore.open(`test-${Date.now()}-${dbCounter++}`);
+
+export interface TestRelease {
+  manifest: Manifest;
+  bytes: Uint8Array<ArrayBuffer>;
+  signatures: SignatureFile;
+  files: Map<string, Uint8Array>;
+}
+
+/** Deterministic pseudo-random bytes so different versions get different chunks. */
+export function fakeBytes(length: number, seed: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let x = seed * 2654435761 >>> 0 || 1;
+  for (let i = 0; i < length; i++) {
+    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+export async function makeRelease(key: KeyFile, overrides: Partial<PackInput> & { version: string; sequence: number }, onnx = fakeBytes(10_000, overrides.sequence)): Promise<TestRelease> {
+  const config = new TextEncoder().encode(JSON.stringify({ id2label: { 0: 'a', 1: 'b' }, lantern: { id: 'demo', version: overrides.version, task: 'text-classification' } }));
+  const input: PackInput = {
+    id: 'demo', task: 'text-classification', title: 'Demo', batch: 'dynamic', labels: ['a', 'b'],
+    createdAt: '2026-01-01T00:00:00.000Z', chunkSize: 4096,
+    files: [{ path: 'onnx/model.onnx', role: 'onnx', bytes: onnx }, { path: 'config.json', role: 'config', bytes: config }],
+    ...overrides,
+  };
+  const { manifest, bytes } = await buildManifest(input);
+  const signatures = { signatures: [await sign(bytes, key)] };
+  return { manifest, bytes, signatures, files: new Map(input.files.map((f) => [f.path, f.bytes])) };
+}
+
+export async function keyAndTrust(): Promise<{ key: KeyFile; trust: TrustStore }> {
+  const key = await generateKey('test publisher');
+  return { key, trust: new TrustStore({ keys: [trustEntryFor(key)] }) };
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { SignatureError, ValidationError } from '../errors.ts';
+import { describeSchemaError } from '../model-config.ts';
+import { fromBase64, sha256Hex, toBase64 } from './bytes.ts';
+
+/**
+ * Ed25519 detached signatures over the exact manifest bytes, checked with WebCrypto against a
+ * pinned trust store. The trust store is a JSON file deployed with the app (configuration, not
+ * code); a manifest may carry several signatures so a publisher can rotate keys.
+ */
+
+const KeyId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
+const Base64 = z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/);
+
+export const SignatureFileSchema = z.object({
+  signatures: z.array(z.object({ keyId: KeyId, alg: z.literal('Ed25519'), sig: Base64 })),
+});
+export type SignatureFile = z.infer<typeof SignatureFileSchema>;
+
+export const TrustStoreSchema = z.object({
+  keys: z.array(z.object({ keyId: KeyId, publicKey: Base64, name: z.string().max(200) })),
+});
+export type TrustStoreFile = z.infer<typeof TrustStoreSchema>;
+
+/** A publisher key as the CLI stores it (never committed, never shipped). */
+export const KeyFileSchema = z.object({
+  format: z.literal('lantern-key/1'),
+  keyId: KeyId,
+  name: z.string(),
+  publicKey: Base64,
+  privateKey: Base64,
+});
+export type KeyFile = z.infer<typeof KeyFileSchema>;
+
+/** Key ids are derived from the public key, so two keys can never share one by accident. */
+export async function keyIdFor(publicKeyRaw: Uint8Array): Promise<string> {
+  return `ed25519:${(await sha256Hex(publicKeyRaw)).slice(0, 16)}`;
+}
+
+export async function generateKey(name: string): Promise<KeyFile> {
+  const pair = await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']) as CryptoKeyPair;
+  const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey));
+  const privateKey = new Uint8Array(await crypto.subtle.exportKey('pkcs8', pair.privateKey));
+  return { format: 'lantern-key/1', keyId: await keyIdFor(publicKey), name, publicKey: toBase64(publicKey), privateKey: toBase64(privateKey) };
+}
+
+export function parseKeyFile(json: unknown): KeyFile {
+  const parsed = KeyFileSchema.safeParse(json);
+  if (!parsed.success) throw new ValidationError(describeSchemaError('The signing key file', parsed.error));
+  return parsed.data;
+}
+
+export async function sign(bytes: Uint8Array, key: KeyFile): Promise<SignatureFile['signatures'][number]> {
+  const pkcs8 = fromBase64(key.privateKey);
+  if (!pkcs8) throw new ValidationError('The signing key file has a malformed private key.');
+  const privateKey = await crypto.subtle.importKey('pkcs8', pkcs8, { name: 'Ed25519' }, false, ['sign']);
+  const sig = new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, privateKey, bytes as Uint8Array<ArrayBuffer>));
+  return { keyId: key.keyId, alg: 'Ed25519', sig: toBase64(sig) };
+}
+
+export const trustEntryFor = (key: KeyFile): TrustStoreFile['keys'][number] => ({ keyId: key.keyId, publicKey: key.publicKey, name: key.name });
+
+export function parseSignatureFile(bytes: Uint8Array): SignatureFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new SignatureError('The release signature file is not valid JSON.');
+  }
+  const parsed = SignatureFileSchema.safeParse(json);
+  if (!parsed.success) throw new SignatureError('The release signature file is malformed.');
+  return parsed.data;
+}
+
+export class TrustStore {
+  private readonly keys = new Map<string, Promise<CryptoKey | undefined>>();
+  readonly entries: TrustStoreFile['keys'];
+
+  constructor(file: TrustStoreFile) {
+    this.entries = file.keys;
+    for (const entry of file.keys) {
+      const raw = fromBase64(entry.publicKey);
+      // A malformed key in the configuration simply trusts nothing.
+      this.keys.set(entry.keyId, raw?.length === 32
+        ? crypto.subtle.importKey('raw', raw, { name: 'Ed25519' }, false, ['verify']).catch(() => undefined)
+        : Promise.resolve(undefined));
+    }
+  }
+
+  static parse(json: unknown): TrustStore {
+    const parsed = TrustStoreSchema.safeParse(json);
+    if (!parsed.success) throw new ValidationError(describeSchemaError('The trust store', parsed.error));
+    return new TrustStore(parsed.data);
+  }
+
+  /**
+   * Resolves with the key id that vouches for `bytes`, or throws SignatureError: no
+   * signature at all, signatures only from keys we do not trust, or a trusted key id whose
+   * signature does not verify (tampered manifest).
+   */
+  async verify(bytes: Uint8Array, signatures: SignatureFile): Promise<string> {
+    if (signatures.signatures.length === 0) throw new SignatureError('The release is not signed.');
+    let sawTrusted = false;
+    for (const s of signatures.signatures) {
+      const key = await this.keys.get(s.keyId);
+      if (!key) continue;
+      sawTrusted = true;
+      const sig = fromBase64(s.sig);
+      if (sig && await crypto.subtle.verify({ name: 'Ed25519' }, key, sig, bytes as Uint8Array<ArrayBuffer>)) return s.keyId;
+    }
+    throw sawTrusted
+      ? new SignatureError('The release signature does not match its manifest: it was altered after signing.')
+      : new SignatureError('The release is not signed by a trusted publisher key.');
+  }
+}
