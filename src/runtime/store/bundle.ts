@@ -22,7 +22,7 @@ const HeaderSchema = z.object({
   files: z.array(z.object({ path: z.string(), offset: z.number().int().nonnegative(), size: z.number().int().nonnegative() })),
 });
 
-export function writeBundle(manifestBytes: Uint8Array, signatures: SignatureFile, files: { path: string; bytes: Uint8Array }[]): Uint8Array {
+export function writeBundle(manifestBytes: Uint8Array, signatures: SignatureFile, files: { path: string; bytes: Uint8Array }[]): Uint8Array<ArrayBuffer> {
   let offset = manifestBytes.length;
   const entries = files.map((f) => {
     const entry = { path: f.path, offset, size: f.bytes.length };

@@ -1,0 +1,223 @@
+import 'fake-indexeddb/auto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DowngradeError, IntegrityError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
+import { writeBundle } from './bundle.ts';
+import { OriginPolicy } from './catalog.ts';
+import { ModelRegistry, type StorageManagerLike } from './registry.ts';
+import { StoreModelSource } from './store-model-source.ts';
+import { freshStore, keyAndTrust, makeRelease, type TestRelease } from './test-helpers.ts';
+import { generateKey, sign, type KeyFile, type TrustStore } from './trust.ts';
+import type { ModelStore } from './model-store.ts';
+
+const ORIGIN = 'https://models.example';
+const BASE = `${ORIGIN}/demo/`;
+let key: KeyFile;
+let trust: TrustStore;
+beforeAll(async () => ({ key, trust } = await keyAndTrust()));
+
+/**
+ * A fake HTTP server for one or more releases, honouring Range like a real one, with hooks
+ * to misbehave and a log of every byte range it fully served.
+ */
+class FakeServer {
+  served: string[] = [];
+  misbehave?: (path: string, range: [number, number] | undefined) => Response | 'drop' | undefined;
+  private readonly files = new Map<string, Uint8Array>();
+
+  add(release: TestRelease, signatures = release.signatures): void {
+    const dir = `${BASE}${release.manifest.version}/`;
+    this.files.set(`${dir}manifest.json`, release.bytes);
+    this.files.set(`${dir}manifest.sig.json`, new TextEncoder().encode(JSON.stringify(signatures)));
+    for (const [path, bytes] of release.files) this.files.set(`${dir}${path}`, bytes);
+  }
+
+  fetch: typeof fetch = async (input, init) => {
+    const url = String(input);
+    const header = new Headers(init?.headers).get('Range');
+    const match = header ? /^bytes=(\d+)-(\d+)$/.exec(header) : null;
+    const range: [number, number] | undefined = match ? [Number(match[1]), Number(match[2])] : undefined;
+    const bad = this.misbehave?.(url.slice(BASE.length), range);
+    if (bad === 'drop') throw new TypeError('Failed to fetch');
+    if (bad) return bad;
+    const body = this.files.get(url);
+    if (!body) return new Response('not found', { status: 404 });
+    if (!range) return new Response(body.slice(), { status: 200 });
+    this.served.push(`${url.slice(BASE.length)}:${range[0]}`);
+    const end = Math.min(range[1], body.length - 1);
+    return new Response(body.slice(range[0], end + 1), { status: 206, headers: { 'Content-Range': `bytes ${range[0]}-${end}/${body.length}` } });
+  };
+}
+
+const urls = (version: string) => ({ manifestUrl: `${BASE}${version}/manifest.json`, signatureUrl: `${BASE}${version}/manifest.sig.json` });
+
+function registryFor(store: ModelStore, server: FakeServer, storage?: StorageManagerLike): ModelRegistry {
+  return new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, storage, backoffMs: 1, retries: 2 });
+}
+
+async function setup(...versions: [string, number][]) {
+  const store = await freshStore();
+  const server = new FakeServer();
+  const releases = new Map<string, TestRelease>();
+  for (const [version, sequence] of versions) {
+    const release = await makeRelease(key, { version, sequence });
+    releases.set(version, release);
+    server.add(release);
+  }
+  return { store, server, releases, registry: registryFor(store, server) };
+}
+
+describe('ModelRegistry.install', () => {
+  it('downloads with Range requests, verifies, activates and reads back verified', async () => {
+    const { registry, server, store } = await setup(['1.0.0', 1]);
+    const progress: number[] = [];
+    registry.subscribe(() => progress.push(...registry.activeTransfers().map((t) => t.progress.percent)));
+    const record = await registry.install(urls('1.0.0'));
+    expect(record).toMatchObject({ key: 'demo@1.0.0', status: 'ready' });
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+    expect(server.served.filter((s) => s.startsWith('1.0.0/onnx/model.onnx'))).toHaveLength(3); // 10 000 bytes / 4096
+    expect(progress.at(-1)).toBe(100);
+    const files = await new StoreModelSource(registry).files('demo');
+    expect(files.key).toBe('demo@1.0.0');
+    expect(files.onnx.byteLength).toBe(10_000);
+    expect(files.config).toMatchObject({ id2label: { 0: 'a', 1: 'b' } });
+  });
+
+  it('refuses a flipped bit and stores nothing of the bad chunk', async () => {
+    const { registry, server, store, releases } = await setup(['1.0.0', 1]);
+    server.misbehave = (path, range) => {
+      if (path !== '1.0.0/onnx/model.onnx' || range?.[0] !== 4096) return undefined;
+      const bytes = releases.get('1.0.0')!.files.get('onnx/model.onnx')!.slice(4096, 8192);
+      bytes[10]! ^= 1;
+      return new Response(bytes, { status: 206 });
+    };
+    await expect(registry.install(urls('1.0.0'))).rejects.toThrow(IntegrityError);
+    expect(await store.pointer('demo')).toBeUndefined();
+    expect(await store.hasChunk(releases.get('1.0.0')!.manifest.files[0]!.chunks[1]!)).toBe(false);
+  });
+
+  it('refuses an HTML page served with 200 instead of the file', async () => {
+    const { registry, server, store } = await setup(['1.0.0', 1]);
+    server.misbehave = (path) => (path.endsWith('.onnx')
+      ? new Response('<!doctype html><title>Sign in</title>', { status: 200, headers: { 'Content-Type': 'text/html' } })
+      : undefined);
+    await expect(registry.install(urls('1.0.0'))).rejects.toThrow(/web page instead of onnx\/model.onnx/);
+    expect(await store.chunkBytes()).toBe(0);
+  });
+
+  it('refuses an untrusted key, a missing signature and a manifest edited after signing', async () => {
+    const { registry, server, releases } = await setup(['1.0.0', 1]);
+    const release = releases.get('1.0.0')!;
+    const stranger = await generateKey('stranger');
+    server.add(release, { signatures: [await sign(release.bytes, stranger)] });
+    await expect(registry.install(urls('1.0.0'))).rejects.toThrow(/not signed by a trusted publisher key/);
+    server.add(release, { signatures: [] });
+    await expect(registry.install(urls('1.0.0'))).rejects.toThrow(SignatureError);
+    const edited = { ...release, bytes: new TextEncoder().encode(new TextDecoder().decode(release.bytes).replace('"Demo"', '"Demx"')) };
+    server.add(edited, release.signatures);
+    await expect(registry.install(urls('1.0.0'))).rejects.toThrow(/altered after signing/);
+    // Two signatures, one by a trusted key: accepted (key rotation).
+    server.add(release, { signatures: [await sign(release.bytes, stranger), ...release.signatures.signatures] });
+    await expect(registry.install(urls('1.0.0'))).resolves.toMatchObject({ status: 'ready' });
+  });
+
+  it('treats a 404 signature as unsigned', async () => {
+    const { registry, server } = await setup(['1.0.0', 1]);
+    server.misbehave = (path) => (path.endsWith('.sig.json') ? new Response('', { status: 404 }) : undefined);
+    await expect(registry.install(urls('1.0.0'))).rejects.toThrow('The release is not signed.');
+  });
+
+  it('refuses a replayed older manifest while the active version keeps working', async () => {
+    const { registry, store } = await setup(['1.0.0', 1], ['2.0.0', 2]);
+    await registry.install(urls('2.0.0'));
+    await expect(registry.install(urls('1.0.0'))).rejects.toThrow(DowngradeError);
+    expect((await store.pointer('demo'))?.active).toBe('demo@2.0.0');
+  });
+
+  it('refuses a catalog entry that does not match its manifest', async () => {
+    const { registry } = await setup(['1.0.0', 1]);
+    await expect(registry.install({ ...urls('1.0.0'), id: 'demo', version: '1.0.0', sequence: 99 })).rejects.toThrow(ValidationError);
+  });
+
+  it('only fetches from allowed origins', async () => {
+    const { registry } = await setup(['1.0.0', 1]);
+    await expect(registry.install({ manifestUrl: 'https://evil.example/m.json', signatureUrl: 'https://evil.example/s.json' })).rejects.toThrow(NetworkError);
+  });
+
+  it('stops before downloading when the quota is too small, touching nothing', async () => {
+    const { store, server } = await setup(['1.0.0', 1]);
+    let persisted = false;
+    const registry = registryFor(store, server, { estimate: async () => ({ usage: 1000, quota: 5000 }), persist: async () => (persisted = true) });
+    await expect(registry.install(urls('1.0.0'))).rejects.toThrow(QuotaError);
+    expect(server.served).toHaveLength(0);
+    expect(persisted).toBe(true);
+  });
+});
+
+describe('resume', () => {
+  it('retries a dropped connection and never refetches a verified chunk', async () => {
+    const { registry, server } = await setup(['1.0.0', 1]);
+    let drops = 0;
+    server.misbehave = (path, range) => (path.endsWith('.onnx') && range?.[0] === 8192 && drops++ < 2 ? 'drop' : undefined);
+    await registry.install(urls('1.0.0'));
+    expect(drops).toBe(3);
+    expect(new Set(server.served).size).toBe(server.served.length);
+  });
+
+  it('after giving up (closed tab, dead link) a later resume continues from the last verified chunk', async () => {
+    const { registry, server, store } = await setup(['1.0.0', 1]);
+    server.misbehave = (path, range) => (path.endsWith('.onnx') && range?.[0] === 8192 ? 'drop' : undefined);
+    await expect(registry.install(urls('1.0.0'))).rejects.toThrow(/after 3 attempts/);
+    expect((await store.version('demo@1.0.0'))?.status).toBe('downloading');
+    const before = [...server.served];
+    server.misbehave = undefined;
+    // A new registry, as after reopening the tab.
+    await registryFor(store, server).resume('demo@1.0.0');
+    const after = server.served.slice(before.length);
+    expect(after).toEqual(['1.0.0/onnx/model.onnx:8192', '1.0.0/config.json:0']);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+  });
+});
+
+describe('sideloaded bundles', () => {
+  const bundleOf = (r: TestRelease, signatures = r.signatures) =>
+    new Blob([writeBundle(r.bytes, signatures, [...r.files].map(([path, bytes]) => ({ path, bytes })))]);
+
+  it('installs offline with the same verification', async () => {
+    const { registry, store, releases } = await setup(['1.0.0', 1]);
+    const offline = registryFor(store, Object.assign(new FakeServer(), { misbehave: () => 'drop' as const }));
+    await offline.installBundle(bundleOf(releases.get('1.0.0')!));
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+    expect((await new StoreModelSource(registry).files('demo')).onnx.byteLength).toBe(10_000);
+  });
+
+  it('rejects a tampered bundle, an untrusted one, and a file that is not a bundle', async () => {
+    const { registry, store, releases } = await setup(['1.0.0', 1]);
+    const release = releases.get('1.0.0')!;
+    const raw = new Uint8Array(await bundleOf(release).arrayBuffer());
+    raw[raw.length - 3000]! ^= 0x80;
+    await expect(registry.installBundle(new Blob([raw]))).rejects.toThrow(IntegrityError);
+    await expect(registry.installBundle(bundleOf(release, { signatures: [await sign(release.bytes, await generateKey('x'))] }))).rejects.toThrow(SignatureError);
+    await expect(registry.installBundle(new Blob(['<html>nope</html>']))).rejects.toThrow('That file is not a Lantern model bundle.');
+    expect(await store.pointer('demo')).toBeUndefined();
+  });
+});
+
+describe('re-verification on load', () => {
+  it('quarantines a corrupted active version, falls back, and tells the user', async () => {
+    const { registry, store, releases } = await setup(['1.0.0', 1], ['1.1.0', 2]);
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.1.0'));
+    const sha = releases.get('1.1.0')!.manifest.files[0]!.chunks[0]!;
+    const bytes = new Uint8Array((await store.getChunk(sha))!);
+    bytes[0]! ^= 1;
+    await store.putChunk(sha, bytes.buffer);
+    const source = new StoreModelSource(registry);
+    const error = await source.files('demo').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IntegrityError);
+    expect((error as IntegrityError).details.fallback).toBe('1.0.0');
+    expect(registry.notices).toEqual([{ kind: 'quarantined', id: 'demo', version: '1.1.0', fallbackVersion: '1.0.0' }]);
+    expect((await source.files('demo')).key).toBe('demo@1.0.0');
+    expect((await source.describe('demo')).version).toBe('1.0.0');
+    expect(await store.hasChunk(sha)).toBe(false);
+  });
+});
