@@ -1,9 +1,54 @@
+import { execSync } from 'node:child_process';
 import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
 import { builtinModels } from './scripts/models-plugin.ts';
 import { securityHeaders } from './scripts/headers.mjs';
 
+/** Shown in the app so a user can tell which build answers; overridable for tests. */
+function buildId(): string {
+  if (process.env.LANTERN_BUILD_ID) return process.env.LANTERN_BUILD_ID;
+  try {
+    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return 'dev';
+  }
+}
+
 export default defineConfig({
-  plugins: [builtinModels()],
+  plugins: [
+    builtinModels(),
+    VitePWA({
+      // The page decides when a new version takes over (workbox-window, src/app/pwa.ts):
+      // never while a classification is running, and only when the user accepts.
+      registerType: 'prompt',
+      injectRegister: false,
+      manifest: {
+        name: 'Lantern — on-device classification',
+        short_name: 'Lantern',
+        description: 'Classifies images and text on your device, offline.',
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        background_color: '#0f172a',
+        theme_color: '#1f2937',
+        icons: [
+          { src: 'icons/icon-192.png', sizes: '192x192', type: 'image/png' },
+          { src: 'icons/icon-512.png', sizes: '512x512', type: 'image/png' },
+          { src: 'icons/maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+        ],
+      },
+      workbox: {
+        // App shell, worker and ORT's wasm. Models live in the IndexedDB store, not here.
+        globPatterns: ['**/*.{html,js,css,wasm,svg,png,json,webmanifest}'],
+        globIgnores: ['models/**'],
+        maximumFileSizeToCacheInBytes: 40 * 1024 * 1024,
+        navigateFallback: 'index.html',
+        navigateFallbackDenylist: [/^\/models\//],
+        cleanupOutdatedCaches: true,
+      },
+    }),
+  ],
+  define: { __BUILD_ID__: JSON.stringify(buildId()) },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   // ORT's threaded wasm starts its helper threads from the worker bundle itself: an ES
   // worker is required (with the default iife format numThreads > 1 hangs silently).

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { DeviceReport } from '../runtime/lantern.ts';
+import { AppBanner } from './AppBanner.tsx';
 import { ClassifyView } from './ClassifyView.tsx';
 import { t, type MessageKey } from './i18n/index.ts';
 import { MetricsView } from './MetricsView.tsx';
@@ -47,6 +48,7 @@ export function App({ services }: { services: Services }) {
           )}
         </p>
       </header>
+      <AppBanner services={services} />
       <nav class="tabs" aria-label={t('app.title')}>
         {TABS.map((item) => (
           <button
@@ -66,6 +68,7 @@ export function App({ services }: { services: Services }) {
         {tab === 'models' && <ModelsView services={services} />}
         {tab === 'metrics' && <MetricsView services={services} />}
       </main>
+      <footer class="footer" data-testid="build-id" data-build={__BUILD_ID__}>{t('footer.build', { id: __BUILD_ID__ })}</footer>
     </>
   );
 }

@@ -1,5 +1,7 @@
 import { Lantern } from '../runtime/lantern.ts';
-import { StaticModelSource } from '../runtime/model-source.ts';
+import { openRegistry, type OpenedRegistry } from '../runtime/store/bootstrap.ts';
+import { StoreModelSource } from '../runtime/store/store-model-source.ts';
+import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
 
 /**
@@ -8,16 +10,22 @@ import { backendFromUrl } from './url-settings.ts';
  */
 export interface Services {
   lantern: Lantern;
+  /** The signed model store, once the built-in models are installed (first start) or found. */
+  models: Promise<OpenedRegistry>;
+  pwa: PwaController;
 }
 
 export function createServices(): Services {
   const params = new URLSearchParams(location.search);
+  const models = openRegistry(document.baseURI, { storage: navigator.storage });
   const lantern = new Lantern({
     createWorker: (name) => new Worker(new URL('../../workers/inference.worker.ts', import.meta.url), { type: 'module', name }),
-    models: new StaticModelSource(new URL('models/', document.baseURI).href),
+    models: new StoreModelSource(models.then((m) => m.registry)),
     backend: backendFromUrl(),
     poolSize: Number(params.get('workers') ?? 1) || 1,
     idleMs: Number(params.get('idleMs') ?? 5 * 60_000),
   });
-  return { lantern };
+  const pwa = new PwaController();
+  pwa.start();
+  return { lantern, pwa, models };
 }

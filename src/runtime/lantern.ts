@@ -174,7 +174,8 @@ export class Lantern {
       // good one (details.fallback): answer with that one instead of failing the request.
       if (!(error instanceof IntegrityError) || typeof error.details.fallback !== 'string') throw error;
       this.descriptors.set(modelId, await this.options.models.describe(modelId));
-      return this.executeOnce(modelId, jobs, slot, signal);
+      const { outcomes } = await this.executeOnce(modelId, jobs, slot, signal);
+      return { outcomes: outcomes.map((o) => (o instanceof Error ? o : { ...o, notes: [error.message, ...o.notes] })) };
     }
   }
 

@@ -225,4 +225,23 @@ describe('Scheduler', () => {
     pool.batches[0]!.release();
     await Promise.all(ps);
   });
+
+  it('resolves whenIdle only once nothing is queued or running', async () => {
+    const pool = new FakePool();
+    const s = make(pool);
+    await s.whenIdle();
+    const a = s.submit('m', 1);
+    const b = s.submit('m', 2);
+    let idle = false;
+    void s.whenIdle().then(() => (idle = true));
+    await tick();
+    pool.batches[0]!.release();
+    await a;
+    await tick();
+    expect(idle).toBe(false);
+    pool.batches[1]!.release();
+    await b;
+    await tick();
+    expect(idle).toBe(true);
+  });
 });

@@ -83,6 +83,7 @@ export class Scheduler<I, O> {
   private queued = 0;
   private running = 0;
   private timer?: ReturnType<typeof setTimeout>;
+  private idleWaiters: (() => void)[] = [];
   private readonly now: () => number;
   readonly stats: SchedulerStats = { queued: 0, running: 0, rejectedBusy: 0, cancelled: 0, timedOut: 0, crashed: 0 };
 
@@ -166,6 +167,20 @@ export class Scheduler<I, O> {
     }
     pending.reject(error);
     pending.onSettledEarly?.();
+    this.notifyIdle();
+  }
+
+  /** Resolves once nothing is queued or running (e.g. before swapping the app's code). */
+  whenIdle(): Promise<void> {
+    if (this.queued === 0 && this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private notifyIdle(): void {
+    if (this.queued !== 0 || this.running !== 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /** Picks the model whose head request has waited longest, interactive before background. */
@@ -231,6 +246,7 @@ export class Scheduler<I, O> {
       this.stats.running = this.running;
       this.freeSlots.push(slot);
       this.pump();
+      this.notifyIdle();
     };
     this.options
       .execute(modelId, batch.map((p) => p.input), slot, controller.signal)

@@ -1,0 +1,79 @@
+import { Workbox } from 'workbox-window';
+
+/**
+ * Service-worker lifecycle as seen by the UI: whether a new app version is waiting, and
+ * whether the browser offers installation. Updates apply only when the user accepts, and
+ * only once no classification is running (the caller passes `whenIdle`).
+ */
+export interface PwaState {
+  updateWaiting: boolean;
+  canInstall: boolean;
+  installed: boolean;
+}
+
+interface BeforeInstallPromptEvent extends Event {
+  prompt(): Promise<void>;
+  userChoice: Promise<{ outcome: 'accepted' | 'dismissed' }>;
+}
+
+type Listener = (state: PwaState) => void;
+
+export class PwaController {
+  private state: PwaState = { updateWaiting: false, canInstall: false, installed: false };
+  private readonly listeners = new Set<Listener>();
+  private workbox?: Workbox;
+  private installEvent?: BeforeInstallPromptEvent;
+
+  start(): void {
+    addEventListener('beforeinstallprompt', (event) => {
+      event.preventDefault();
+      this.installEvent = event as BeforeInstallPromptEvent;
+      this.set({ canInstall: true });
+    });
+    addEventListener('appinstalled', () => this.set({ canInstall: false, installed: true }));
+    if (!import.meta.env.PROD || !('serviceWorker' in navigator)) return;
+    this.workbox = new Workbox('/sw.js', { scope: '/' });
+    this.workbox.addEventListener('waiting', () => this.set({ updateWaiting: true }));
+    // Another tab accepted the update: reload so this one runs the same code.
+    this.workbox.addEventListener('controlling', (event) => {
+      if (event.isUpdate) location.reload();
+    });
+    // Registration can be refused (private mode, policies): the app then simply runs online.
+    this.workbox.register().catch(() => undefined);
+    // Check for a new version whenever the app comes back to the foreground (no polling).
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'visible' && navigator.onLine) void this.workbox?.update();
+    });
+  }
+
+  /** Applies a waiting update once `whenIdle` resolves; the page reloads on 'controlling'. */
+  async applyUpdate(whenIdle: () => Promise<void>): Promise<void> {
+    await whenIdle();
+    this.workbox?.messageSkipWaiting();
+  }
+
+  async promptInstall(): Promise<void> {
+    const event = this.installEvent;
+    if (!event) return;
+    this.installEvent = undefined;
+    await event.prompt();
+    const choice = await event.userChoice;
+    this.set({ canInstall: false, installed: choice.outcome === 'accepted' });
+  }
+
+  /** Asks the service worker to look for a new version now. */
+  checkForUpdate(): Promise<unknown> {
+    return this.workbox?.update() ?? Promise.resolve();
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    listener(this.state);
+    return () => this.listeners.delete(listener);
+  }
+
+  private set(patch: Partial<PwaState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of this.listeners) listener(this.state);
+  }
+}
