@@ -2,8 +2,11 @@
 import { expose } from 'comlink';
 import { installErrorTransfer } from '../src/runtime/error-transfer.ts';
 import { InferenceEngine, type ClassifyInput, type ModelFiles } from './inference-engine.ts';
+import { wasmMemoryBytes, watchWasmMemory } from './wasm-memory.ts';
 import type { BackendPreference } from '../src/runtime/backend.ts';
 
+// Before any session exists: ORT instantiates its wasm on the first one.
+watchWasmMemory();
 const engine = new InferenceEngine();
 
 /**
@@ -32,6 +35,8 @@ const api = {
   classify: (key: string, inputs: ClassifyInput[], k: number) => engine.classify(key, inputs, k),
   unload: (key: string) => engine.unload(key),
   loaded: () => engine.loadedKeys(),
+  /** Bytes of ORT's WebAssembly memory in this worker (null: not seen, e.g. nothing loaded yet). */
+  wasmMemory: () => wasmMemoryBytes(),
   /** Fault injection for tests: lose the GPU device, or die like an OOM-killed worker. */
   loseGpuDevice: () => engine.loseGpuDevice(),
   crash: (): void => {

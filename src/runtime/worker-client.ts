@@ -140,6 +140,12 @@ export class WorkerClient {
     });
   }
 
+  /** ORT's wasm memory in the worker; null when no worker is running (none is started for it). */
+  async wasmMemory(): Promise<number | null> {
+    if (!this.running) return null;
+    return this.call((live) => live.remote.wasmMemory());
+  }
+
   /** Test hooks for fault injection. */
   crashForTest(): Promise<void> {
     return this.call((live) => live.remote.crash());
