@@ -16,6 +16,8 @@ export const CHROMIUM_ARGS = [
   '--enable-blink-features=ForceEagerMeasureMemory',
 ];
 const PORT = Number(process.env.E2E_PORT ?? 4173);
+/** The misbehaving release server of e2e/store.spec.ts; the app's CSP must let the page reach it. */
+export const STORE_PORT = Number(process.env.E2E_STORE_PORT ?? PORT + 1);
 /** Parallel developers on one machine each build to and serve their own folder. */
 const DIST = process.env.E2E_DIST ?? 'dist';
 
@@ -36,7 +38,7 @@ export default defineConfig({
     trace: 'off',
   },
   webServer: {
-    command: `node scripts/serve.mjs --dir ${DIST} --port ${PORT}`,
+    command: `node scripts/serve.mjs --dir ${DIST} --port ${PORT} --connect-src http://127.0.0.1:${STORE_PORT}`,
     url: `http://127.0.0.1:${PORT}/`,
     reuseExistingServer: !process.env.CI,
     timeout: 30_000,

@@ -1,99 +1,100 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Plugin } from 'vite';
+import { BUILTIN_CATALOG, type RegistryConfig } from '../src/runtime/store/config.ts';
+import { generateKey, parseKeyFile, trustEntryFor, TrustStoreSchema, type KeyFile, type TrustStoreFile } from '../src/runtime/store/trust.ts';
+import { readModelFolder } from './model-pack/folder.ts';
+import { catalogJson, packRelease } from './model-pack/release.ts';
 
 /**
- * Ships the built-in models (models/<id>/) with the app under /models/, with a generated
- * catalog.json. Only what the runtime needs is published: config, preprocessor/tokenizer,
- * the quantized ONNX file and the samples — not recipes or evaluation sets.
+ * Publishes the built-in models (models/<id>/) as signed releases under /models/ (catalog +
+ * manifest + signature + files), with `trust-store.json` and `registry-config.json` at the root.
+ * The app installs them into its verified store on first start, exactly as it would an update.
+ *
+ * Build-time configuration (environment):
+ *   LANTERN_SIGNING_KEY     key file (npm run model:keygen); default .keys/builtin-signing-key.json,
+ *                           generated on first build (.keys/ is gitignored)
+ *   LANTERN_TRUSTED_KEYS    a trust-store JSON whose keys are trusted too (other publishers)
+ *   LANTERN_CATALOG_URL     catalog checked for updates (default: the built-in catalog)
+ *   LANTERN_ALLOWED_ORIGINS comma-separated origins releases may come from (default: none but
+ *                           the app's own; the server's CSP connect-src must allow them too)
  */
-const MODELS_DIR = new URL('../models/', import.meta.url).pathname;
+const ROOT = new URL('../', import.meta.url).pathname;
+const MODELS_DIR = join(ROOT, 'models');
+const DEFAULT_KEY = join(ROOT, '.keys', 'builtin-signing-key.json');
 
-interface Published {
-  catalog: unknown;
-  files: Map<string, string>; // url path under models/ -> absolute file path
+async function signingKey(): Promise<KeyFile> {
+  const path = process.env.LANTERN_SIGNING_KEY ?? DEFAULT_KEY;
+  const existing = await readFile(path, 'utf8').catch(() => undefined);
+  if (existing !== undefined) return parseKeyFile(JSON.parse(existing));
+  if (process.env.LANTERN_SIGNING_KEY) throw new Error('LANTERN_SIGNING_KEY points at a file that cannot be read.');
+  const key = await generateKey('Built-in models (local build key)');
+  await mkdir(join(ROOT, '.keys'), { recursive: true });
+  // 'wx': if a parallel build created it first, use theirs.
+  return writeFile(path, `${JSON.stringify(key, null, 1)}\n`, { mode: 0o600, flag: 'wx' }).then(
+    () => key,
+    async () => parseKeyFile(JSON.parse(await readFile(path, 'utf8'))),
+  );
 }
 
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+async function extraTrustedKeys(): Promise<TrustStoreFile['keys']> {
+  const path = process.env.LANTERN_TRUSTED_KEYS;
+  if (!path) return [];
+  return TrustStoreSchema.parse(JSON.parse(await readFile(path, 'utf8'))).keys;
 }
 
-export async function collectBuiltinModels(dir = MODELS_DIR): Promise<Published> {
-  const files = new Map<string, string>();
-  const models: unknown[] = [];
-  const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith('_')).map((e) => e.name).sort();
-  for (const id of entries) {
-    const folder = join(dir, id);
-    const configPath = join(folder, 'config.json');
-    if (!(await exists(configPath))) continue;
-    const config = JSON.parse(await readFile(configPath, 'utf8')) as {
-      id2label: Record<string, string>;
-      lantern: { id: string; version: string; title?: string; task: string; batch?: string };
-    };
-    const publish = async (rel: string): Promise<string | undefined> => {
-      const abs = join(folder, rel);
-      if (!(await exists(abs))) return undefined;
-      files.set(`${id}/${rel}`, abs);
-      return `${id}/${rel}`;
-    };
-    const onnxRel = (await exists(join(folder, 'onnx/model_quantized.onnx'))) ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
-    const onnx = await publish(onnxRel);
-    if (!onnx) continue;
-    const samplesDir = join(folder, 'samples');
-    const samples = (await exists(samplesDir)) ? (await readdir(samplesDir)).sort() : [];
-    const labels = Object.keys(config.id2label).sort((a, b) => Number(a) - Number(b)).map((k) => config.id2label[k]!);
-    models.push({
-      id: config.lantern.id,
-      version: config.lantern.version,
-      title: config.lantern.title ?? config.lantern.id,
-      task: config.lantern.task,
-      batch: config.lantern.batch ?? 'dynamic',
-      labels,
-      sizeBytes: (await stat(join(folder, onnxRel))).size,
-      files: {
-        config: await publish('config.json'),
-        onnx,
-        preprocessor: await publish('preprocessor_config.json'),
-        tokenizer: await publish('tokenizer.json'),
-        tokenizerConfig: await publish('tokenizer_config.json'),
-      },
-      samples: await Promise.all(samples.map(async (name) => ({
-        name: name.replace(/\.[^.]+$/, ''),
-        url: await publish(relative(folder, join(samplesDir, name))),
-        kind: name.endsWith('.txt') ? 'text' : 'image',
-      }))),
-    });
+/** Every published file by URL path (no leading slash). */
+export async function publishBuiltinModels(dir = MODELS_DIR): Promise<Map<string, Uint8Array>> {
+  const key = await signingKey();
+  const out = new Map<string, Uint8Array>();
+  const entries = [];
+  const folders = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith('_')).map((e) => e.name).sort();
+  for (const name of folders) {
+    const model = await readModelFolder(join(dir, name)).catch(() => undefined);
+    if (!model) continue;
+    // The sources' newest mtime as creation time: rebuilding unchanged models gives identical bytes.
+    const release = await packRelease(model, { keys: [key], createdAt: model.newestMtime.toISOString() });
+    for (const [path, bytes] of release.published) out.set(`models/${path}`, bytes);
+    entries.push(release.entry);
   }
-  return { catalog: { models }, files };
+  const json = (value: unknown) => new TextEncoder().encode(`${JSON.stringify(value, null, 1)}\n`);
+  out.set(BUILTIN_CATALOG, new TextEncoder().encode(catalogJson(entries)));
+  const trust: TrustStoreFile = { keys: [trustEntryFor(key), ...(await extraTrustedKeys())] };
+  out.set('trust-store.json', json(trust));
+  const config: RegistryConfig = {
+    catalogUrl: process.env.LANTERN_CATALOG_URL ?? BUILTIN_CATALOG,
+    allowedOrigins: (process.env.LANTERN_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+  };
+  out.set('registry-config.json', json(config));
+  return out;
 }
 
 const TYPES: Record<string, string> = { json: 'application/json', onnx: 'application/octet-stream', png: 'image/png', jpg: 'image/jpeg', txt: 'text/plain; charset=utf-8' };
 
 export function builtinModels(): Plugin {
-  let published: Promise<Published> | undefined;
-  const load = () => (published ??= collectBuiltinModels());
+  let published: Promise<Map<string, Uint8Array>> | undefined;
+  const load = () => (published ??= publishBuiltinModels());
   return {
     name: 'lantern-builtin-models',
     configureServer(server) {
       server.middlewares.use(async (req, res, next) => {
-        const url = (req.url ?? '').split('?')[0]!;
-        if (!url.startsWith('/models/')) return next();
-        const { catalog, files } = await load();
-        const path = url.slice('/models/'.length);
-        if (path === 'catalog.json') {
-          res.setHeader('Content-Type', 'application/json');
-          return res.end(JSON.stringify(catalog));
-        }
-        const file = files.get(path);
-        if (!file) return next();
+        const path = (req.url ?? '').split('?')[0]!.replace(/^\//, '');
+        const bytes = (await load()).get(path);
+        if (!bytes) return next();
+        const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
         res.setHeader('Content-Type', TYPES[path.split('.').pop() ?? ''] ?? 'application/octet-stream');
-        res.end(await readFile(file));
+        res.setHeader('Accept-Ranges', 'bytes');
+        if (range && Number(range[1]) < bytes.length) {
+          const end = Math.min(Number(range[2]), bytes.length - 1);
+          res.statusCode = 206;
+          res.setHeader('Content-Range', `bytes ${range[1]}-${end}/${bytes.length}`);
+          return res.end(bytes.subarray(Number(range[1]), end + 1));
+        }
+        res.end(bytes);
       });
     },
     async generateBundle() {
-      const { catalog, files } = await load();
-      this.emitFile({ type: 'asset', fileName: 'models/catalog.json', source: JSON.stringify(catalog, null, 1) });
-      for (const [path, file] of files) this.emitFile({ type: 'asset', fileName: `models/${path}`, source: await readFile(file) });
+      for (const [fileName, source] of await load()) this.emitFile({ type: 'asset', fileName, source });
     },
   };
 }

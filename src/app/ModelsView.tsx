@@ -1,6 +1,164 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import type { OpenedRegistry } from '../runtime/store/bootstrap.ts';
+import { latestReleases, type Release } from '../runtime/store/catalog.ts';
+import type { ModelOverview, ModelRegistry, RegistryNotice, Transfer } from '../runtime/store/registry.ts';
+import { formatBytes } from './format.ts';
+import { t } from './i18n/index.ts';
+import { ModelCard, type ModelActions } from './ModelCard.tsx';
+import { ErrorCard } from './ResultCard.tsx';
 import type { Services } from './services.ts';
+import { TransferBar } from './TransferBar.tsx';
 
-/** Placeholder until the signed model store lands (issue 3). */
-export function ModelsView(_props: { services: Services }) {
-  return <p>Models</p>;
+interface Snapshot {
+  models: ModelOverview[];
+  transfers: Transfer[];
+  notices: RegistryNotice[];
+  storage: { usage?: number; quota?: number; modelBytes: number };
+}
+
+async function snapshot(registry: ModelRegistry): Promise<Snapshot> {
+  const [models, storage] = await Promise.all([registry.overview(), registry.storageEstimate()]);
+  return { models, storage, transfers: registry.activeTransfers(), notices: registry.notices };
+}
+
+/** Installed models and versions, updates, sideloading, storage; every action goes through the registry. */
+export function ModelsView({ services }: { services: Services }) {
+  const [opened, setOpened] = useState<OpenedRegistry | null>(null);
+  const [state, setState] = useState<Snapshot | null>(null);
+  const [releases, setReleases] = useState<Release[]>([]);
+  const [catalogError, setCatalogError] = useState<Error | null>(null);
+  const [error, setError] = useState<Error | null>(null);
+  const [busy, setBusy] = useState(false);
+  const controllers = useRef(new Map<string, AbortController>());
+
+  useEffect(() => {
+    services.models.then(setOpened, setError);
+  }, [services]);
+
+  const registry = opened?.registry;
+  const checkUpdates = useCallback(() => {
+    if (!registry) return;
+    setCatalogError(null);
+    registry.catalog().then(setReleases, setCatalogError);
+  }, [registry]);
+
+  useEffect(() => {
+    if (!registry) return undefined;
+    let pending = false;
+    const refresh = () => {
+      // Progress fires often: coalesce the store reads.
+      if (pending) return;
+      pending = true;
+      setTimeout(() => {
+        pending = false;
+        snapshot(registry).then(setState, setError);
+      }, 50);
+    };
+    refresh();
+    checkUpdates();
+    return registry.subscribe(refresh);
+  }, [registry, checkUpdates]);
+
+  if (!registry || !state) return error ? <ErrorCard error={error} /> : <p aria-busy="true">{t('models.loading')}</p>;
+
+  const run = async (action: () => Promise<unknown>) => {
+    setError(null);
+    setBusy(true);
+    try {
+      await action();
+    } catch (e) {
+      setError(e as Error);
+    } finally {
+      setBusy(false);
+      // Lantern re-reads descriptors; the worker swaps sessions when the version changed.
+      services.lantern.refreshModels();
+    }
+  };
+  const withSignal = (id: string, action: (signal: AbortSignal) => Promise<unknown>) => run(async () => {
+    const controller = new AbortController();
+    controllers.current.set(id, controller);
+    try {
+      await action(controller.signal);
+    } finally {
+      controllers.current.delete(id);
+    }
+  });
+
+  const actions: ModelActions = {
+    install: (release) => void withSignal(release.id, (signal) => registry.install(release, signal)),
+    resume: (key) => void withSignal(key.split('@')[0]!, (signal) => registry.resume(key, signal)),
+    rollback: (id, key) => void run(() => registry.rollback(id, key)),
+    removeVersion: (key) => void run(() => registry.removeVersion(key)),
+    removeModel: (id) => void run(() => registry.removeModel(id)),
+    cancel: (id) => controllers.current.get(id)?.abort(),
+  };
+
+  const latest = latestReleases(releases);
+  const installed = new Set(state.models.filter((m) => m.pointer).map((m) => m.id));
+  const available = [...latest.values()].filter((r) => !installed.has(r.id));
+  const orphanTransfers = state.transfers.filter((tr) => !installed.has(tr.id));
+  const { storage } = state;
+
+  return (
+    <div class="models">
+      {state.notices.map((n) => (
+        <div class="card notice" role="alert" data-testid="registry-notice" key={`${n.id}@${n.version}`}>
+          <p>{n.fallbackVersion
+            ? t('models.notice.quarantined', { id: n.id, version: n.version, fallback: n.fallbackVersion })
+            : t('models.notice.quarantinedNoFallback', { id: n.id, version: n.version })}</p>
+          <button type="button" onClick={() => registry.dismissNotice(n)}>{t('models.dismiss')}</button>
+        </div>
+      ))}
+      {error && (
+        <section class="card error" role="alert" data-testid="models-error" data-code={'code' in error ? String(error.code) : 'INTERNAL'}>
+          <p>{error.message}</p>
+        </section>
+      )}
+      <p class="storage" data-testid="storage">
+        {t('models.storage.models', { size: formatBytes(storage.modelBytes) })}
+        {storage.quota !== undefined && storage.usage !== undefined && (
+          <> · {t('models.storage.quota', { used: formatBytes(storage.usage), quota: formatBytes(storage.quota), percent: ((100 * storage.usage) / Math.max(1, storage.quota)).toFixed(1) })}</>
+        )}
+      </p>
+      <p class="actions">
+        <button type="button" data-testid="check-updates" onClick={checkUpdates}>{t('models.checkUpdates')}</button>
+        <label class="file-button">
+          {t('models.loadBundle')}
+          <input
+            type="file"
+            accept=".lantern,application/octet-stream"
+            data-testid="bundle-file"
+            disabled={busy}
+            onChange={(e) => {
+              const file = e.currentTarget.files?.[0];
+              e.currentTarget.value = '';
+              if (file) void run(() => registry.installBundle(file));
+            }}
+          />
+        </label>
+      </p>
+      {catalogError && <p class="muted" data-testid="catalog-error">{t('models.catalogUnavailable', { reason: catalogError.message })}</p>}
+
+      {state.models.map((model) => {
+        const release = latest.get(model.id);
+        const update = release && release.sequence > (model.highestSequence ?? -1) ? release : undefined;
+        return <ModelCard key={model.id} model={model} update={update} transfer={state.transfers.find((tr) => tr.id === model.id)} busy={busy} actions={actions} />;
+      })}
+
+      {orphanTransfers.map((tr) => <TransferBar key={tr.id} transfer={tr} onCancel={() => actions.cancel(tr.id)} />)}
+      {available.length > 0 && (
+        <section class="card">
+          <h2>{t('models.available')}</h2>
+          <ul class="available">
+            {available.map((r) => (
+              <li key={r.id}>
+                {r.title ?? r.id} {r.version} ({formatBytes(r.size)}){' '}
+                <button type="button" disabled={busy} data-testid={`install-${r.id}`} onClick={() => actions.install(r)}>{t('models.install')}</button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </div>
+  );
 }

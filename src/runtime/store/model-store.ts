@@ -160,6 +160,11 @@ export class ModelStore {
 
   // --- state changes ------------------------------------------------------------------------
 
+  /** Throws DowngradeError when `release` is older than the highest sequence activated for its model. */
+  async assertNotDowngrade(release: { id: string; version: string; sequence: number }): Promise<void> {
+    await assertNotDowngrade(this.db.transaction('sequences').store, release);
+  }
+
   /**
    * Records a verified manifest as a version being downloaded. Refuses (DowngradeError) a
    * sequence below the highest one activated for this model. Returns the version's record

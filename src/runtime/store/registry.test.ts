@@ -76,7 +76,7 @@ describe('ModelRegistry.install', () => {
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
     expect(server.served.filter((s) => s.startsWith('1.0.0/onnx/model.onnx'))).toHaveLength(3); // 10 000 bytes / 4096
     expect(progress.at(-1)).toBe(100);
-    const files = await new StoreModelSource(registry).files('demo');
+    const files = await new StoreModelSource(Promise.resolve(registry)).files('demo');
     expect(files.key).toBe('demo@1.0.0');
     expect(files.onnx.byteLength).toBe(10_000);
     expect(files.config).toMatchObject({ id2label: { 0: 'a', 1: 'b' } });
@@ -187,7 +187,7 @@ describe('sideloaded bundles', () => {
     const offline = registryFor(store, Object.assign(new FakeServer(), { misbehave: () => 'drop' as const }));
     await offline.installBundle(bundleOf(releases.get('1.0.0')!));
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
-    expect((await new StoreModelSource(registry).files('demo')).onnx.byteLength).toBe(10_000);
+    expect((await new StoreModelSource(Promise.resolve(registry)).files('demo')).onnx.byteLength).toBe(10_000);
   });
 
   it('rejects a tampered bundle, an untrusted one, and a file that is not a bundle', async () => {
@@ -211,7 +211,7 @@ describe('re-verification on load', () => {
     const bytes = new Uint8Array((await store.getChunk(sha))!);
     bytes[0]! ^= 1;
     await store.putChunk(sha, bytes.buffer);
-    const source = new StoreModelSource(registry);
+    const source = new StoreModelSource(Promise.resolve(registry));
     const error = await source.files('demo').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(IntegrityError);
     expect((error as IntegrityError).details.fallback).toBe('1.0.0');

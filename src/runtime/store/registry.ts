@@ -51,6 +51,8 @@ export interface ModelOverview {
   id: string;
   title: string;
   pointer?: PointerRecord;
+  /** Highest sequence ever activated: only a release above it is an update. */
+  highestSequence?: number;
   versions: VersionRecord[];
 }
 
@@ -108,7 +110,8 @@ export class ModelRegistry {
       const titleFrom = pointer?.active ?? mine[0]?.key;
       const record = titleFrom ? await store.manifest(titleFrom) : undefined;
       const title = record ? parseManifest(new Uint8Array(record.bytes)).title : id;
-      return { id, title, versions: mine, ...(pointer ? { pointer } : {}) };
+      const highestSequence = await store.highestSequence(id);
+      return { id, title, versions: mine, ...(pointer ? { pointer } : {}), ...(highestSequence !== undefined ? { highestSequence } : {}) };
     }));
   }
 
@@ -127,6 +130,8 @@ export class ModelRegistry {
     ]);
     const signatures = parseSignatureFile(sigBytes);
     const manifest = await this.verify(bytes, signatures);
+    // A replayed old manifest behind a current catalog entry is a downgrade first of all.
+    await this.options.store.assertNotDowngrade(manifest);
     if ((release.id !== undefined && release.id !== manifest.id) || (release.version !== undefined && release.version !== manifest.version)
       || (release.sequence !== undefined && release.sequence !== manifest.sequence)) {
       throw new ValidationError('The catalog entry does not match the release it points to.');

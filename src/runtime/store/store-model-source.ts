@@ -9,12 +9,11 @@ import type { ModelRegistry } from './registry.ts';
  * their bytes are re-verified every time they are handed to a worker (registry.readActive).
  */
 export class StoreModelSource implements ModelSource {
-  /** `ready` lets start-up finish installing the built-in models before the first list. */
-  constructor(private readonly registry: ModelRegistry, private readonly ready: Promise<unknown> = Promise.resolve()) {}
+  /** Takes a promise so start-up can finish installing the built-in models before the first list. */
+  constructor(private readonly registry: Promise<ModelRegistry>) {}
 
   async list(): Promise<ModelDescriptor[]> {
-    await this.ready.catch(() => undefined);
-    const pointers = await this.registry.store.pointers();
+    const pointers = await (await this.registry).store.pointers();
     const descriptors = await Promise.all(pointers.map((p) => this.describeOrSkip(p.id)));
     return descriptors.filter((d): d is ModelDescriptor => d !== undefined).sort((a, b) => a.title.localeCompare(b.title));
   }
@@ -24,14 +23,13 @@ export class StoreModelSource implements ModelSource {
   }
 
   async describe(id: string): Promise<ModelDescriptor> {
-    await this.ready.catch(() => undefined);
-    const active = await this.registry.activeManifest(id);
+    const active = await (await this.registry).activeManifest(id);
     if (!active) throw new ModelLoadError(`There is no installed model called "${id}".`, { id });
     return toDescriptor(active.manifest, active.sourceUrl);
   }
 
   async files(id: string): Promise<ModelFiles> {
-    const { manifest, read } = await this.registry.readActive(id);
+    const { manifest, read } = await (await this.registry).readActive(id);
     const json = (role: FileRole): unknown => {
       const bytes = read.files.get(role);
       if (!bytes) return undefined;

@@ -1,0 +1,244 @@
+import { expect, test, type Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { STORE_PORT } from '../playwright.config.ts';
+import { generateKey, parseKeyFile, sign, trustEntryFor } from '../src/runtime/store/trust.ts';
+import { logPage, ROOT } from './fixtures.ts';
+import { ReleaseServer } from './release-server.ts';
+
+/**
+ * The signed model store end to end. Releases are packed at test time with the CLI and an
+ * ephemeral key, and served cross-origin by a release server that misbehaves on request.
+ *
+ * Test configuration: the app reads its deployment configuration from /registry-config.json
+ * and /trust-store.json. Tests intercept those two files (page.route) to point the catalog at
+ * the test server and to trust the ephemeral key — no test-only code path exists in the app.
+ * playwright.config.ts adds the test server's origin to the CSP connect-src.
+ */
+const ORIGIN = `http://127.0.0.1:${STORE_PORT}`;
+const SPAM = readFileSync(join(ROOT, 'models/spam-filter/samples/spam.txt'), 'utf8');
+const ONNX = 'spam-filter/1.1.0/onnx/model_quantized.onnx';
+const CHUNK = 16384;
+
+let work: string;
+let server: ReleaseServer;
+let trustEntry: ReturnType<typeof trustEntryFor>;
+let bundle: string;
+
+function cli(...args: string[]): void {
+  execFileSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/model-cli.ts'), ...args], { cwd: ROOT, stdio: 'pipe' });
+}
+
+/** A copy of the built-in spam filter at another version, with renamed labels so answers differ. */
+function variant(version: string): string {
+  const dir = join(work, `src-${version}`);
+  cpSync(join(ROOT, 'models/spam-filter'), dir, { recursive: true, filter: (p) => !/\/(recipe|eval)(\/|$)|model\.onnx$/.test(p) });
+  const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { id2label: Record<string, string>; lantern: { version: string } };
+  config.lantern.version = version;
+  config.id2label = { 0: `ham-v${version}`, 1: `spam-v${version}` };
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  return dir;
+}
+
+test.beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'lantern-store-e2e-'));
+  const keyPath = join(work, 'key.json');
+  cli('keygen', '--out', keyPath, '--name', 'e2e publisher');
+  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(keyPath, 'utf8'))));
+  bundle = join(work, 'spam-1.1.0.lantern');
+  const pub = join(work, 'pub');
+  cli('pack', variant('1.1.0'), '--key', keyPath, '--out', pub, '--chunk-size', String(CHUNK), '--bundle', bundle);
+  // An older release, signed by the same trusted key, for the replay case (not in the catalog).
+  cli('pack', variant('0.9.0'), '--key', keyPath, '--out', join(pub, 'old'), '--chunk-size', String(CHUNK));
+  // The same manifest, validly signed by a key the app does not trust.
+  const manifest = readFileSync(join(pub, 'spam-filter/1.1.0/manifest.json'));
+  const stranger = await sign(manifest, await generateKey('stranger'));
+  writeFileSync(join(pub, 'untrusted.sig.json'), JSON.stringify({ signatures: [stranger] }));
+  server = new ReleaseServer(pub);
+  await server.listen(STORE_PORT);
+});
+
+test.afterAll(async () => {
+  await server?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+test.beforeEach(async ({ context, page }) => {
+  server.reset();
+  logPage(page);
+  await context.route('**/registry-config.json', (route) => route.fulfill({ json: { catalogUrl: `${ORIGIN}/catalog.json`, allowedOrigins: [ORIGIN] } }));
+  await context.route('**/trust-store.json', async (route) => {
+    const shipped = await (await route.fetch()).json() as { keys: unknown[] };
+    await route.fulfill({ json: { keys: [...shipped.keys, trustEntry] } });
+  });
+  // Storage faults on demand: a tiny quota, or IndexedDB refusing chunk writes as if full.
+  await context.addInitScript(() => {
+    const w = globalThis as { fakeQuota?: { usage: number; quota: number }; failChunkPuts?: number };
+    const estimate = StorageManager.prototype.estimate;
+    StorageManager.prototype.estimate = function patched(this: StorageManager) {
+      return w.fakeQuota ? Promise.resolve(w.fakeQuota) : estimate.call(this);
+    };
+    const put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function patched(this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+      if (this.name === 'chunks' && w.failChunkPuts !== undefined && w.failChunkPuts-- <= 0) throw new DOMException('Quota exceeded', 'QuotaExceededError');
+      return put.apply(this, args);
+    };
+  });
+});
+
+const version = (page: Page, key: string) => page.getByTestId(`version-${key}`);
+
+async function openModels(page: Page): Promise<void> {
+  await page.goto('/?tab=models');
+  await expect(version(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+}
+
+async function classifySpam(page: Page): Promise<{ label: string | null; version: string }> {
+  await page.getByTestId('tab-classify').click();
+  await page.getByTestId('model-select').selectOption('spam-filter');
+  await page.getByTestId('text-input').fill(SPAM);
+  await page.getByTestId('classify-text').click();
+  const top = page.getByTestId('top-label');
+  await expect(top).toBeVisible();
+  return { label: await top.getAttribute('data-label'), version: (await page.getByTestId('model-version').innerText()) };
+}
+
+async function expectStillOnBuiltin(page: Page): Promise<void> {
+  await expect(version(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  await expect(version(page, 'spam-filter@1.1.0')).not.toHaveAttribute('data-status', 'active');
+  expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+}
+
+async function update(page: Page): Promise<void> {
+  await page.getByTestId('update-spam-filter').click();
+}
+
+test('a valid update downloads with progress, installs and activates', async ({ page }) => {
+  server.behaviour = { delayMs: 150 };
+  await openModels(page);
+  await expect(page.getByTestId('update-spam-filter')).toHaveAttribute('data-version', '1.1.0');
+  await update(page);
+  await expect(page.getByTestId('progress-spam-filter')).toBeVisible();
+  await expect(page.getByTestId('progress-spam-filter')).toContainText(/of .* \(\d+%\) · .*\/s/);
+  await expect(version(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active');
+  await expect(version(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'ready');
+  await expect(page.getByTestId('storage')).toContainText('Models on disk');
+  expect(server.completedRanges().filter((r) => r.startsWith(ONNX))).toHaveLength(Math.ceil(186826 / CHUNK));
+  expect(await classifySpam(page)).toEqual({ label: 'spam-v1.1.0', version: expect.stringContaining('1.1.0') });
+});
+
+const TAMPERING = [
+  { name: 'a flipped bit in a chunk', behaviour: () => ({ flipBit: { path: ONNX, offset: 3 * CHUNK + 100 } }), code: 'INTEGRITY', message: /does not match the hash in the signed manifest/ },
+  { name: 'a truncated file', behaviour: () => ({ truncate: ONNX }), code: 'INTEGRITY', message: /shorter than the signed manifest|bytes instead of/ },
+  { name: 'an HTML 200 page instead of the file', behaviour: () => ({ html: ONNX }), code: 'INTEGRITY', message: /web page instead of/ },
+  { name: 'a signature by an untrusted key', behaviour: () => ({ replace: new Map([['spam-filter/1.1.0/manifest.sig.json', 'untrusted.sig.json']]) }), code: 'SIGNATURE', message: /not signed by a trusted publisher key/ },
+  { name: 'a missing signature', behaviour: () => ({ missing: new Set(['spam-filter/1.1.0/manifest.sig.json']) }), code: 'SIGNATURE', message: /not signed/ },
+  {
+    name: 'a replayed older manifest',
+    behaviour: () => ({ replace: new Map([
+      ['spam-filter/1.1.0/manifest.json', 'old/spam-filter/0.9.0/manifest.json'],
+      ['spam-filter/1.1.0/manifest.sig.json', 'old/spam-filter/0.9.0/manifest.sig.json'],
+    ]) }),
+    code: 'DOWNGRADE',
+    message: /older than one already installed/,
+  },
+];
+
+for (const c of TAMPERING) {
+  test(`rejects ${c.name} while the active version keeps answering`, async ({ page }) => {
+    server.behaviour = c.behaviour();
+    await openModels(page);
+    await update(page);
+    const error = page.getByTestId('models-error');
+    await expect(error).toHaveAttribute('data-code', c.code);
+    await expect(error).toContainText(c.message);
+    await expect(error).toHaveAttribute('role', 'alert');
+    await expectStillOnBuiltin(page);
+  });
+}
+
+test('a download cut at several points resumes and never refetches a verified chunk', async ({ page }) => {
+  server.behaviour = { cut: { path: ONNX, offsets: new Set([0, 4 * CHUNK, 9 * CHUNK]) } };
+  await openModels(page);
+  await update(page);
+  await expect(version(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active', { timeout: 60_000 });
+  const cuts = server.log.filter((e) => !e.complete).map((e) => e.start);
+  expect(cuts).toEqual([0, 4 * CHUNK, 9 * CHUNK]);
+  const done = server.completedRanges();
+  expect(new Set(done).size).toBe(done.length);
+  expect(done.filter((r) => r.startsWith(ONNX))).toHaveLength(Math.ceil(186826 / CHUNK));
+  expect(await classifySpam(page)).toEqual({ label: 'spam-v1.1.0', version: expect.stringContaining('1.1.0') });
+});
+
+test('a download interrupted by closing the tab resumes from the last verified chunk', async ({ context, page }) => {
+  server.behaviour = { stallAfter: 5 };
+  await openModels(page);
+  await update(page);
+  await expect.poll(() => server.completedRanges().length).toBe(5);
+  // Give the page a moment to store the fifth chunk, then close the tab mid-download.
+  await page.waitForTimeout(500);
+  await page.close();
+  const before = server.completedRanges();
+  server.behaviour = {};
+  const again = await context.newPage();
+  await openModels(again);
+  await expect(version(again, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'downloading');
+  await again.getByTestId('resume-spam-filter@1.1.0').click();
+  await expect(version(again, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active');
+  const after = server.completedRanges().slice(before.length);
+  for (const range of before) expect(after).not.toContain(range);
+  expect(await classifySpam(again)).toEqual({ label: 'spam-v1.1.0', version: expect.stringContaining('1.1.0') });
+});
+
+test('rollback restores the previous version\'s answers', async ({ page }) => {
+  await openModels(page);
+  await update(page);
+  await expect(version(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active');
+  expect((await classifySpam(page)).label).toBe('spam-v1.1.0');
+  await page.getByTestId('tab-models').click();
+  await page.getByTestId('rollback-spam-filter@1.0.0').click();
+  await expect(version(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  await expect(version(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'ready');
+  expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+});
+
+test('a sideloaded bundle installs with no network at all', async ({ context, page }) => {
+  await openModels(page);
+  // Start the worker and its WASM while online; after that nothing needs the network.
+  expect((await classifySpam(page)).label).toBe('spam');
+  await context.setOffline(true);
+  await page.getByTestId('tab-models').click();
+  await page.getByTestId('bundle-file').setInputFiles(bundle);
+  await expect(version(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active');
+  expect(server.log).toHaveLength(1); // only the catalog, fetched before going offline
+  expect(await classifySpam(page)).toEqual({ label: 'spam-v1.1.0', version: expect.stringContaining('1.1.0') });
+});
+
+test('a bundle that is not signed by a trusted key is refused', async ({ page }) => {
+  await openModels(page);
+  await page.getByTestId('bundle-file').setInputFiles({ name: 'x.lantern', mimeType: 'application/octet-stream', buffer: Buffer.from('<html>not a bundle</html>') });
+  await expect(page.getByTestId('models-error')).toContainText('not a Lantern model bundle');
+  await expectStillOnBuiltin(page);
+});
+
+test('too little quota stops before downloading and leaves every version intact', async ({ page }) => {
+  await openModels(page);
+  await page.evaluate(() => ((globalThis as { fakeQuota?: object }).fakeQuota = { usage: 9_990_000, quota: 10_000_000 }));
+  await update(page);
+  await expect(page.getByTestId('models-error')).toHaveAttribute('data-code', 'QUOTA');
+  await expect(page.getByTestId('models-error')).toContainText('not enough storage space');
+  expect(server.completedRanges()).toHaveLength(0);
+  await expectStillOnBuiltin(page);
+});
+
+test('a QuotaExceededError mid-download stops with a clear error and leaves every version intact', async ({ page }) => {
+  await openModels(page);
+  await page.evaluate(() => ((globalThis as { failChunkPuts?: number }).failChunkPuts = 3));
+  await update(page);
+  await expect(page.getByTestId('models-error')).toHaveAttribute('data-code', 'QUOTA');
+  await expect(page.getByTestId('models-error')).toContainText('out of storage space');
+  await page.evaluate(() => delete (globalThis as { failChunkPuts?: number }).failChunkPuts);
+  await expectStillOnBuiltin(page);
+});

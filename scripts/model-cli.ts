@@ -1,0 +1,62 @@
+/**
+ * Publisher CLI for signed model releases.
+ *   npm run model:keygen -- --out key.json [--name "Publisher"]
+ *   npm run model:pack -- <model folder> --key key.json [--key old.json] --out <dir>
+ *       [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--bundle file.lantern]
+ * Keys stay with the publisher: never commit them. `pack` writes <dir>/<id>/<version>/...
+ * and adds the release to <dir>/catalog.json; `--bundle` also writes a sideload bundle.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { LanternError } from '../src/runtime/errors.ts';
+import { generateKey, parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
+import { readModelFolder } from './model-pack/folder.ts';
+import { bundleOf, packRelease, writeRelease } from './model-pack/release.ts';
+
+async function keygen(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' } } });
+  if (!values.out) throw new Error('keygen needs --out <file>');
+  const key = await generateKey(values.name);
+  await writeFile(values.out, `${JSON.stringify(key, null, 1)}\n`, { mode: 0o600, flag: 'wx' });
+  console.log(`Wrote ${values.out}. Add this entry to the app's trust store:\n${JSON.stringify(trustEntryFor(key), null, 1)}`);
+}
+
+async function pack(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      key: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      sequence: { type: 'string' },
+      'chunk-size': { type: 'string' },
+      expires: { type: 'string' },
+      bundle: { type: 'string' },
+    },
+  });
+  const [folder] = positionals;
+  if (!folder || !values.out || !values.key?.length) throw new Error('usage: model:pack -- <folder> --key key.json --out <dir> [--sequence N] [--bundle file.lantern]');
+  const keys = await Promise.all(values.key.map(async (path) => parseKeyFile(JSON.parse(await readFile(path, 'utf8')))));
+  const model = await readModelFolder(folder);
+  const release = await packRelease(model, {
+    keys,
+    ...(values.sequence !== undefined ? { sequence: Number(values.sequence) } : {}),
+    ...(values['chunk-size'] !== undefined ? { chunkSize: Number(values['chunk-size']) } : {}),
+    ...(values.expires ? { expiresAt: new Date(values.expires).toISOString() } : {}),
+  });
+  await writeRelease(values.out, release);
+  if (values.bundle) await writeFile(values.bundle, bundleOf(release, model));
+  console.log(`Packed ${release.manifest.id} ${release.manifest.version} (sequence ${release.manifest.sequence}) into ${values.out}${values.bundle ? ` and ${values.bundle}` : ''}.`);
+}
+
+const [command, ...rest] = process.argv.slice(2);
+const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack };
+const run = command ? commands[command] : undefined;
+if (!run) {
+  console.error('usage: model-cli.ts keygen|pack ...');
+  process.exit(2);
+}
+run(rest).catch((error: unknown) => {
+  console.error(error instanceof LanternError || error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

@@ -1,0 +1,74 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ValidationError } from '../../src/runtime/errors.ts';
+import { describeSchemaError, ModelConfigSchema } from '../../src/runtime/model-config.ts';
+import type { FileRole, PackInput } from '../../src/runtime/store/manifest.ts';
+
+/**
+ * Reads a model folder (models/README.md layout) into what a release needs: the files the
+ * runtime loads, with their roles, and the metadata from config.json's "lantern" block.
+ * Recipes, eval sets and the fp32 model are not published.
+ */
+export interface ModelFolder {
+  meta: Omit<PackInput, 'files' | 'samples' | 'sequence' | 'createdAt' | 'chunkSize'>;
+  files: { path: string; role: FileRole; bytes: Uint8Array }[];
+  samples: { name: string; path: string; kind: 'text' | 'image'; bytes: Uint8Array }[];
+  /** Newest modification time of the published files: a reproducible creation time. */
+  newestMtime: Date;
+}
+
+const OPTIONAL: [string, FileRole][] = [
+  ['preprocessor_config.json', 'preprocessor'],
+  ['tokenizer.json', 'tokenizer'],
+  ['tokenizer_config.json', 'tokenizer-config'],
+];
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
+export async function readModelFolder(folder: string): Promise<ModelFolder> {
+  const configPath = join(folder, 'config.json');
+  if (!(await exists(configPath))) throw new ValidationError('The model folder has no config.json.');
+  const configBytes = await readFile(configPath);
+  let json: unknown;
+  try {
+    json = JSON.parse(configBytes.toString('utf8'));
+  } catch {
+    throw new ValidationError('config.json is not valid JSON.');
+  }
+  const parsed = ModelConfigSchema.safeParse(json);
+  if (!parsed.success) throw new ValidationError(describeSchemaError('config.json', parsed.error));
+  const { lantern, id2label } = parsed.data;
+
+  const onnx = (await exists(join(folder, 'onnx/model_quantized.onnx'))) ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
+  if (!(await exists(join(folder, onnx)))) throw new ValidationError('The model folder has no onnx/model_quantized.onnx or onnx/model.onnx.');
+  const files: ModelFolder['files'] = [
+    { path: onnx, role: 'onnx', bytes: await readFile(join(folder, onnx)) },
+    { path: 'config.json', role: 'config', bytes: configBytes },
+  ];
+  for (const [path, role] of OPTIONAL) {
+    if (await exists(join(folder, path))) files.push({ path, role, bytes: await readFile(join(folder, path)) });
+  }
+  const samplesDir = join(folder, 'samples');
+  const sampleNames = (await exists(samplesDir)) ? (await readdir(samplesDir)).filter((n) => /^[A-Za-z0-9._-]+$/.test(n)).sort() : [];
+  const samples = await Promise.all(sampleNames.map(async (name) => ({
+    name: name.replace(/\.[^.]+$/, ''),
+    path: `samples/${name}`,
+    kind: name.endsWith('.txt') ? 'text' as const : 'image' as const,
+    bytes: await readFile(join(samplesDir, name)),
+  })));
+  const mtimes = await Promise.all([...files.map((f) => join(folder, f.path)), ...samples.map((s) => join(folder, s.path))].map(async (p) => (await stat(p)).mtimeMs));
+
+  return {
+    meta: {
+      id: lantern.id,
+      version: lantern.version,
+      task: lantern.task,
+      title: lantern.title ?? lantern.id,
+      batch: lantern.batch,
+      labels: Object.keys(id2label).sort((a, b) => Number(a) - Number(b)).map((k) => id2label[k]!),
+    },
+    files,
+    samples,
+    newestMtime: new Date(Math.floor(Math.max(...mtimes) / 1000) * 1000),
+  };
+}

@@ -1,0 +1,75 @@
+import type { Release } from '../runtime/store/catalog.ts';
+import type { ModelOverview, Transfer } from '../runtime/store/registry.ts';
+import type { VersionRecord } from '../runtime/store/model-store.ts';
+import { formatBytes } from './format.ts';
+import { t } from './i18n/index.ts';
+import { TransferBar } from './TransferBar.tsx';
+
+export interface ModelActions {
+  install(release: Release): void;
+  resume(key: string): void;
+  rollback(id: string, key: string): void;
+  removeVersion(key: string): void;
+  removeModel(id: string): void;
+  cancel(id: string): void;
+}
+
+function statusOf(model: ModelOverview, v: VersionRecord): string {
+  if (model.pointer?.active === v.key) return t('models.status.active');
+  if (v.status === 'quarantined') return t('models.status.quarantined');
+  if (v.status === 'downloading') return t('models.status.incomplete');
+  if (model.pointer?.previous === v.key) return t('models.status.previous');
+  return t('models.status.retained');
+}
+
+/** One installed model: its versions, which is active, and what can be done with each. */
+export function ModelCard({ model, update, transfer, busy, actions }: {
+  model: ModelOverview;
+  update?: Release;
+  transfer?: Transfer;
+  busy: boolean;
+  actions: ModelActions;
+}) {
+  return (
+    <section class="card model-card" data-testid={`model-${model.id}`} data-active={model.pointer?.active ?? ''}>
+      <h2>{model.title} <small>({model.id})</small></h2>
+      <table class="versions">
+        <thead><tr><th>{t('models.version')}</th><th>{t('models.state')}</th><th>{t('models.size')}</th><th /></tr></thead>
+        <tbody>
+          {model.versions.map((v) => {
+            const active = model.pointer?.active === v.key;
+            return (
+              <tr key={v.key} data-testid={`version-${v.key}`} data-status={active ? 'active' : v.status}>
+                <td>{v.version}</td>
+                <td>{statusOf(model, v)}{v.reason ? ` — ${v.reason}` : ''}</td>
+                <td>{formatBytes(v.sizeBytes)}</td>
+                <td class="actions">
+                  {!active && v.status === 'ready' && (
+                    <button type="button" disabled={busy} data-testid={`rollback-${v.key}`} onClick={() => actions.rollback(model.id, v.key)}>
+                      {(model.versions.find((x) => x.key === model.pointer?.active)?.sequence ?? 0) > v.sequence ? t('models.rollback') : t('models.activate')}
+                    </button>
+                  )}
+                  {v.status === 'downloading' && !transfer && (
+                    <button type="button" disabled={busy} data-testid={`resume-${v.key}`} onClick={() => actions.resume(v.key)}>{t('models.resume')}</button>
+                  )}
+                  {!active && (
+                    <button type="button" disabled={busy} data-testid={`delete-${v.key}`} onClick={() => actions.removeVersion(v.key)}>{t('models.delete')}</button>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {transfer && <TransferBar transfer={transfer} onCancel={() => actions.cancel(model.id)} />}
+      <p class="actions">
+        {update && !transfer && (
+          <button type="button" disabled={busy} data-testid={`update-${model.id}`} data-version={update.version} onClick={() => actions.install(update)}>
+            {t('models.update', { version: update.version, size: formatBytes(update.size) })}
+          </button>
+        )}
+        <button type="button" disabled={busy || Boolean(transfer)} data-testid={`remove-${model.id}`} onClick={() => actions.removeModel(model.id)}>{t('models.remove')}</button>
+      </p>
+    </section>
+  );
+}

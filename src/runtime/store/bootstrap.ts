@@ -1,0 +1,65 @@
+import { LanternError, NetworkError } from '../errors.ts';
+import { latestReleases, OriginPolicy } from './catalog.ts';
+import { BUILTIN_CATALOG, parseRegistryConfig, type RegistryConfig } from './config.ts';
+import { ModelStore } from './model-store.ts';
+import { ModelRegistry, type StorageManagerLike } from './registry.ts';
+import { TrustStore } from './trust.ts';
+
+/**
+ * Start-up: read the deployment's registry configuration and trust store, open the store, and
+ * install the built-in releases shipped with the app (first start, or a newer built-in after an
+ * app update). Built-ins go through the same signature and hash checks as any download.
+ */
+export interface OpenedRegistry {
+  registry: ModelRegistry;
+  config: RegistryConfig;
+  /** Built-in models that could not be installed (e.g. first start while offline). */
+  builtinErrors: LanternError[];
+}
+
+async function fetchJson(url: string, fetcher: typeof fetch): Promise<unknown> {
+  const response = await fetcher(url, { cache: 'no-cache' }).catch(() => undefined);
+  if (!response?.ok) throw new NetworkError('The model registry configuration could not be loaded.');
+  return response.json();
+}
+
+export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string } = {}): Promise<OpenedRegistry> {
+  const fetcher = options.fetch ?? fetch.bind(globalThis);
+  const [configJson, trustJson, store] = await Promise.all([
+    fetchJson(new URL('registry-config.json', appBase).href, fetcher),
+    fetchJson(new URL('trust-store.json', appBase).href, fetcher),
+    ModelStore.open(options.dbName),
+  ]);
+  const config = parseRegistryConfig(configJson);
+  const registry = new ModelRegistry({
+    store,
+    trust: TrustStore.parse(trustJson),
+    policy: new OriginPolicy(new URL(appBase).origin, config.allowedOrigins),
+    catalogUrl: new URL(config.catalogUrl, appBase).href,
+    fetch: fetcher,
+    storage: options.storage,
+  });
+  return { registry, config, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href) };
+}
+
+/** Installs each built-in model never seen before, or updates one whose built-in release is newer. */
+export async function installBuiltins(registry: ModelRegistry, catalogUrl: string): Promise<LanternError[]> {
+  const errors: LanternError[] = [];
+  let releases;
+  try {
+    releases = latestReleases(await registry.catalog(catalogUrl));
+  } catch (error) {
+    return [error instanceof LanternError ? error : new NetworkError('The built-in model list could not be read.')];
+  }
+  for (const release of releases.values()) {
+    const highest = await registry.store.highestSequence(release.id);
+    const installed = await registry.store.pointer(release.id);
+    // A model the user removed stays removed (its highest sequence is remembered).
+    const wanted = highest === undefined || (installed !== undefined && release.sequence > highest);
+    if (!wanted) continue;
+    await registry.install(release).catch((error: unknown) => {
+      errors.push(error instanceof LanternError ? error : new NetworkError(`${release.id} could not be installed.`));
+    });
+  }
+  return errors;
+}

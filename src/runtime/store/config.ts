@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { ValidationError } from '../errors.ts';
+import { describeSchemaError } from '../model-config.ts';
+
+/**
+ * Deployment configuration of the registry (`registry-config.json`, next to the app), emitted
+ * at build time from LANTERN_CATALOG_URL / LANTERN_ALLOWED_ORIGINS. Its companion is
+ * `trust-store.json` (trust.ts). Both are served files, not code, so a deployer can edit them.
+ */
+export const RegistryConfigSchema = z.object({
+  /** Catalog checked for updates; relative URLs resolve against the app. */
+  catalogUrl: z.string().max(500),
+  /** Origins besides the app's own that releases may be fetched from. */
+  allowedOrigins: z.array(z.url()).default([]),
+});
+export type RegistryConfig = z.infer<typeof RegistryConfigSchema>;
+
+/** The built-in models' catalog, relative to the app: installed on first start. */
+export const BUILTIN_CATALOG = 'models/catalog.json';
+
+export function parseRegistryConfig(json: unknown): RegistryConfig {
+  const parsed = RegistryConfigSchema.safeParse(json);
+  if (!parsed.success) throw new ValidationError(describeSchemaError('registry-config.json', parsed.error));
+  return parsed.data;
+}
