@@ -1,4 +1,7 @@
 import { Lantern } from '../runtime/lantern.ts';
+import { MetricsAggregator } from '../runtime/metrics/aggregator.ts';
+import { MemorySampler } from '../runtime/metrics/memory.ts';
+import { MetricsPersistence } from '../runtime/metrics/persistence.ts';
 import { openRegistry, type OpenedRegistry } from '../runtime/store/bootstrap.ts';
 import { StoreModelSource } from '../runtime/store/store-model-source.ts';
 import { PwaController } from './pwa.ts';
@@ -13,19 +16,36 @@ export interface Services {
   /** The signed model store, once the built-in models are installed (first start) or found. */
   models: Promise<OpenedRegistry>;
   pwa: PwaController;
+  /** Aggregates of every request (never the inputs), persisted across reloads. */
+  metrics: MetricsAggregator;
+  metricsStore: MetricsPersistence;
+  memory: MemorySampler;
 }
 
 export function createServices(): Services {
   const params = new URLSearchParams(location.search);
   const models = openRegistry(document.baseURI, { storage: navigator.storage });
+  const metrics = new MetricsAggregator();
   const lantern = new Lantern({
     createWorker: (name) => new Worker(new URL('../../workers/inference.worker.ts', import.meta.url), { type: 'module', name }),
     models: new StoreModelSource(models.then((m) => m.registry)),
     backend: backendFromUrl(),
     poolSize: Number(params.get('workers') ?? 1) || 1,
     idleMs: Number(params.get('idleMs') ?? 5 * 60_000),
+    maxQueued: Number(params.get('maxQueued') ?? 256) || 256,
+    onRecord: metrics.record,
   });
   const pwa = new PwaController();
   pwa.start();
-  return { lantern, pwa, models };
+  const metricsStore = new MetricsPersistence(metrics);
+  void metricsStore.start();
+  // Hidden is the last moment a page is reliably alive (mobile browsers kill without unload).
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') void metricsStore.flush();
+  });
+  const memory = new MemorySampler({
+    workerWasm: () => Promise.all(lantern.clients.filter((c) => c.running).map((c) => c.wasmMemory())),
+    modelBytes: async () => (await (await models).registry.storageEstimate()).modelBytes,
+  });
+  return { lantern, pwa, models, metrics, metricsStore, memory };
 }
