@@ -1,6 +1,71 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { DeviceReport } from '../runtime/lantern.ts';
+import type { BenchmarkRow } from '../runtime/metrics/benchmark.ts';
+import { RELATIVE_ERROR } from '../runtime/metrics/histogram.ts';
+import { t } from './i18n/index.ts';
+import { BenchmarkCard } from './metrics/BenchmarkCard.tsx';
+import { DeviceCard } from './metrics/DeviceCard.tsx';
+import { DistributionCard } from './metrics/DistributionCard.tsx';
+import { ExportBar } from './metrics/ExportBar.tsx';
+import { FailuresCard } from './metrics/FailuresCard.tsx';
+import { LatencyCard, seriesId } from './metrics/LatencyCard.tsx';
+import { MemoryCard } from './metrics/MemoryCard.tsx';
+import { StartCard } from './metrics/StartCard.tsx';
 import type { Services } from './services.ts';
 
-/** Placeholder until the metrics view lands (issue 6). */
-export function MetricsView(_props: { services: Services }) {
-  return <p>Metrics</p>;
+/** Redraws at most this often while requests stream in. */
+const REFRESH_MS = 1000;
+
+/** The metrics screen: what this device does with each model, from aggregates only. */
+export function MetricsView({ services }: { services: Services }) {
+  const { metrics, lantern, memory, metricsStore } = services;
+  const [snapshot, setSnapshot] = useState(() => metrics.snapshot());
+  const [device, setDevice] = useState<DeviceReport | null>(null);
+  const [benchmark, setBenchmark] = useState<BenchmarkRow[]>([]);
+
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const refresh = () => {
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        setSnapshot(metrics.snapshot());
+      }, REFRESH_MS);
+    };
+    const off = metrics.subscribe(refresh);
+    // Also tick so the sliding window visibly slides when nothing happens.
+    const tick = setInterval(() => setSnapshot(metrics.snapshot()), 10_000);
+    setSnapshot(metrics.snapshot());
+    return () => {
+      off();
+      clearTimeout(timer);
+      clearInterval(tick);
+    };
+  }, [metrics]);
+
+  useEffect(() => {
+    lantern.device().then(setDevice, () => setDevice(null));
+  }, [lantern]);
+
+  const backendsUsed = [...new Set(snapshot.series.map((s) => s.backend))];
+  return (
+    <div class="metrics" data-testid="metrics" data-requests={snapshot.totals.requests}>
+      <p class="hint">
+        {t('metrics.summary', { requests: snapshot.totals.requests, ok: snapshot.totals.ok, errors: snapshot.totals.errors, rejections: snapshot.totals.rejections })}{' '}
+        {t('metrics.precision', { error: RELATIVE_ERROR * 100, window: snapshot.windowMs / 60_000 })}
+      </p>
+      <ExportBar
+        metrics={metrics}
+        extra={() => ({ memory: memory.latest ?? null, device, benchmark })}
+        onClear={() => void metricsStore.clear().then(() => setSnapshot(metrics.snapshot()))}
+      />
+      <DeviceCard device={device} backendsUsed={backendsUsed} />
+      <BenchmarkCard lantern={lantern} rows={benchmark} onRows={setBenchmark} />
+      {snapshot.series.length === 0 && <p class="hint" data-testid="metrics-empty">{t('metrics.empty')}</p>}
+      {snapshot.series.map((s) => <LatencyCard key={seriesId(s)} series={s} />)}
+      {snapshot.series.length > 0 && <StartCard series={snapshot.series} />}
+      {snapshot.models.length > 0 && <FailuresCard models={snapshot.models} />}
+      {snapshot.models.filter((m) => m.ok > 0).map((m) => <DistributionCard key={m.modelId} model={m} />)}
+      <MemoryCard sampler={memory} />
+    </div>
+  );
 }

@@ -1,0 +1,61 @@
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+export type ChartOptions = Omit<uPlot.Options, 'width' | 'height'>;
+
+/**
+ * One uPlot chart, sized to its container. uPlot only sets element.style and uses the bundled
+ * stylesheet, so it works under the page's style-src 'self' CSP. Remount (change `key`) when the
+ * series change; data updates go through setData.
+ */
+export function Chart({ testId, label, options, data, height = 180 }: { testId: string; label: string; options: ChartOptions; data: uPlot.AlignedData; height?: number }) {
+  const host = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+
+  useEffect(() => {
+    const el = host.current!;
+    const chart = new uPlot({ ...options, width: Math.max(200, el.clientWidth), height }, data, el);
+    plot.current = chart;
+    const observer = new ResizeObserver(() => chart.setSize({ width: Math.max(200, el.clientWidth), height }));
+    observer.observe(el);
+    return () => {
+      observer.disconnect();
+      chart.destroy();
+      plot.current = null;
+    };
+    // Options are fixed for a chart's lifetime (callers remount through `key`).
+  }, []);
+
+  useEffect(() => {
+    plot.current?.setData(data);
+  }, [data]);
+
+  return <div class="chart" ref={host} data-testid={testId} role="img" aria-label={label} />;
+}
+
+/** Bars over categories 0..n-1, labelled on the x axis. */
+export function barOptions(title: string, labels: string[], yLabel: string): ChartOptions {
+  return {
+    title,
+    legend: { show: false },
+    scales: { x: { time: false, range: [-0.5, labels.length - 0.5] } },
+    axes: [
+      { values: (_u, splits) => splits.map((i) => labels[i] ?? ''), splits: () => labels.map((_, i) => i) },
+      { label: yLabel },
+    ],
+    series: [{}, { label: yLabel, paths: uPlot.paths.bars!({ size: [0.8, 60] }), fill: 'rgba(29, 78, 216, 0.5)', stroke: 'rgb(29, 78, 216)', points: { show: false } }],
+  };
+}
+
+const PALETTE = ['#1d4ed8', '#b91c1c', '#15803d', '#a16207', '#7e22ce', '#0e7490', '#c2410c', '#4d7c0f', '#be185d', '#334155'];
+
+/** Lines over time (x in seconds since the epoch). */
+export function lineOptions(title: string, names: string[], yLabel: string): ChartOptions {
+  return {
+    title,
+    scales: { x: { time: true } },
+    axes: [{}, { label: yLabel }],
+    series: [{}, ...names.map((name, i) => ({ label: name, stroke: PALETTE[i % PALETTE.length]!, width: 2 }))],
+  };
+}

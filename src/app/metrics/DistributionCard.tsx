@@ -1,0 +1,46 @@
+import { CONFIDENCE_BINS, type ModelSnapshot } from '../../runtime/metrics/aggregator.ts';
+import { t } from '../i18n/index.ts';
+import { barOptions, Chart, lineOptions } from './Chart.tsx';
+import { percent } from './format.ts';
+
+const BIN_LABELS = Array.from({ length: CONFIDENCE_BINS }, (_, i) => `${i * 10}%`);
+/** Labels drawn over time; the rest still count in the table. */
+const MAX_LINES = 8;
+
+/** What a model has been answering: label shares and top-score confidence, overall and over time. */
+export function DistributionCard({ model }: { model: ModelSnapshot }) {
+  const id = model.modelId;
+  const lines = model.labels.slice(0, MAX_LINES).map((l) => l.label);
+  const times = model.overTime.map((s) => s.start / 1000);
+  const shares = lines.map((label) => model.overTime.map((s) => (s.total ? (100 * (s.labels[label] ?? 0)) / s.total : null)));
+  return (
+    <section class="card" data-testid={`distribution-${id}`}>
+      <h3>{t('metrics.distribution.heading', { model: id })}</h3>
+      <div class="table-scroll">
+        <table class="stats" data-testid={`labels-${id}`}>
+          <thead>
+            <tr><th scope="col">{t('metrics.label')}</th><th scope="col">{t('metrics.count')}</th><th scope="col">{t('metrics.share')}</th></tr>
+          </thead>
+          <tbody>
+            {model.labels.map((l) => (
+              <tr key={l.label}><th scope="row">{l.label}</th><td>{l.count}</td><td>{percent(l.share)}</td></tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Chart
+        testId={`confidence-chart-${id}`}
+        label={t('metrics.confidence.chart')}
+        options={barOptions(t('metrics.confidence.chart'), BIN_LABELS, t('metrics.requests'))}
+        data={[BIN_LABELS.map((_, i) => i), model.confidence]}
+      />
+      <Chart
+        key={lines.join('\u0000')}
+        testId={`shares-chart-${id}`}
+        label={t('metrics.shares.chart')}
+        options={lineOptions(t('metrics.shares.chart'), lines, t('metrics.share'))}
+        data={[times, ...shares]}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,50 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { MemoryReport, MemorySampler } from '../../runtime/metrics/memory.ts';
+import { t, type MessageKey } from '../i18n/index.ts';
+import { Chart, lineOptions } from './Chart.tsx';
+import { figure } from './format.ts';
+
+const ROWS: [keyof Omit<MemoryReport, 'sampledAt'>, MessageKey][] = [
+  ['jsHeapUsed', 'metrics.memory.jsHeapUsed'],
+  ['jsHeapLimit', 'metrics.memory.jsHeapLimit'],
+  ['workerWasm', 'metrics.memory.workerWasm'],
+  ['modelBytes', 'metrics.memory.modelBytes'],
+  ['storageUsage', 'metrics.memory.storageUsage'],
+  ['storageQuota', 'metrics.memory.storageQuota'],
+  ['userAgentSpecific', 'metrics.memory.userAgentSpecific'],
+];
+
+/** Memory figures; the ones the browser does not give are listed with the reason, not hidden. */
+export function MemoryCard({ sampler }: { sampler: MemorySampler }) {
+  const [report, setReport] = useState(sampler.latest);
+  useEffect(() => {
+    const off = sampler.subscribe(() => setReport(sampler.latest));
+    sampler.start();
+    return () => {
+      off();
+      sampler.stop();
+    };
+  }, [sampler]);
+  const mb = (v: number | null) => (v === null ? null : v / 1_048_576);
+  return (
+    <section class="card">
+      <h3>{t('metrics.memory.heading')}</h3>
+      {report ? (
+        <dl class="facts" data-testid="memory">
+          {ROWS.map(([key, label]) => (
+            <div class="fact" key={key}>
+              <dt>{t(label)}</dt>
+              <dd data-testid={`memory-${key}`} data-provided={String(report[key].bytes !== null)}>{figure(report[key])}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : <p aria-busy="true">{t('metrics.na.pending')}</p>}
+      <Chart
+        testId="memory-chart"
+        label={t('metrics.memory.chart')}
+        options={lineOptions(t('metrics.memory.chart'), [t('metrics.memory.jsHeapUsed'), t('metrics.memory.workerWasm')], 'MB')}
+        data={[sampler.history.map((h) => h.at / 1000), sampler.history.map((h) => mb(h.jsHeapUsed)), sampler.history.map((h) => mb(h.workerWasm))]}
+      />
+    </section>
+  );
+}

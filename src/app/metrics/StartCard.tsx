@@ -1,0 +1,41 @@
+import { COLD_STAGES, type ColdStage, type SeriesSnapshot } from '../../runtime/metrics/aggregator.ts';
+import { t, type MessageKey } from '../i18n/index.ts';
+import { seriesId, StatCells, StatHead } from './LatencyCard.tsx';
+
+const COLD_LABELS: Record<ColdStage, MessageKey> = {
+  files: 'metrics.cold.files',
+  create: 'metrics.cold.create',
+  load: 'metrics.cold.load',
+  firstRun: 'metrics.cold.firstRun',
+  total: 'metrics.cold.total',
+};
+
+/** Cold starts (load then first run) next to warm ones, for every model and backend. */
+export function StartCard({ series }: { series: SeriesSnapshot[] }) {
+  return (
+    <section class="card">
+      <h3>{t('metrics.cold.heading')}</h3>
+      <p class="hint">{t('metrics.cold.hint')}</p>
+      {series.map((s) => (
+        <div class="table-scroll" key={seriesId(s)}>
+          <table class="stats" data-testid={`starts-${seriesId(s)}`}>
+            <caption>{s.modelId} · {s.backend.toUpperCase()}</caption>
+            <StatHead first="metrics.stage" />
+            <tbody>
+              {COLD_STAGES.map((stage) => (
+                <tr key={stage}>
+                  <th scope="row">{t(COLD_LABELS[stage])}</th>
+                  <StatCells s={s.coldStart.stages[stage]} />
+                </tr>
+              ))}
+              <tr>
+                <th scope="row">{t('metrics.warm.total')}</th>
+                <StatCells s={s.warmStart} />
+              </tr>
+            </tbody>
+          </table>
+        </div>
+      ))}
+    </section>
+  );
+}
