@@ -1,0 +1,126 @@
+import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { openModel } from './fixtures.ts';
+
+/** A string no model output, label or code could contain: if it shows up, an input leaked. */
+const MARKER = `zq-private-marker-${Date.now().toString(36)}`;
+const TEXTS = [
+  `${MARKER} Congratulations, you won a free cruise, call now`,
+  `${MARKER} Are we still on for lunch tomorrow?`,
+  `${MARKER} URGENT claim your prize today`,
+  `${MARKER} Minutes of the meeting are attached`,
+];
+
+/** Runs classifications through the app's own Lantern (the real worker path), awaiting each. */
+async function classifyInPage(page: Page): Promise<void> {
+  await page.evaluate(async ({ texts, marker }) => {
+    type Lantern = {
+      classify: (id: string, input: unknown) => Promise<unknown>;
+      models: () => Promise<{ id: string; samples: { url: string; kind: string }[] }[]>;
+    };
+    const lantern = (globalThis as unknown as { lantern: Lantern }).lantern;
+    for (const text of texts) await lantern.classify('spam-filter', { kind: 'text', text });
+    const fashion = (await lantern.models()).find((m) => m.id === 'fashion-mnist')!;
+    for (const sample of fashion.samples.filter((s) => s.kind === 'image')) {
+      await lantern.classify('fashion-mnist', { kind: 'image', image: await (await fetch(sample.url)).blob() });
+    }
+    // Text sent to an image model fails with INPUT: an error whose request held the marker.
+    await lantern.classify('fashion-mnist', { kind: 'text', text: marker }).catch(() => undefined);
+  }, { texts: TEXTS.slice(1), marker: MARKER });
+}
+
+async function savedRequests(page: Page): Promise<number> {
+  return page.evaluate(() => new Promise<number>((resolve) => {
+    const open = indexedDB.open('lantern-metrics', 1);
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains('state')) return resolve(-1);
+      const get = db.transaction('state').objectStore('state').get('aggregates');
+      get.onsuccess = () => {
+        const state = get.result as { models: { ok: number; failures: Record<string, number> }[] } | undefined;
+        db.close();
+        resolve(state ? state.models.reduce((n, m) => n + m.ok + Object.values(m.failures).reduce((a, b) => a + b, 0), 0) : 0);
+      };
+    };
+    open.onerror = () => resolve(-1);
+  }));
+}
+
+test('metrics: counts match the requests, plots render, exports hold no input, and survive a reload', async ({ page }) => {
+  const cspViolations: string[] = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  await openModel(page, 'spam-filter');
+
+  // One through the UI, the rest through the same Lantern the UI uses.
+  await page.getByTestId('text-input').fill(TEXTS[0]!);
+  await page.getByTestId('classify-text').click();
+  await expect(page.getByTestId('top-label')).toBeVisible();
+  await classifyInPage(page);
+  const fashionImages = 3;
+  const expected = { requests: TEXTS.length + fashionImages + 1, ok: TEXTS.length + fashionImages, errors: 1, rejections: 0 };
+
+  await page.getByTestId('tab-metrics').click();
+  await expect(page.getByTestId('metrics')).toHaveAttribute('data-requests', String(expected.requests));
+  await expect(page.getByTestId('requests-spam-filter')).toHaveAttribute('data-count', String(TEXTS.length));
+  await expect(page.getByTestId('failure-fashion-mnist-INPUT')).toContainText('1');
+
+  // uPlot drew real canvases with a size, next to their tables.
+  for (const id of ['latency-chart-spam-filter-wasm', 'latency-chart-fashion-mnist-wasm', 'confidence-chart-spam-filter', 'shares-chart-fashion-mnist', 'throughput-chart-spam-filter-wasm', 'memory-chart']) {
+    const canvas = page.getByTestId(id).locator('canvas');
+    await expect(canvas).toHaveCount(1);
+    const box = await canvas.boundingBox();
+    expect(box?.width, id).toBeGreaterThan(100);
+    expect(box?.height, id).toBeGreaterThan(50);
+  }
+  await expect(page.getByTestId('latency-table-spam-filter-wasm')).toContainText('p95');
+  // Missing memory figures are shown with a reason rather than hidden.
+  await expect(page.getByTestId('memory-workerWasm')).not.toBeEmpty();
+  await expect(page.getByTestId('device-isolated')).toHaveText('true');
+
+  const jsonDownload = page.waitForEvent('download');
+  await page.getByTestId('export-json').click();
+  const json = readFileSync((await (await jsonDownload).path())!, 'utf8');
+  const doc = JSON.parse(json) as {
+    snapshot: { totals: typeof expected; models: { modelId: string; requests: number; ok: number; errors: Record<string, number> }[]; series: { modelId: string; since: { count: number } }[] };
+  };
+  expect(doc.snapshot.totals).toEqual(expected);
+  const byId = Object.fromEntries(doc.snapshot.models.map((m) => [m.modelId, m]));
+  expect(byId['spam-filter']).toMatchObject({ requests: TEXTS.length, ok: TEXTS.length });
+  expect(byId['fashion-mnist']).toMatchObject({ requests: fashionImages + 1, ok: fashionImages, errors: { INPUT: 1 } });
+  expect(doc.snapshot.series.reduce((n, s) => n + s.since.count, 0)).toBe(expected.ok);
+  expect(json).not.toContain(MARKER);
+
+  const csvDownload = page.waitForEvent('download');
+  await page.getByTestId('export-csv').click();
+  const csv = readFileSync((await (await csvDownload).path())!, 'utf8');
+  expect(csv).toMatch(/^requests,spam-filter,,since start,all,4,/m);
+  expect(csv).not.toContain(MARKER);
+  expect(cspViolations).toEqual([]);
+
+  // Saved (debounced) to IndexedDB, with no input in it either; then a reload restores it.
+  await expect.poll(() => savedRequests(page), { timeout: 10_000 }).toBe(expected.requests);
+  const stored = await page.evaluate(() => new Promise<string>((resolve) => {
+    const open = indexedDB.open('lantern-metrics', 1);
+    open.onsuccess = () => {
+      const get = open.result.transaction('state').objectStore('state').get('aggregates');
+      get.onsuccess = () => resolve(JSON.stringify(get.result));
+    };
+  }));
+  expect(stored).not.toContain(MARKER);
+  await page.goto('/?tab=metrics');
+  await expect(page.getByTestId('metrics')).toHaveAttribute('data-requests', String(expected.requests));
+  await expect(page.getByTestId('latency-chart-spam-filter-wasm').locator('canvas')).toHaveCount(1);
+});
+
+test('benchmark this device: a warm-up and fixed runs per built-in model, in a table', async ({ page }) => {
+  await page.goto('/?tab=metrics');
+  await page.getByTestId('benchmark').click();
+  const table = page.getByTestId('benchmark-table');
+  for (const model of ['spam-filter', 'doc-orientation', 'fashion-mnist']) {
+    await expect(table.getByTestId(`benchmark-${model}`)).toContainText('WASM', { timeout: 90_000 });
+  }
+  await expect(table.getByTestId('benchmark-spam-filter')).toContainText('0/20');
+  await expect(page.getByTestId('benchmark')).toBeVisible();
+});
