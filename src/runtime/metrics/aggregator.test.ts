@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LIMITS, MetricsAggregator, MetricsStateSchema } from './aggregator.ts';
-import { seeded } from './test-random.ts';
+import { mulberry32 as seeded } from '../../../models/spam-filter/recipe/corpus.mjs';
 import { failedRecord, okRecord } from './aggregator.test-helpers.ts';
 
 function clock(start = 1_700_000_000_000) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seeded } from './test-random.ts';
+import { mulberry32 as seeded } from '../../../models/spam-filter/recipe/corpus.mjs';
 import { Histogram, HistogramJsonSchema, MAX_BUCKETS, MAX_VALUE, MIN_VALUE, RELATIVE_ERROR } from './histogram.ts';
 
 function exactQuantile(sorted: number[], q: number): number {

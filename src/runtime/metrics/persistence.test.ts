@@ -9,23 +9,27 @@ const deleteDb = () => new Promise<void>((resolve) => {
   request.onsuccess = request.onerror = request.onblocked = () => resolve();
 });
 
+/** A fresh aggregator restored from (and saving to) the database: what a page load does. */
+async function opened(options: ConstructorParameters<typeof MetricsPersistence>[1] = {}) {
+  const agg = new MetricsAggregator();
+  const p = new MetricsPersistence(agg, options);
+  await p.start();
+  return { agg, p };
+}
+
 describe('MetricsPersistence', () => {
   afterEach(async () => {
     await deleteDb();
   });
 
   it('survives a "reload": a new aggregator restores what the old one saved', async () => {
-    const first = new MetricsAggregator();
-    const saving = new MetricsPersistence(first, { debounceMs: 10 });
-    await saving.start();
+    const { agg: first, p: saving } = await opened({ debounceMs: 10 });
     first.record(okRecord());
     first.record(okRecord({ coldStart: true, load: { filesMs: 5, createMs: 7 } }));
     first.record(failedRecord('TIMEOUT'));
     await saving.stop();
 
-    const second = new MetricsAggregator();
-    const loading = new MetricsPersistence(second);
-    await loading.start();
+    const { agg: second, p: loading } = await opened();
     expect(second.snapshot().totals).toEqual({ requests: 3, ok: 2, errors: 0, rejections: 1 });
     const [before, after] = [first.snapshot().series[0]!, second.snapshot().series[0]!];
     expect(after.since).toEqual(before.since);
@@ -36,9 +40,7 @@ describe('MetricsPersistence', () => {
   });
 
   it('debounces: many records make one write', async () => {
-    const agg = new MetricsAggregator();
-    const p = new MetricsPersistence(agg, { debounceMs: 50 });
-    await p.start();
+    const { agg, p } = await opened({ debounceMs: 50 });
     const flush = vi.spyOn(p, 'flush');
     for (let i = 0; i < 100; i++) agg.record(okRecord());
     expect(flush).not.toHaveBeenCalled();
@@ -48,9 +50,7 @@ describe('MetricsPersistence', () => {
   });
 
   it('refuses a save over the size limit instead of growing the database', async () => {
-    const agg = new MetricsAggregator();
-    const p = new MetricsPersistence(agg, { maxBytes: 100 });
-    await p.start();
+    const { agg, p } = await opened({ maxBytes: 100 });
     agg.record(okRecord());
     await p.flush();
     expect(p.lastError).toMatch(/over the 100-byte limit/);
@@ -58,9 +58,7 @@ describe('MetricsPersistence', () => {
   });
 
   it('discards an unreadable saved state and starts empty', async () => {
-    const agg = new MetricsAggregator();
-    const p = new MetricsPersistence(agg);
-    await p.start();
+    const { agg, p } = await opened();
     agg.record(okRecord());
     await p.flush();
     await p.stop();
@@ -73,24 +71,18 @@ describe('MetricsPersistence', () => {
         tx.oncomplete = () => { open.result.close(); resolve(); };
       };
     });
-    const fresh = new MetricsAggregator();
-    const again = new MetricsPersistence(fresh);
-    await again.start();
+    const { agg: fresh, p: again } = await opened();
     expect(fresh.snapshot().totals.requests).toBe(0);
     expect(again.lastError).toMatch(/unreadable/);
     await again.stop();
   });
 
   it('clear() forgets everything, on disk too', async () => {
-    const agg = new MetricsAggregator();
-    const p = new MetricsPersistence(agg);
-    await p.start();
+    const { agg, p } = await opened();
     agg.record(okRecord());
     await p.clear();
     await p.stop();
-    const fresh = new MetricsAggregator();
-    const again = new MetricsPersistence(fresh);
-    await again.start();
+    const { agg: fresh, p: again } = await opened();
     expect(fresh.snapshot().totals.requests).toBe(0);
     await again.stop();
   });
