@@ -84,8 +84,11 @@ async function fetchChunk(fetcher: typeof fetch, url: string, file: ManifestFile
     throw new IntegrityError(`The server sent a web page instead of ${file.path}; it was not stored.`, where);
   }
   if (response.status === 206) {
-    const range = response.headers.get('Content-Range');
-    if (range !== null && range !== `bytes ${start}-${end - 1}/${file.size}`) {
+    const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('Content-Range') ?? '');
+    if (range && range[3] !== String(file.size)) {
+      throw new IntegrityError(`The server's copy of ${file.path} is not the size the signed manifest says; it was not stored.`, where);
+    }
+    if (range && (Number(range[1]) !== start || Number(range[2]) !== end - 1)) {
       throw new IntegrityError(`The server sent the wrong part of ${file.path}; it was not stored.`, where);
     }
   }

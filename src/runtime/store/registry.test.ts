@@ -120,6 +120,17 @@ describe('ModelRegistry.install', () => {
     await expect(registry.install(urls('1.0.0'))).resolves.toMatchObject({ status: 'ready' });
   });
 
+  it('refuses a file whose size differs from the manifest (truncated on the server)', async () => {
+    const { registry, server, releases } = await setup(['1.0.0', 1]);
+    const full = releases.get('1.0.0')!.files.get('onnx/model.onnx')!;
+    server.misbehave = (path, range) => {
+      if (!path.endsWith('.onnx') || !range) return undefined;
+      const cut = full.subarray(0, 6000);
+      return new Response(cut.slice(range[0], range[1] + 1), { status: 206, headers: { 'Content-Range': `bytes ${range[0]}-${Math.min(range[1], 5999)}/6000` } });
+    };
+    await expect(registry.install(urls('1.0.0'))).rejects.toThrow(/not the size the signed manifest says/);
+  });
+
   it('treats a 404 signature as unsigned', async () => {
     const { registry, server } = await setup(['1.0.0', 1]);
     server.misbehave = (path) => (path.endsWith('.sig.json') ? new Response('', { status: 404 }) : undefined);
