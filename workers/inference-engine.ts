@@ -89,11 +89,13 @@ export class InferenceEngine {
   private readonly models = new Map<string, LoadedModel>();
   private gpuLost?: string;
 
-  async init(preference: BackendPreference, workers = 1): Promise<DeviceReport> {
+  /** `threads` overrides the WASM thread count (benchmarks); otherwise the cores are split between workers. */
+  async init(preference: BackendPreference, workers = 1, threads?: number): Promise<DeviceReport> {
     if (this.device) return this.device;
     const adapter = await probeAdapter();
     const facts = { adapter, crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency };
-    const choice = chooseBackend(preference, facts, workers);
+    const chosen = chooseBackend(preference, facts, workers);
+    const choice = threads && facts.crossOriginIsolated ? { ...chosen, threads } : chosen;
     // ORT reads these once, when its wasm starts: they must be set before the first session.
     ort.env.wasm.numThreads = choice.threads;
     ort.env.wasm.proxy = false;

@@ -27,9 +27,9 @@ function holdAliveLock(): Promise<void> {
 
 /** The page-facing API. Its type (InferenceWorkerApi) is the one contract with the page. */
 const api = {
-  init: async (preference: BackendPreference, workers: number) => {
+  init: async (preference: BackendPreference, workers: number, threads?: number) => {
     await holdAliveLock();
-    return engine.init(preference, workers);
+    return engine.init(preference, workers, threads);
   },
   load: (files: ModelFiles) => engine.load(files),
   classify: (key: string, inputs: ClassifyInput[], k: number) => engine.classify(key, inputs, k),

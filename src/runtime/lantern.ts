@@ -54,6 +54,8 @@ export interface LanternOptions {
   backend?: BackendPreference;
   /** Inference workers; on WASM they split the cores' threads between them. */
   poolSize?: number;
+  /** WASM threads per worker (overrides the split; for benchmarks and low-end devices). */
+  threads?: number;
   idleMs?: number;
   maxQueued?: number;
   maxBatch?: number;
@@ -98,6 +100,7 @@ export class Lantern {
       createWorker: options.createWorker,
       backend: options.backend ?? 'auto',
       poolSize,
+      threads: options.threads,
       idleMs: options.idleMs ?? 5 * 60_000,
       onLifecycle: options.onLifecycle,
     }));

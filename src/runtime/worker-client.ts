@@ -15,6 +15,8 @@ export interface WorkerClientOptions {
   poolSize: number;
   /** Shut an unused worker down after this long, freeing its memory (0 = never). */
   idleMs: number;
+  /** WASM threads per worker; by default the cores are split between the pool's workers. */
+  threads?: number;
   onLifecycle?: (event: WorkerLifecycleEvent) => void;
 }
 
@@ -52,7 +54,7 @@ export class WorkerClient {
     const remote = wrap<InferenceWorkerApi>(worker);
     const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, loads: new Map(), inFlight: new Set(), dead: false };
     worker.addEventListener('error', (event) => this.stop(live, 'crashed', `the worker failed: ${event.message || 'unknown error'}`));
-    live.device = remote.init(this.options.backend, this.options.poolSize).then((device) => {
+    live.device = remote.init(this.options.backend, this.options.poolSize, this.options.threads).then((device) => {
       // Granted only once the worker no longer holds it, i.e. when it has died.
       void navigator.locks.request(`lantern-alive:${name}`, () => {
         if (!live.dead) this.stop(live, 'crashed', 'the worker stopped unexpectedly');
