@@ -118,6 +118,15 @@ export class Lantern {
     return this.scheduler.whenIdle();
   }
 
+  /** Holds queued requests without running them (page hidden); see Scheduler.pause. */
+  pause(): void {
+    this.scheduler.pause();
+  }
+
+  resume(): void {
+    this.scheduler.resume();
+  }
+
   get queueDepth(): number {
     return this.scheduler.depth;
   }

@@ -244,4 +244,58 @@ describe('Scheduler', () => {
     await tick();
     expect(idle).toBe(true);
   });
+
+  it('keeps an extra slot cold until a backlog builds', async () => {
+    const pool = new FakePool();
+    const s = make(pool, { slots: 2, maxBatch: () => 1, slotAvailable: (slot, waiting) => slot === 0 || waiting >= 3 });
+    const first = [1, 2].map((x) => s.submit('m', x));
+    await tick();
+    // One waiting request is not a backlog: slot 1 stays unused.
+    expect(pool.batches.map((b) => b.slot)).toEqual([0]);
+    const more = [3, 4, 5].map((x) => s.submit('m', x));
+    await tick();
+    expect(pool.batches.map((b) => b.slot)).toEqual([0, 1]);
+    // Once the backlog is below the threshold again, slot 1 takes no more work.
+    for (let i = 0; i < 5; i++) {
+      await tick();
+      pool.batches[i]!.release();
+    }
+    await Promise.all([...first, ...more]);
+    expect(pool.batches.map((b) => b.slot)).toEqual([0, 1, 0, 0, 0]);
+  });
+  it('while paused queues without dispatching, keeps cancellation, and resumes in order', async () => {
+    const pool = new FakePool();
+    const s = make(pool);
+    s.pause();
+    const controller = new AbortController();
+    const kept = [s.submit('m', 1), s.submit('m', 2)];
+    const dropped = s.submit('m', 3, { signal: controller.signal });
+    await tick();
+    expect(pool.batches).toHaveLength(0);
+    expect(s.depth).toBe(3);
+    controller.abort();
+    await expect(dropped).rejects.toBeInstanceOf(CancelledError);
+    s.resume();
+    await tick();
+    expect(pool.batches.map((b) => b.inputs)).toEqual([[1, 2]]);
+    pool.batches[0]!.release();
+    expect((await Promise.all(kept)).map((r) => r.value)).toEqual([10, 20]);
+  });
+
+  it('lets a running batch finish when paused but starts nothing after it', async () => {
+    const pool = new FakePool();
+    const s = make(pool);
+    const running = s.submit('m', 1);
+    await tick();
+    s.pause();
+    const waiting = s.submit('m', 2);
+    pool.batches[0]!.release();
+    expect((await running).value).toBe(10);
+    await tick();
+    expect(pool.batches).toHaveLength(1);
+    s.resume();
+    await tick();
+    pool.batches[1]!.release();
+    expect((await waiting).value).toBe(20);
+  });
 });

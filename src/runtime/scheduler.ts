@@ -36,6 +36,11 @@ export interface SchedulerOptions<I, O> {
   maxQueued: number;
   /** Extra wait to gather background batches (ms). */
   maxWaitMs?: number;
+  /**
+   * Whether an idle slot may take work now, given how many requests wait. Lets a pool keep its
+   * extra workers cold (no start-up cost, no memory) until a real backlog builds. Default: yes.
+   */
+  slotAvailable?: (slot: number, waiting: number) => boolean;
   now?: () => number;
 }
 
@@ -84,6 +89,7 @@ export class Scheduler<I, O> {
   private running = 0;
   private timer?: ReturnType<typeof setTimeout>;
   private idleWaiters: (() => void)[] = [];
+  private paused = false;
   private readonly now: () => number;
   readonly stats: SchedulerStats = { queued: 0, running: 0, rejectedBusy: 0, cancelled: 0, timedOut: 0, crashed: 0 };
 
@@ -183,6 +189,24 @@ export class Scheduler<I, O> {
     for (const resolve of waiters) resolve();
   }
 
+  /**
+   * Stops dispatching (the page is hidden): requests keep queueing, deadlines and cancellation
+   * still apply, batches already running finish. `resume` dispatches what waited.
+   */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.pump();
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
   /** Picks the model whose head request has waited longest, interactive before background. */
   private nextModel(): { modelId: string; ready: boolean } | undefined {
     let best: { modelId: string; at: number; interactive: boolean } | undefined;
@@ -202,14 +226,23 @@ export class Scheduler<I, O> {
     return { modelId: best.modelId, ready };
   }
 
+  /** The lowest free slot allowed to take work, removed from the free list. */
+  private takeSlot(): number | undefined {
+    this.freeSlots.sort((a, b) => a - b);
+    const at = this.freeSlots.findIndex((slot) => this.options.slotAvailable?.(slot, this.queued) ?? true);
+    return at < 0 ? undefined : this.freeSlots.splice(at, 1)[0];
+  }
+
   private pump(): void {
-    while (this.freeSlots.length > 0) {
+    while (!this.paused && this.freeSlots.length > 0) {
       const next = this.nextModel();
       if (!next) return;
       if (!next.ready) {
         this.armTimer();
         return;
       }
+      const slot = this.takeSlot();
+      if (slot === undefined) return;
       const queue = this.queues.get(next.modelId)!;
       const max = Math.max(1, this.options.maxBatch(next.modelId));
       const batch: Pending<I, O>[] = [];
@@ -218,7 +251,7 @@ export class Scheduler<I, O> {
       }
       this.queued -= batch.length;
       this.stats.queued = this.queued;
-      this.dispatch(next.modelId, batch, this.freeSlots.shift()!);
+      this.dispatch(next.modelId, batch, slot);
     }
   }
 

@@ -1,0 +1,32 @@
+/**
+ * Runtime defaults sized to the device. A phone with 2 GB of RAM or 2 cores runs out of
+ * memory with 32-input batches and gains nothing from threads competing with the UI.
+ * `navigator.deviceMemory` is Chromium-only and capped (0.25–8); absent means "unknown", not low.
+ */
+export interface DeviceHints {
+  deviceMemory?: number;
+  hardwareConcurrency?: number;
+}
+
+export interface RuntimeDefaults {
+  lowEnd: boolean;
+  maxBatch: number;
+  /** WASM threads per worker; undefined lets the runtime split the cores. */
+  threads?: number;
+  maxQueued: number;
+  metricsWindowMs: number;
+}
+
+export const LOW_END_MEMORY_GB = 2;
+export const LOW_END_CORES = 2;
+
+export function isLowEnd(hints: DeviceHints): boolean {
+  return (hints.deviceMemory !== undefined && hints.deviceMemory <= LOW_END_MEMORY_GB)
+    || (hints.hardwareConcurrency !== undefined && hints.hardwareConcurrency <= LOW_END_CORES);
+}
+
+export function runtimeDefaults(hints: DeviceHints): RuntimeDefaults {
+  return isLowEnd(hints)
+    ? { lowEnd: true, maxBatch: 4, threads: 1, maxQueued: 64, metricsWindowMs: 60_000 }
+    : { lowEnd: false, maxBatch: 32, maxQueued: 256, metricsWindowMs: 5 * 60_000 };
+}
