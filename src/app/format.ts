@@ -1,12 +1,27 @@
-/** Human-readable sizes for the UI (binary units, one decimal above KB). */
+import { formatNumber } from './i18n/index.ts';
+
+const UNITS = ['kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
+
+/** Human-readable sizes in the current language (binary multiples, one decimal above a KB). */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
+  if (bytes < 1024) return formatNumber(bytes, { style: 'unit', unit: 'byte', unitDisplay: 'short' });
   let value = bytes / 1024;
   let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
+  while (value >= 1024 && unit < UNITS.length - 1) {
     value /= 1024;
     unit++;
   }
-  return `${value.toFixed(1)} ${units[unit]}`;
+  return formatNumber(value, { style: 'unit', unit: UNITS[unit], unitDisplay: 'short', minimumFractionDigits: 1, maximumFractionDigits: 1 });
+}
+
+/** A share in [0, 1] as a percentage with one decimal. */
+export function formatPercent(share: number): string {
+  return formatNumber(share, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
+}
+
+/** Milliseconds with sensible precision; an empty statistic (NaN) shows as a dash. */
+export function formatMs(value: number): string {
+  if (!Number.isFinite(value)) return '–';
+  const digits = value < 10 ? 2 : value < 100 ? 1 : 0;
+  return formatNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }

@@ -1,17 +1,85 @@
 import { en, type MessageKey } from './en.ts';
+import { hi } from './hi.ts';
 
 export type { MessageKey };
 export type Messages = Record<MessageKey, string>;
 
-const catalogs: Record<string, Messages> = { en };
+/** Every shipped language, with its name written in itself (what a reader looks for). */
+export const LANGUAGES = {
+  en: { name: 'English', messages: en as Messages },
+  hi: { name: 'हिन्दी', messages: hi },
+} satisfies Record<string, { name: string; messages: Messages }>;
+export type Language = keyof typeof LANGUAGES;
 
-let current: Messages = en;
+const STORAGE_KEY = 'lantern.language';
+const listeners = new Set<() => void>();
+let current: Language = 'en';
 
+export function isLanguage(value: string | null | undefined): value is Language {
+  return value !== null && value !== undefined && Object.hasOwn(LANGUAGES, value);
+}
+
+/** A saved choice wins; otherwise the first browser language we ship (`hi-IN` → `hi`). */
+export function detectLanguage(saved: string | null, browser: readonly string[]): Language {
+  if (isLanguage(saved)) return saved;
+  for (const tag of browser) {
+    const base = tag.toLowerCase().split('-')[0];
+    if (isLanguage(base)) return base;
+  }
+  return 'en';
+}
+
+export function language(): Language {
+  return current;
+}
+
+/** Switches the catalog and tells subscribers (the app root re-renders everything). */
 export function setLanguage(lang: string): void {
-  current = catalogs[lang] ?? en;
+  current = isLanguage(lang) ? lang : 'en';
+  if (typeof document !== 'undefined') document.documentElement.lang = current;
+  for (const listener of listeners) listener();
+}
+
+/** The user picked a language in the UI: remember it across visits. */
+export function chooseLanguage(lang: Language): void {
+  try {
+    localStorage.setItem(STORAGE_KEY, lang);
+  } catch {
+    // Storage refused (private mode): the choice holds for this visit.
+  }
+  setLanguage(lang);
+}
+
+/** Start-up: saved choice, else navigator.languages. */
+export function initLanguage(): void {
+  let saved: string | null = null;
+  try {
+    saved = localStorage.getItem(STORAGE_KEY);
+  } catch {
+    saved = null;
+  }
+  setLanguage(detectLanguage(saved, navigator.languages ?? [navigator.language]));
+}
+
+export function onLanguageChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 /** Looks a message up and fills `{name}` placeholders. */
 export function t(key: MessageKey, params: Record<string, string | number> = {}): string {
-  return current[key].replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? `{${name}}`));
+  return LANGUAGES[current].messages[key].replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) return `{${name}}`;
+    return typeof value === 'number' ? formatNumber(value) : value;
+  });
+}
+
+/** Numbers in the current language's conventions (Hindi uses Indian grouping: 1,23,456). */
+export function formatNumber(value: number, options: Intl.NumberFormatOptions = {}): string {
+  return new Intl.NumberFormat(current, options).format(value);
+}
+
+export function formatDateTime(value: number | Date, options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' }): string {
+  return new Intl.DateTimeFormat(current, options).format(value);
 }
