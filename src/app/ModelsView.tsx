@@ -21,6 +21,13 @@ async function snapshot(registry: ModelRegistry): Promise<Snapshot> {
   return { models, storage, transfers: registry.activeTransfers(), notices: registry.notices };
 }
 
+function noticeText(n: RegistryNotice): string {
+  const vars = { id: n.id, version: n.version, fallback: n.fallbackVersion ?? '', reason: n.reason ?? '' };
+  if (n.kind === 'rejected') return t('models.notice.rejected', vars);
+  if (n.kind === 'rolled-back') return t('models.notice.rolledBack', vars);
+  return t(n.fallbackVersion ? 'models.notice.quarantined' : 'models.notice.quarantinedNoFallback', vars);
+}
+
 /** Installed models and versions, updates, sideloading, storage; every action goes through the registry. */
 export function ModelsView({ services }: { services: Services }) {
   const [opened, setOpened] = useState<OpenedRegistry | null>(null);
@@ -102,10 +109,8 @@ export function ModelsView({ services }: { services: Services }) {
   return (
     <div class="models">
       {state.notices.map((n) => (
-        <div class="card notice" role="alert" data-testid="registry-notice" key={`${n.id}@${n.version}`}>
-          <p>{n.fallbackVersion
-            ? t('models.notice.quarantined', { id: n.id, version: n.version, fallback: n.fallbackVersion })
-            : t('models.notice.quarantinedNoFallback', { id: n.id, version: n.version })}</p>
+        <div class="card notice" role="alert" data-testid="registry-notice" data-kind={n.kind} key={`${n.kind}:${n.id}@${n.version}`}>
+          <p>{noticeText(n)}</p>
           <button type="button" onClick={() => registry.dismissNotice(n)}>{t('models.dismiss')}</button>
         </div>
       ))}

@@ -4,6 +4,8 @@ import { MemorySampler } from '../runtime/metrics/memory.ts';
 import { MetricsPersistence } from '../runtime/metrics/persistence.ts';
 import { openRegistry, type OpenedRegistry } from '../runtime/store/bootstrap.ts';
 import { StoreModelSource } from '../runtime/store/store-model-source.ts';
+import { autoRollback } from '../runtime/auto-rollback.ts';
+import { goldenValidator } from '../runtime/golden-gate.ts';
 import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
 
@@ -24,16 +26,22 @@ export interface Services {
 
 export function createServices(): Services {
   const params = new URLSearchParams(location.search);
-  const models = openRegistry(document.baseURI, { storage: navigator.storage });
+  // Golden sets run on the first worker of the pool, created below (the gate runs long after start-up).
+  const models = openRegistry(document.baseURI, { storage: navigator.storage, validate: goldenValidator(() => lantern.clients[0]!) });
   const metrics = new MetricsAggregator();
-  const lantern = new Lantern({
+  const source = new StoreModelSource(models.then((m) => m.registry));
+  const watchVersions = autoRollback({ registry: models.then((m) => m.registry), source, onRolledBack: () => lantern.refreshModels() });
+  const lantern: Lantern = new Lantern({
     createWorker: (name) => new Worker(new URL('../../workers/inference.worker.ts', import.meta.url), { type: 'module', name }),
-    models: new StoreModelSource(models.then((m) => m.registry)),
+    models: source,
     backend: backendFromUrl(),
     poolSize: Number(params.get('workers') ?? 1) || 1,
     idleMs: Number(params.get('idleMs') ?? 5 * 60_000),
     maxQueued: Number(params.get('maxQueued') ?? 256) || 256,
-    onRecord: metrics.record,
+    onRecord: (record) => {
+      metrics.record(record);
+      watchVersions(record);
+    },
   });
   const pwa = new PwaController();
   pwa.start();

@@ -2,7 +2,7 @@ import { LanternError, NetworkError } from '../errors.ts';
 import { latestReleases, OriginPolicy } from './catalog.ts';
 import { BUILTIN_CATALOG, parseRegistryConfig, type RegistryConfig } from './config.ts';
 import { ModelStore } from './model-store.ts';
-import { ModelRegistry, type StorageManagerLike } from './registry.ts';
+import { ModelRegistry, type CandidateValidator, type StorageManagerLike } from './registry.ts';
 import { TrustStore } from './trust.ts';
 
 /**
@@ -23,7 +23,7 @@ async function fetchJson(url: string, fetcher: typeof fetch): Promise<unknown> {
   return response.json();
 }
 
-export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string } = {}): Promise<OpenedRegistry> {
+export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
   const [configJson, trustJson, store] = await Promise.all([
     fetchJson(new URL('registry-config.json', appBase).href, fetcher),
@@ -38,6 +38,7 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
     catalogUrl: new URL(config.catalogUrl, appBase).href,
     fetch: fetcher,
     storage: options.storage,
+    validate: options.validate,
   });
   return { registry, config, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href) };
 }

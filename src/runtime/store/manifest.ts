@@ -13,7 +13,8 @@ export const MANIFEST_FORMAT = 'lantern-manifest/1';
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase hex sha256');
 /** Relative, no `..`, no empty segments: a path can never climb out of its release folder. */
 const RelativePath = z.string().max(200).regex(/^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/, 'expected a relative path');
-export const FILE_ROLES = ['onnx', 'config', 'preprocessor', 'tokenizer', 'tokenizer-config'] as const;
+/** `golden`: an image input of the validation set (several allowed); every other role is unique. */
+export const FILE_ROLES = ['onnx', 'config', 'preprocessor', 'tokenizer', 'tokenizer-config', 'golden'] as const;
 export type FileRole = (typeof FILE_ROLES)[number];
 
 const ManifestFileSchema = z.object({
@@ -24,6 +25,20 @@ const ManifestFileSchema = z.object({
   chunkSize: z.number().int().positive(),
   chunks: z.array(Sha256),
 }).refine((f) => f.chunks.length === Math.max(1, Math.ceil(f.size / f.chunkSize)), 'chunk count does not match size / chunkSize');
+
+const GoldenItemSchema = z.object({
+  input: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('text'), text: z.string().max(100_000) }),
+    z.object({ kind: z.literal('image'), path: RelativePath }),
+  ]),
+  label: z.string(),
+});
+export const ValidationSchema = z.object({
+  /** Minimum accuracy (0–1) on the items for the release to become active. */
+  threshold: z.number().min(0).max(1),
+  items: z.array(GoldenItemSchema).min(1).max(500),
+});
+export type ReleaseValidation = z.infer<typeof ValidationSchema>;
 
 export const ManifestSchema = z.object({
   format: z.literal(MANIFEST_FORMAT),
@@ -40,10 +55,13 @@ export const ManifestSchema = z.object({
   files: z.array(ManifestFileSchema).min(1)
     .refine((files) => new Set(files.map((f) => f.path)).size === files.length, 'duplicate file path')
     .refine((files) => files.filter((f) => f.role === 'onnx').length === 1 && files.filter((f) => f.role === 'config').length === 1, 'needs exactly one onnx and one config file')
-    .refine((files) => new Set(files.map((f) => f.role)).size === files.length, 'duplicate file role'),
+    .refine((files) => { const unique = files.filter((f) => f.role !== 'golden'); return new Set(unique.map((f) => f.role)).size === unique.length; }, 'duplicate file role'),
   /** Example inputs published next to the manifest; unsigned conveniences, never model data. */
   samples: z.array(z.object({ name: z.string().max(100), path: RelativePath, kind: z.enum(['text', 'image']) })).default([]),
-});
+  /** Optional golden set the device runs before activating this release (the validation gate). */
+  validation: ValidationSchema.optional(),
+}).refine((m) => (m.validation?.items ?? []).every(({ input }) => input.kind === 'text' || m.files.some((f) => f.role === 'golden' && f.path === input.path)),
+  'every golden image must be a listed file with role "golden"');
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type ManifestFile = Manifest['files'][number];
 
@@ -111,6 +129,7 @@ export interface PackInput {
   expiresAt?: string;
   files: { path: string; role: FileRole; bytes: Uint8Array }[];
   samples?: Manifest['samples'];
+  validation?: ReleaseValidation;
   chunkSize?: number;
 }
 
@@ -138,6 +157,7 @@ export async function buildManifest(input: PackInput): Promise<{ manifest: Manif
     labels: input.labels,
     files,
     samples: input.samples ?? [],
+    ...(input.validation ? { validation: input.validation } : {}),
   };
   const parsed = ManifestSchema.safeParse(draft);
   if (!parsed.success) throw new ValidationError(describeSchemaError('The release manifest', parsed.error));

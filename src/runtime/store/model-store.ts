@@ -11,7 +11,8 @@ import { totalSize, versionKey, type Manifest } from './manifest.ts';
  * either the old state or the new one. Only bytes that were already verified are written here.
  */
 
-export type VersionStatus = 'downloading' | 'ready' | 'quarantined';
+/** `rejected`: failed its validation gate, or was rolled back automatically; never activated by itself. */
+export type VersionStatus = 'downloading' | 'ready' | 'quarantined' | 'rejected';
 
 export interface VersionRecord {
   key: string;
@@ -21,7 +22,7 @@ export interface VersionRecord {
   status: VersionStatus;
   sizeBytes: number;
   addedAt: number;
-  /** Why it was quarantined (a fixed message, never content). */
+  /** Why it was quarantined or rejected (a fixed message, never content). */
   reason?: string;
 }
 
@@ -198,7 +199,7 @@ export class ModelStore {
     await this.write(ALL, async (tx) => {
       const version = await tx.objectStore('versions').get(key);
       const manifest = await tx.objectStore('manifests').get(key);
-      if (!version || !manifest || version.status === 'quarantined') throw new StorageError('That version is not installed.', { key });
+      if (!version || !manifest || version.status === 'quarantined' || version.status === 'rejected') throw new StorageError('That version is not installed.', { key });
       for (const sha of manifest.chunks) {
         if ((await tx.objectStore('chunks').getKey(sha)) === undefined) throw new StorageError('That version is not completely downloaded.', { key });
       }
@@ -253,6 +254,31 @@ export class ModelStore {
       }
       await pointers.delete(pointer.id);
       return undefined;
+    });
+  }
+
+  /** Marks a candidate that failed its validation gate; the active version is not touched. */
+  async reject(key: string, reason: string): Promise<void> {
+    await this.write(['versions'], async (tx) => {
+      const version = await tx.objectStore('versions').get(key);
+      if (version) await tx.objectStore('versions').put({ ...version, status: 'rejected', reason });
+    });
+  }
+
+  /**
+   * Automatic rollback, in one transaction: if `key` is still active and its previous version is
+   * ready, the previous one becomes active and `key` is marked rejected. Returns the new active key.
+   */
+  async rollBackFrom(key: string, reason: string): Promise<string | undefined> {
+    return this.write(['versions', 'pointers'], async (tx) => {
+      const version = await tx.objectStore('versions').get(key);
+      const pointer = version && await tx.objectStore('pointers').get(version.id);
+      if (!version || pointer?.active !== key || !pointer.previous) return undefined;
+      const previous = await tx.objectStore('versions').get(pointer.previous);
+      if (previous?.status !== 'ready') return undefined;
+      await tx.objectStore('pointers').put({ id: version.id, active: previous.key });
+      await tx.objectStore('versions').put({ ...version, status: 'rejected', reason });
+      return previous.key;
     });
   }
 

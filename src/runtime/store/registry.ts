@@ -1,4 +1,4 @@
-import { BusyError, IntegrityError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
+import { BusyError, IntegrityError, isAbortError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { openBundle, type BundleSource } from './bundle.ts';
 import { fetchCatalog, type OriginPolicy, type Release } from './catalog.ts';
 import { writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
@@ -30,15 +30,31 @@ export interface RegistryOptions {
   storage?: StorageManagerLike;
   retries?: number;
   backoffMs?: number;
+  /**
+   * Runs a release's golden set on the candidate before it may become active. Supplied by the
+   * app (it needs a worker); the store itself holds no inference code.
+   */
+  validate?: CandidateValidator;
 }
+
+export interface GoldenOutcome {
+  total: number;
+  correct: number;
+  /** Items whose run failed (any error): one is enough to reject the release. */
+  failed: number;
+}
+export type CandidateValidator = (manifest: Manifest, read: VerifiedRead & { ok: true }) => Promise<GoldenOutcome>;
 
 /** Something the user must be told about that happened outside any button they pressed. */
 export interface RegistryNotice {
-  kind: 'quarantined';
+  /** quarantined: failed re-verification; rejected: failed its validation gate; rolled-back: failed in real use. */
+  kind: 'quarantined' | 'rejected' | 'rolled-back';
   id: string;
   version: string;
   /** The version now answering instead, if there is one. */
   fallbackVersion?: string;
+  /** A fixed sentence (never input) saying why. */
+  reason?: string;
 }
 
 export interface Transfer {
@@ -199,6 +215,8 @@ export class ModelRegistry {
           await store.quarantine(key, 'failed verification after download', check.badChunks);
           throw new ValidationError(`Release ${manifest.version} of ${manifest.id} does not match its manifest; it was not activated.`, { key });
         }
+        // Until the gate passes the version stays "downloading": a reload here leaves the old one active.
+        await this.gate(manifest, check);
       } finally {
         this.transfers.delete(manifest.id);
         this.changed();
@@ -207,6 +225,31 @@ export class ModelRegistry {
     await store.activate(key);
     this.changed();
     return (await store.version(key))!;
+  }
+
+  /**
+   * The validation gate: a release with a golden set becomes active only if every item runs and
+   * the accuracy reaches its threshold. Otherwise it is marked rejected and the active version stays.
+   */
+  private async gate(manifest: Manifest, read: VerifiedRead & { ok: true }): Promise<void> {
+    const { validation } = manifest;
+    if (!validation || !this.options.validate) return;
+    const total = validation.items.length;
+    let outcome: GoldenOutcome;
+    try {
+      outcome = await this.options.validate(manifest, read);
+    } catch (error) {
+      if (isAbortError(error)) throw error;
+      outcome = { total, correct: 0, failed: total };
+    }
+    const reason = gateFailure(outcome, validation.threshold);
+    if (!reason) return;
+    const key = versionKey(manifest);
+    await this.options.store.reject(key, reason);
+    this.notices = [...this.notices, { kind: 'rejected', id: manifest.id, version: manifest.version, reason }];
+    throw new ValidationError(`Release ${manifest.version} of ${manifest.id} was not activated: ${reason}.`, {
+      key, correct: outcome.correct, failed: outcome.failed, total: outcome.total, threshold: validation.threshold,
+    });
   }
 
   /** Refuses before downloading anything when the device clearly lacks room. */
@@ -252,6 +295,20 @@ export class ModelRegistry {
     this.changed();
   }
 
+  /**
+   * Post-activation rollback after the version failed too often in real use: the previous
+   * version becomes active and this one is marked rejected. Returns the version now answering.
+   */
+  async rollBackAutomatically(key: string, reason: string): Promise<string | undefined> {
+    const active = await this.options.store.rollBackFrom(key, reason);
+    const version = await this.options.store.version(key);
+    if (!active || !version) return undefined;
+    const fallbackVersion = (await this.options.store.version(active))?.version;
+    this.notices = [...this.notices, { kind: 'rolled-back', id: version.id, version: version.version, reason, ...(fallbackVersion ? { fallbackVersion } : {}) }];
+    this.changed();
+    return active;
+  }
+
   async removeVersion(key: string): Promise<void> {
     await this.options.store.removeVersion(key);
     this.changed();
@@ -290,6 +347,15 @@ export class ModelRegistry {
     throw quarantinedError(manifest, fallbackVersion);
   }
 }
+
+/** Why a golden-set outcome fails the gate (a fixed sentence with numbers), or undefined when it passes. */
+export function gateFailure(outcome: GoldenOutcome, threshold: number): string | undefined {
+  if (outcome.failed > 0) return `${outcome.failed} of ${outcome.total} validation items failed to run`;
+  const accuracy = outcome.total > 0 ? outcome.correct / outcome.total : 0;
+  if (accuracy < threshold) return `validation accuracy ${pct(accuracy)} is below the release's threshold of ${pct(threshold)}`;
+  return undefined;
+}
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 /** The active version failed re-verification; `details.fallback` names the version now answering. */
 function quarantinedError(manifest: Manifest, fallbackVersion: string | undefined): IntegrityError {

@@ -3,6 +3,7 @@ import type { ModelDescriptor, ModelSource } from '../model-source.ts';
 import type { ModelFiles } from '../worker-client.ts';
 import { versionKey, type FileRole, type Manifest } from './manifest.ts';
 import type { ModelRegistry } from './registry.ts';
+import type { VerifiedRead } from './verified-read.ts';
 
 /**
  * The models the app runs, read from the signed store: only active versions are listed, and
@@ -30,24 +31,29 @@ export class StoreModelSource implements ModelSource {
 
   async files(id: string): Promise<ModelFiles> {
     const { manifest, read } = await (await this.registry).readActive(id);
-    const json = (role: FileRole): unknown => {
-      const bytes = read.files.get(role);
-      if (!bytes) return undefined;
-      try {
-        return JSON.parse(new TextDecoder().decode(bytes));
-      } catch {
-        throw new ModelLoadError(`A configuration file of ${manifest.id} ${manifest.version} is not valid JSON.`, { id: manifest.id });
-      }
-    };
-    return {
-      key: versionKey(manifest),
-      onnx: read.files.get('onnx')!.buffer,
-      config: json('config'),
-      preprocessor: json('preprocessor'),
-      tokenizer: json('tokenizer'),
-      tokenizerConfig: json('tokenizer-config'),
-    };
+    return modelFiles(manifest, read);
   }
+}
+
+/** The worker's view of a verified version (also used to load a candidate for its validation gate). */
+export function modelFiles(manifest: Manifest, read: VerifiedRead & { ok: true }): ModelFiles {
+  const json = (role: FileRole): unknown => {
+    const bytes = read.files.get(role);
+    if (!bytes) return undefined;
+    try {
+      return JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      throw new ModelLoadError(`A configuration file of ${manifest.id} ${manifest.version} is not valid JSON.`, { id: manifest.id });
+    }
+  };
+  return {
+    key: versionKey(manifest),
+    onnx: read.files.get('onnx')!.buffer,
+    config: json('config'),
+    preprocessor: json('preprocessor'),
+    tokenizer: json('tokenizer'),
+    tokenizerConfig: json('tokenizer-config'),
+  };
 }
 
 export function toDescriptor(manifest: Manifest, sourceUrl?: string): ModelDescriptor {

@@ -7,11 +7,12 @@ import type { Manifest, FileRole } from './manifest.ts';
  * storage corruption or tampering is caught before ORT ever sees the bytes.
  */
 export type VerifiedRead =
-  | { ok: true; files: Map<FileRole, Uint8Array<ArrayBuffer>> }
+  | { ok: true; files: Map<FileRole, Uint8Array<ArrayBuffer>>; byPath: Map<string, Uint8Array<ArrayBuffer>> }
   | { ok: false; badChunks: string[] };
 
 export async function readVerified(store: { getChunk(sha: string): Promise<ArrayBuffer | undefined> }, manifest: Manifest): Promise<VerifiedRead> {
   const files = new Map<FileRole, Uint8Array<ArrayBuffer>>();
+  const byPath = new Map<string, Uint8Array<ArrayBuffer>>();
   const badChunks: string[] = [];
   for (const file of manifest.files) {
     const parts: Uint8Array[] = [];
@@ -24,7 +25,10 @@ export async function readVerified(store: { getChunk(sha: string): Promise<Array
     const bytes = concatBytes(parts);
     // Chunks can all be right yet be listed wrongly (a publisher bug): the file hash catches it.
     if (bytes.length !== file.size || (await sha256Hex(bytes)) !== file.sha256) badChunks.push(...file.chunks);
-    else files.set(file.role, bytes);
+    else {
+      files.set(file.role, bytes);
+      byPath.set(file.path, bytes);
+    }
   }
-  return badChunks.length ? { ok: false, badChunks } : { ok: true, files };
+  return badChunks.length ? { ok: false, badChunks } : { ok: true, files, byPath };
 }
