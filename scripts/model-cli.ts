@@ -1,16 +1,23 @@
 /**
  * Publisher CLI for signed model releases.
  *   npm run model:keygen -- --out key.json [--name "Publisher"]
- *   npm run model:pack -- <model folder> --key key.json [--key old.json] --out <dir>
+ *   npm run model:pack -- <model folder | model.onnx> --key key.json [--key old.json] --out <dir>
  *       [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--bundle file.lantern]
+ *       [--id ID] [--version X.Y.Z] [--title T] [--output logits|probabilities]
+ *       bare .onnx only: --labels labels.json|labels.txt [--size 224] [--resize stretch|shortest_edge:256]
+ *       [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
+ * The folder may be a Hugging Face transformers.js folder (its "lantern" block is derived from the
+ * graph). Missing values are asked for when stdin is a terminal, otherwise they are errors.
  * Keys stay with the publisher: never commit them. `pack` writes <dir>/<id>/<version>/...
  * and adds the release to <dir>/catalog.json; `--bundle` also writes a sideload bundle.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { LanternError } from '../src/runtime/errors.ts';
 import { generateKey, parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
-import { readModelFolder } from './model-pack/folder.ts';
+import { describeGraph } from './model-pack/onnx-graph.ts';
+import { readModelSource, type Ask } from './model-pack/source.ts';
 import { bundleOf, packRelease, writeRelease } from './model-pack/release.ts';
 
 async function keygen(args: string[]): Promise<void> {
@@ -32,12 +39,17 @@ async function pack(args: string[]): Promise<void> {
       'chunk-size': { type: 'string' },
       expires: { type: 'string' },
       bundle: { type: 'string' },
+      id: { type: 'string' }, version: { type: 'string' }, title: { type: 'string' }, labels: { type: 'string' }, size: { type: 'string' },
+      resize: { type: 'string' }, crop: { type: 'string' }, mean: { type: 'string' }, std: { type: 'string' }, output: { type: 'string' },
     },
   });
   const [folder] = positionals;
-  if (!folder || !values.out || !values.key?.length) throw new Error('usage: model:pack -- <folder> --key key.json --out <dir> [--sequence N] [--bundle file.lantern]');
+  if (!folder || !values.out || !values.key?.length) throw new Error('usage: model:pack -- <folder|model.onnx> --key key.json --out <dir> [--sequence N] [--bundle file.lantern]');
   const keys = await Promise.all(values.key.map(async (path) => parseKeyFile(JSON.parse(await readFile(path, 'utf8')))));
-  const model = await readModelFolder(folder);
+  const terminal = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+  const ask: Ask | undefined = terminal && ((question) => terminal.question(question));
+  const { model, graph } = await readModelSource(folder, values, ask).finally(() => terminal?.close());
+  console.log(`Graph: ${describeGraph(graph)}`);
   const release = await packRelease(model, {
     keys,
     ...(values.sequence !== undefined ? { sequence: Number(values.sequence) } : {}),

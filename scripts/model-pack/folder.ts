@@ -25,28 +25,44 @@ const OPTIONAL: [string, FileRole][] = [
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
-export async function readModelFolder(folder: string): Promise<ModelFolder> {
+/**
+ * `complete` may fill in what a plain Hugging Face folder lacks (the "lantern" block, derived from
+ * the graph) and check the graph; the completed config.json is what gets published.
+ */
+export type CompleteConfig = (config: Record<string, unknown>, onnx: { path: string; bytes: Uint8Array }, present: Set<string>) => Promise<Record<string, unknown>>;
+
+export async function readModelFolder(folder: string, complete?: CompleteConfig): Promise<ModelFolder> {
   const configPath = join(folder, 'config.json');
   if (!(await exists(configPath))) throw new ValidationError('The model folder has no config.json.');
-  const configBytes = await readFile(configPath);
+  let configBytes: Uint8Array = await readFile(configPath);
   let json: unknown;
   try {
-    json = JSON.parse(configBytes.toString('utf8'));
+    json = JSON.parse(new TextDecoder().decode(configBytes));
   } catch {
     throw new ValidationError('config.json is not valid JSON.');
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ValidationError('config.json is not a JSON object.');
+
+  const onnx = (await exists(join(folder, 'onnx/model_quantized.onnx'))) ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
+  if (!(await exists(join(folder, onnx)))) throw new ValidationError('The model folder has no onnx/model_quantized.onnx or onnx/model.onnx.');
+  const onnxBytes = await readFile(join(folder, onnx));
+  const present = new Set<string>();
+  for (const [path] of OPTIONAL) if (await exists(join(folder, path))) present.add(path);
+  if (complete) {
+    const completed = await complete(json as Record<string, unknown>, { path: onnx, bytes: onnxBytes }, present);
+    if (completed !== json) configBytes = new TextEncoder().encode(`${JSON.stringify(completed, null, 1)}\n`);
+    json = completed;
   }
   const parsed = ModelConfigSchema.safeParse(json);
   if (!parsed.success) throw new ValidationError(describeSchemaError('config.json', parsed.error));
   const { lantern, id2label } = parsed.data;
 
-  const onnx = (await exists(join(folder, 'onnx/model_quantized.onnx'))) ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
-  if (!(await exists(join(folder, onnx)))) throw new ValidationError('The model folder has no onnx/model_quantized.onnx or onnx/model.onnx.');
   const files: ModelFolder['files'] = [
-    { path: onnx, role: 'onnx', bytes: await readFile(join(folder, onnx)) },
+    { path: onnx, role: 'onnx', bytes: onnxBytes },
     { path: 'config.json', role: 'config', bytes: configBytes },
   ];
   for (const [path, role] of OPTIONAL) {
-    if (await exists(join(folder, path))) files.push({ path, role, bytes: await readFile(join(folder, path)) });
+    if (present.has(path)) files.push({ path, role, bytes: await readFile(join(folder, path)) });
   }
   const samplesDir = join(folder, 'samples');
   const sampleNames = (await exists(samplesDir)) ? (await readdir(samplesDir)).filter((n) => /^[A-Za-z0-9._-]+$/.test(n)).sort() : [];
