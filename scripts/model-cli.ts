@@ -3,6 +3,7 @@
  *   npm run model:keygen -- --out key.json [--name "Publisher"]
  *   npm run model:pack -- <model folder | model.onnx> --key key.json [--key old.json] --out <dir>
  *       [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--bundle file.lantern]
+ *       [--golden golden.json]  (validation set run on the device before activation; model-pack/golden.ts)
  *       [--id ID] [--version X.Y.Z] [--title T] [--output logits|probabilities]
  *       bare .onnx only: --labels labels.json|labels.txt [--size 224] [--resize stretch|shortest_edge:256]
  *       [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
@@ -18,6 +19,7 @@ import { LanternError } from '../src/runtime/errors.ts';
 import { generateKey, parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
 import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
+import { readGoldenSet } from './model-pack/golden.ts';
 import { bundleOf, packRelease, writeRelease } from './model-pack/release.ts';
 
 async function keygen(args: string[]): Promise<void> {
@@ -39,6 +41,7 @@ async function pack(args: string[]): Promise<void> {
       'chunk-size': { type: 'string' },
       expires: { type: 'string' },
       bundle: { type: 'string' },
+      golden: { type: 'string' },
       id: { type: 'string' }, version: { type: 'string' }, title: { type: 'string' }, labels: { type: 'string' }, size: { type: 'string' },
       resize: { type: 'string' }, crop: { type: 'string' }, mean: { type: 'string' }, std: { type: 'string' }, output: { type: 'string' },
     },
@@ -55,6 +58,7 @@ async function pack(args: string[]): Promise<void> {
     ...(values.sequence !== undefined ? { sequence: Number(values.sequence) } : {}),
     ...(values['chunk-size'] !== undefined ? { chunkSize: Number(values['chunk-size']) } : {}),
     ...(values.expires ? { expiresAt: new Date(values.expires).toISOString() } : {}),
+    ...(values.golden ? { golden: await readGoldenSet(values.golden) } : {}),
   });
   await writeRelease(values.out, release);
   if (values.bundle) await writeFile(values.bundle, bundleOf(release, model));

@@ -5,6 +5,7 @@ import { CATALOG_FORMAT, ReleaseCatalogSchema, type ReleaseEntry } from '../../s
 import { buildManifest, sequenceFromVersion, type Manifest } from '../../src/runtime/store/manifest.ts';
 import { sign, type KeyFile, type SignatureFile } from '../../src/runtime/store/trust.ts';
 import type { ModelFolder } from './folder.ts';
+import type { GoldenSet } from './golden.ts';
 import { inspectModel } from './inspect.ts';
 
 /**
@@ -27,16 +28,20 @@ export interface PackOptions {
   chunkSize?: number;
   createdAt?: string;
   expiresAt?: string;
+  /** A validation set the device runs before activating the release (see golden.ts). */
+  golden?: GoldenSet;
 }
 
 export async function packRelease(model: ModelFolder, options: PackOptions): Promise<PackedRelease> {
   await inspectModel(model);
+  const files = [...model.files, ...(options.golden?.files ?? [])];
   const { manifest, bytes } = await buildManifest({
     ...model.meta,
     sequence: options.sequence ?? sequenceFromVersion(model.meta.version),
     createdAt: options.createdAt ?? new Date().toISOString(),
     ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}),
-    files: model.files,
+    files,
+    ...(options.golden ? { validation: options.golden.validation } : {}),
     samples: model.samples.map(({ name, path, kind }) => ({ name, path, kind })),
     ...(options.chunkSize ? { chunkSize: options.chunkSize } : {}),
   });
@@ -45,7 +50,7 @@ export async function packRelease(model: ModelFolder, options: PackOptions): Pro
   const published = new Map<string, Uint8Array>([
     [`${dir}manifest.json`, bytes],
     [`${dir}manifest.sig.json`, new TextEncoder().encode(`${JSON.stringify(signatures, null, 1)}\n`)],
-    ...model.files.map((f) => [`${dir}${f.path}`, f.bytes] as const),
+    ...files.map((f) => [`${dir}${f.path}`, f.bytes] as const),
     ...model.samples.map((s) => [`${dir}${s.path}`, s.bytes] as const),
   ]);
   const entry: ReleaseEntry = {
@@ -57,7 +62,8 @@ export async function packRelease(model: ModelFolder, options: PackOptions): Pro
 }
 
 export function bundleOf(release: PackedRelease, model: ModelFolder): Uint8Array {
-  return writeBundle(release.manifestBytes, release.signatures, model.files.map((f) => ({ path: f.path, bytes: f.bytes })));
+  const dir = `${release.manifest.id}/${release.manifest.version}/`;
+  return writeBundle(release.manifestBytes, release.signatures, release.manifest.files.map((f) => ({ path: f.path, bytes: release.published.get(`${dir}${f.path}`)! })));
 }
 
 /** A catalog listing these releases (one entry per id@version; later ones replace earlier ones). */
