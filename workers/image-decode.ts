@@ -63,7 +63,8 @@ export async function prepareImage(source: ImageSource, config: PreprocessorConf
   const pixels = await decode(source, notes);
   if (pixels.width === 0 || pixels.height === 0) throw new InputError('The image has no pixels.');
   const plan = planResize(pixels.width, pixels.height, config);
-  const resized = resizeRgba(pixels, plan.resizeWidth, plan.resizeHeight, config.antialias);
-  const tensor = rgbaToTensor(resized.data, resized.width, resized.height, config, plan.crop, plan.outWidth, plan.outHeight);
+  // Resample only the crop: the pixels a centre crop drops are never computed.
+  const cropped = resizeRgba(pixels, plan.resizeWidth, plan.resizeHeight, config.antialias, plan.crop);
+  const tensor = rgbaToTensor(cropped.data, cropped.width, cropped.height, config, undefined, plan.outWidth, plan.outHeight);
   return { tensor, plan, notes };
 }

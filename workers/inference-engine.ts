@@ -77,6 +77,9 @@ interface LoadedModel {
   outputName: string;
 }
 
+/** ONNX bytes of `y = Identity(x)` (opset 13, 77 bytes), written with the onnx Python package. */
+const WARM_UP_MODEL = Uint8Array.from(atob('CAcSB2xhbnRlcm46OgoQCgF4EgF5IghJZGVudGl0eRIEd2FybVoPCgF4EgoKCAgBEgQKAggBYg8KAXkSCgoICAESBAoCCAFCBAoAEA0='), (c) => c.charCodeAt(0));
+
 function parse<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
   const result = schema.safeParse(value);
   if (!result.success) throw new ModelLoadError(describeSchemaError(file, result.error), { file });
@@ -86,6 +89,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
 /** Owns ORT's global state and the sessions. One engine per worker. */
 export class InferenceEngine {
   private device?: DeviceReport;
+  private warm?: Promise<void>;
   private readonly models = new Map<string, LoadedModel>();
   private gpuLost?: string;
 
@@ -101,7 +105,22 @@ export class InferenceEngine {
     ort.env.wasm.proxy = false;
     ort.env.logLevel = 'error';
     this.device = { adapter, crossOriginIsolated: facts.crossOriginIsolated, hardwareConcurrency: facts.hardwareConcurrency, choice, ortVersion: ort.env.versions.web ?? 'unknown' };
+    this.warm = this.warmUp();
     return this.device;
+  }
+
+  /**
+   * Starts ORT's wasm (download, compile, threads) as soon as the worker exists, so it overlaps
+   * with the page opening the model store instead of following it. ORT has no init API: a
+   * session on a one-node graph is the cheapest way to trigger it.
+   */
+  private async warmUp(): Promise<void> {
+    try {
+      const session = await ort.InferenceSession.create(WARM_UP_MODEL, { executionProviders: ['wasm'] });
+      await session.release();
+    } catch {
+      // A real load reports the real error.
+    }
   }
 
   private requireDevice(): DeviceReport {
@@ -111,6 +130,7 @@ export class InferenceEngine {
 
   async load(files: ModelFiles): Promise<LoadReport> {
     const device = this.requireDevice();
+    await this.warm;
     const existing = this.models.get(files.key);
     if (existing) return this.report(existing, 0);
 
@@ -251,6 +271,7 @@ export class InferenceEngine {
               id2label: model.config.id2label,
               k,
               displayNames: model.config.lantern.display_names,
+              localizedNames: model.config.lantern.localized_display_names,
             });
           }
         });

@@ -40,4 +40,21 @@ describe('resizeRgba', () => {
       for (const v of Array.from(out.data)) expect(v).toBeCloseTo(77, 3);
     }
   });
+
+  it('computes a region exactly as cropping the whole resize would', () => {
+    const data = random(120, 90, 7);
+    for (const antialias of [true, false]) {
+      const full = resizeRgba({ data, width: 120, height: 90 }, 101, 76, antialias);
+      const region = { x: 13, y: 9, width: 64, height: 50 };
+      const part = resizeRgba({ data, width: 120, height: 90 }, 101, 76, antialias, region);
+      expect([part.width, part.height]).toEqual([64, 50]);
+      for (let y = 0; y < 50; y++) {
+        for (let x = 0; x < 64; x++) {
+          for (let c = 0; c < 4; c++) {
+            expect(part.data[(y * 64 + x) * 4 + c]).toBeCloseTo(full.data[((y + 9) * 101 + x + 13) * 4 + c]!, 4);
+          }
+        }
+      }
+    }
+  });
 });

@@ -77,36 +77,64 @@ function antialiasTaps(inSize: number, outSize: number): Taps {
   return { start, count, weights, maxTaps };
 }
 
-export function resizeRgba(src: Pixels, outWidth: number, outHeight: number, antialias: boolean): Pixels {
+export interface Region {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * Resizes to `outWidth`×`outHeight` and returns only `region` of the result (a centre crop
+ * need not compute the pixels it throws away: a third of the work for ImageNet-style 256→224).
+ */
+export function resizeRgba(src: Pixels, outWidth: number, outHeight: number, antialias: boolean, region: Region = { x: 0, y: 0, width: outWidth, height: outHeight }): Pixels {
   const { width: w, height: h, data } = src;
-  if (outWidth === w && outHeight === h) return src;
+  const whole = region.x === 0 && region.y === 0 && region.width === outWidth && region.height === outHeight;
+  if (outWidth === w && outHeight === h && whole) return src;
   const taps = antialias ? antialiasTaps : linearTaps;
   const tx = taps(w, outWidth);
   const ty = taps(h, outHeight);
+  const rw = region.width;
+  const rh = region.height;
+  // Out-of-range region pixels (a crop larger than the image) clamp to the nearest edge.
+  const col = (x: number) => Math.min(Math.max(x + region.x, 0), outWidth - 1);
+  const row = (y: number) => Math.min(Math.max(y + region.y, 0), outHeight - 1);
 
-  // Horizontal pass: h rows × outWidth.
-  const mid = new Float32Array(outWidth * h * CHANNELS);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < outWidth; x++) {
-      const base = x * tx.maxTaps;
+  // Source rows the vertical pass will read.
+  let rowLo = h;
+  let rowHi = 0;
+  for (let y = 0; y < rh; y++) {
+    const r = row(y);
+    rowLo = Math.min(rowLo, ty.start[r]!);
+    rowHi = Math.max(rowHi, ty.start[r]! + ty.count[r]!);
+  }
+
+  // Horizontal pass over the needed source rows, region columns only.
+  const mid = new Float32Array(rw * h * CHANNELS);
+  for (let y = rowLo; y < rowHi; y++) {
+    for (let x = 0; x < rw; x++) {
+      const cx = col(x);
+      const base = cx * tx.maxTaps;
       for (let c = 0; c < CHANNELS; c++) {
         let acc = 0;
-        for (let k = 0; k < tx.count[x]!; k++) acc += data[(y * w + tx.start[x]! + k) * CHANNELS + c]! * tx.weights[base + k]!;
-        mid[(y * outWidth + x) * CHANNELS + c] = acc;
+        for (let k = 0; k < tx.count[cx]!; k++) acc += data[(y * w + tx.start[cx]! + k) * CHANNELS + c]! * tx.weights[base + k]!;
+        mid[(y * rw + x) * CHANNELS + c] = acc;
       }
     }
   }
-  // Vertical pass.
-  const out = new Float32Array(outWidth * outHeight * CHANNELS);
-  for (let y = 0; y < outHeight; y++) {
-    const base = y * ty.maxTaps;
-    for (let x = 0; x < outWidth; x++) {
+  // Vertical pass, region rows only.
+  const out = new Float32Array(rw * rh * CHANNELS);
+  for (let y = 0; y < rh; y++) {
+    const r = row(y);
+    const base = r * ty.maxTaps;
+    for (let x = 0; x < rw; x++) {
       for (let c = 0; c < CHANNELS; c++) {
         let acc = 0;
-        for (let k = 0; k < ty.count[y]!; k++) acc += mid[((ty.start[y]! + k) * outWidth + x) * CHANNELS + c]! * ty.weights[base + k]!;
-        out[(y * outWidth + x) * CHANNELS + c] = acc;
+        for (let k = 0; k < ty.count[r]!; k++) acc += mid[((ty.start[r]! + k) * rw + x) * CHANNELS + c]! * ty.weights[base + k]!;
+        out[(y * rw + x) * CHANNELS + c] = acc;
       }
     }
   }
-  return { data: out, width: outWidth, height: outHeight };
+  return { data: out, width: rw, height: rh };
 }
