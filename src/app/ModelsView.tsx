@@ -1,7 +1,9 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { OpenedRegistry } from '../runtime/store/bootstrap.ts';
 import { latestReleases, type Release } from '../runtime/store/catalog.ts';
+import { releasesFrom, SavedCatalogs } from '../runtime/store/catalog-sources.ts';
 import type { ModelOverview, ModelRegistry, RegistryNotice, Transfer } from '../runtime/store/registry.ts';
+import { AddModel } from './AddModel.tsx';
 import { formatBytes } from './format.ts';
 import { t } from './i18n/index.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
@@ -37,6 +39,7 @@ export function ModelsView({ services }: { services: Services }) {
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
   const controllers = useRef(new Map<string, AbortController>());
+  const savedCatalogs = useMemo(() => new SavedCatalogs(globalThis.localStorage), []);
 
   useEffect(() => {
     services.models.then(setOpened, setError);
@@ -46,8 +49,8 @@ export function ModelsView({ services }: { services: Services }) {
   const checkUpdates = useCallback(() => {
     if (!registry) return;
     setCatalogError(null);
-    registry.catalog().then(setReleases, setCatalogError);
-  }, [registry]);
+    releasesFrom((url) => registry.catalog(url), savedCatalogs.list()).then(setReleases, setCatalogError);
+  }, [registry, savedCatalogs]);
 
   useEffect(() => {
     if (!registry) return undefined;
@@ -164,6 +167,7 @@ export function ModelsView({ services }: { services: Services }) {
           </ul>
         </section>
       )}
+      <AddModel registry={registry} saved={savedCatalogs} onAdded={checkUpdates} />
     </div>
   );
 }
