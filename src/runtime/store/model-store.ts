@@ -68,9 +68,19 @@ function storageError(error: unknown): LanternError {
 const chunkList = (m: Manifest): string[] => [...new Set(m.files.flatMap((f) => f.chunks))];
 
 export class ModelStore {
-  private constructor(private readonly db: IDBPDatabase<StoreSchema>) {}
+  /** Set when another tab asked to upgrade the database and this connection stepped aside. */
+  private closedByOtherTab = false;
+
+  private constructor(private readonly handle: IDBPDatabase<StoreSchema>) {}
+
+  /** Every operation goes through here, so a connection closed for another tab fails clearly. */
+  private get db(): IDBPDatabase<StoreSchema> {
+    if (this.closedByOtherTab) throw new StorageError('The model store is being upgraded by another Lantern tab; close the other tabs and reload this one. Installed models are unchanged.');
+    return this.handle;
+  }
 
   static async open(name = 'lantern-models'): Promise<ModelStore> {
+    let store: ModelStore | undefined;
     try {
       const db = await openDB<StoreSchema>(name, 1, {
         upgrade(database) {
@@ -83,16 +93,18 @@ export class ModelStore {
         blocking() {
           // A newer tab wants to upgrade: step aside rather than block it forever.
           db.close();
+          if (store) store.closedByOtherTab = true;
         },
       });
-      return new ModelStore(db);
+      store = new ModelStore(db);
+      return store;
     } catch (error) {
       throw new StorageError('The model store could not be opened.', {}, { cause: error });
     }
   }
 
   close(): void {
-    this.db.close();
+    this.handle.close();
   }
 
   /** Runs `fn` in one readwrite transaction; throwing inside aborts every write it made. */
@@ -135,23 +147,24 @@ export class ModelStore {
 
   // --- reads --------------------------------------------------------------------------------
 
-  versions(id?: string): Promise<VersionRecord[]> {
+  // async: a store closed by another tab rejects instead of throwing synchronously.
+  async versions(id?: string): Promise<VersionRecord[]> {
     return id ? this.db.getAllFromIndex('versions', 'byModel', id) : this.db.getAll('versions');
   }
 
-  version(key: string): Promise<VersionRecord | undefined> {
+  async version(key: string): Promise<VersionRecord | undefined> {
     return this.db.get('versions', key);
   }
 
-  manifest(key: string): Promise<ManifestRecord | undefined> {
+  async manifest(key: string): Promise<ManifestRecord | undefined> {
     return this.db.get('manifests', key);
   }
 
-  pointers(): Promise<PointerRecord[]> {
+  async pointers(): Promise<PointerRecord[]> {
     return this.db.getAll('pointers');
   }
 
-  pointer(id: string): Promise<PointerRecord | undefined> {
+  async pointer(id: string): Promise<PointerRecord | undefined> {
     return this.db.get('pointers', id);
   }
 

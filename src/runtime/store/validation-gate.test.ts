@@ -7,6 +7,7 @@ import { ModelRegistry, type CandidateValidator, type GoldenOutcome } from './re
 import { freshStore, keyAndTrust, makeRelease } from './test-helpers.ts';
 import { writeBundle } from './bundle.ts';
 import type { KeyFile, TrustStore } from './trust.ts';
+import { ModelStore } from './model-store.ts';
 
 /**
  * The validation gate and the automatic rollback, on a real (fake-indexeddb) store with signed
@@ -105,5 +106,41 @@ describe('automatic rollback', () => {
     const { store, registry } = await setup({ total: 5, correct: 5, failed: 0 });
     expect(await registry.rollBackAutomatically('demo@1.0.0', 'x')).toBeUndefined();
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+  });
+});
+
+describe('malformed manifests and a store closed by another tab', () => {
+  const enc = (text: string) => new TextEncoder().encode(text);
+
+  it('refuses bad bytes with a ValidationError that names the problem, never the content', async () => {
+    const good = JSON.parse(new TextDecoder().decode((await makeRelease(key, { version: '1.0.0', sequence: 1 })).bytes)) as Record<string, unknown>;
+    const secret = 'SECRET-CONTENT-7731';
+    const cases = [
+      new Uint8Array([0xff, 0xfe, 0x00]),
+      enc(`{"format": "${secret}"`),
+      enc(JSON.stringify({ ...good, format: secret })),
+      enc(JSON.stringify({ ...good, files: [{ ...(good.files as object[])[0], path: `../../${secret}` }] })),
+      enc(JSON.stringify({ ...good, sequence: -1 })),
+    ];
+    for (const bytes of cases) {
+      const error = (() => { try { parseManifest(bytes); return undefined; } catch (e) { return e as Error; } })();
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error!.message).not.toContain(secret);
+    }
+  });
+
+  it('fails with a StorageError once another tab upgrades the database, and leaves it intact', async () => {
+    const { store } = await setup({ total: 5, correct: 5, failed: 0 });
+    const name = (store as unknown as { handle: IDBDatabase }).handle.name;
+    // Another tab opens a newer version; ours steps aside, the other aborts its upgrade.
+    await new Promise<void>((resolve) => {
+      const request = indexedDB.open(name, 2);
+      request.onupgradeneeded = () => request.transaction!.abort();
+      request.onerror = () => resolve();
+    });
+    await expect(store.pointer('demo')).rejects.toThrow(/being upgraded by another Lantern tab/);
+    await expect(store.activate('demo@1.0.0')).rejects.toMatchObject({ code: 'STORAGE' });
+    const reopened = await ModelStore.open(name);
+    expect((await reopened.pointer('demo'))?.active).toBe('demo@1.0.0');
   });
 });
