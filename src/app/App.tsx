@@ -3,6 +3,7 @@ import type { DeviceReport } from '../runtime/lantern.ts';
 import { AppBanner } from './AppBanner.tsx';
 import { ClassifyView } from './ClassifyView.tsx';
 import { t, type MessageKey } from './i18n/index.ts';
+import { LanguageSwitch, useLanguage } from './LanguageSwitch.tsx';
 import { MetricsView } from './MetricsView.tsx';
 import { ModelsView } from './ModelsView.tsx';
 import type { Services } from './services.ts';
@@ -23,6 +24,8 @@ function initialTab(): TabId {
 export function App({ services }: { services: Services }) {
   const { lantern } = services;
   const online = useOnline();
+  // Re-renders the whole tree (no memoised views) when the language changes.
+  useLanguage();
   const [tab, setTab] = useState<TabId>(initialTab);
   const [device, setDevice] = useState<DeviceReport | null>(null);
   useEffect(() => {
@@ -34,8 +37,10 @@ export function App({ services }: { services: Services }) {
       <header class="topbar">
         <h1>{t('app.title')}</h1>
         <p class="tagline">{t('app.tagline')}</p>
+        <LanguageSwitch />
         <p class="status" data-testid="device">
           <span class={online ? 'pill ok' : 'pill warn'} data-testid="online">{online ? t('status.online') : t('status.offline')}</span>
+          {services.profile.lowEnd && <span class="pill" data-testid="low-end" title={t('status.lowEndHint')}>{t('status.lowEnd')}</span>}
           {device && (
             <>
               <span class="pill" data-testid="device-backend" data-backend={device.choice.backend} title={device.choice.reason}>

@@ -6,7 +6,8 @@ import { ErrorCard, ResultCard } from './ResultCard.tsx';
 
 type State =
   | { kind: 'idle' }
-  | { kind: 'working'; controller: AbortController }
+  /** `previous` stays on screen while the next answer is computed (camera use). */
+  | { kind: 'working'; controller: AbortController; previous?: ClassificationResult }
   | { kind: 'done'; result: ClassificationResult }
   | { kind: 'failed'; error: Error };
 
@@ -33,7 +34,7 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
     current.current?.abort();
     const controller = new AbortController();
     current.current = controller;
-    setState({ kind: 'working', controller });
+    setState((s) => ({ kind: 'working', controller, previous: s.kind === 'done' ? s.result : s.kind === 'working' ? s.previous : undefined }));
     try {
       const result = await lantern.classify(model.id, input, { signal: controller.signal, topK: 3 });
       if (current.current === controller) setState({ kind: 'done', result });
@@ -62,7 +63,7 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
       <label class="field">
         {t('classify.model')}
         <select data-testid="model-select" value={modelId} onChange={(e) => { setModelId(e.currentTarget.value); setState({ kind: 'idle' }); }}>
-          {models.map((m) => <option key={m.id} value={m.id}>{m.title} (v{m.version})</option>)}
+          {models.map((m) => <option key={m.id} value={m.id}>{t('classify.modelOption', { title: m.title, version: m.version })}</option>)}
         </select>
       </label>
 
@@ -95,6 +96,7 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
             <button type="button" onClick={() => state.controller.abort()}>{t('classify.cancel')}</button>
           </p>
         )}
+        {state.kind === 'working' && state.previous && <ResultCard result={state.previous} />}
         {state.kind === 'done' && <ResultCard result={state.result} />}
         {state.kind === 'failed' && <ErrorCard error={state.error} />}
       </div>

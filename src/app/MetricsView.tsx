@@ -33,7 +33,10 @@ export function MetricsView({ services }: { services: Services }) {
     };
     const off = metrics.subscribe(refresh);
     // Also tick so the sliding window visibly slides when nothing happens.
-    const tick = setInterval(() => setSnapshot(metrics.snapshot()), 10_000);
+    const tick = setInterval(() => {
+      // A hidden page redraws nothing; visibility's return brings the next tick.
+      if (document.visibilityState === 'visible') setSnapshot(metrics.snapshot());
+    }, 10_000);
     setSnapshot(metrics.snapshot());
     return () => {
       off();

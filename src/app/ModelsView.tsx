@@ -4,7 +4,9 @@ import { latestReleases, type Release } from '../runtime/store/catalog.ts';
 import { releasesFrom, SavedCatalogs } from '../runtime/store/catalog-sources.ts';
 import type { ModelOverview, ModelRegistry, RegistryNotice, Transfer } from '../runtime/store/registry.ts';
 import { AddModel } from './AddModel.tsx';
-import { formatBytes } from './format.ts';
+import { ConfirmDownload, type DownloadRequest } from './ConfirmDownload.tsx';
+import { DataSettings } from './DataSettings.tsx';
+import { formatBytes, formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
 import { ErrorCard } from './ResultCard.tsx';
@@ -38,6 +40,8 @@ export function ModelsView({ services }: { services: Services }) {
   const [catalogError, setCatalogError] = useState<Error | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
+  const [confirm, setConfirm] = useState<DownloadRequest | null>(null);
+  const [autoSkipped, setAutoSkipped] = useState(false);
   const controllers = useRef(new Map<string, AbortController>());
   const savedCatalogs = useMemo(() => new SavedCatalogs(globalThis.localStorage), []);
 
@@ -49,6 +53,7 @@ export function ModelsView({ services }: { services: Services }) {
   const checkUpdates = useCallback(() => {
     if (!registry) return;
     setCatalogError(null);
+    setAutoSkipped(false);
     releasesFrom((url) => registry.catalog(url), savedCatalogs.list()).then(setReleases, setCatalogError);
   }, [registry, savedCatalogs]);
 
@@ -65,9 +70,12 @@ export function ModelsView({ services }: { services: Services }) {
       }, 50);
     };
     refresh();
-    checkUpdates();
+    // Opening the screen checks for updates only when the data policy allows background fetches.
+    const automatic = services.data.automaticAllowed;
+    setAutoSkipped(!automatic);
+    if (automatic) checkUpdates();
     return registry.subscribe(refresh);
-  }, [registry, checkUpdates]);
+  }, [registry, checkUpdates, services]);
 
   if (!registry || !state) return error ? <ErrorCard error={error} /> : <p aria-busy="true">{t('models.loading')}</p>;
 
@@ -94,9 +102,16 @@ export function ModelsView({ services }: { services: Services }) {
     }
   });
 
+  /** Every download states its size; on a metered connection it waits for the user's yes. */
+  const download = (name: string, size: number, start: () => void) => {
+    if (services.data.confirmDownloads) setConfirm({ name, size, start });
+    else start();
+  };
+  const versionSize = (key: string) => state.models.flatMap((m) => m.versions).find((v) => v.key === key)?.sizeBytes ?? 0;
+
   const actions: ModelActions = {
-    install: (release) => void withSignal(release.id, (signal) => registry.install(release, signal)),
-    resume: (key) => void withSignal(key.split('@')[0]!, (signal) => registry.resume(key, signal)),
+    install: (release) => download(`${release.title ?? release.id} ${release.version}`, release.size, () => void withSignal(release.id, (signal) => registry.install(release, signal))),
+    resume: (key) => download(key, versionSize(key), () => void withSignal(key.split('@')[0]!, (signal) => registry.resume(key, signal))),
     rollback: (id, key) => void run(() => registry.rollback(id, key)),
     removeVersion: (key) => void run(() => registry.removeVersion(key)),
     removeModel: (id) => void run(() => registry.removeModel(id)),
@@ -125,7 +140,7 @@ export function ModelsView({ services }: { services: Services }) {
       <p class="storage" data-testid="storage">
         {t('models.storage.models', { size: formatBytes(storage.modelBytes) })}
         {storage.quota !== undefined && storage.usage !== undefined && (
-          <> · {t('models.storage.quota', { used: formatBytes(storage.usage), quota: formatBytes(storage.quota), percent: ((100 * storage.usage) / Math.max(1, storage.quota)).toFixed(1) })}</>
+          <> · {t('models.storage.quota', { used: formatBytes(storage.usage), quota: formatBytes(storage.quota), percent: formatPercent(storage.usage / Math.max(1, storage.quota)) })}</>
         )}
       </p>
       <p class="actions">
@@ -145,6 +160,7 @@ export function ModelsView({ services }: { services: Services }) {
           />
         </label>
       </p>
+      {autoSkipped && <p class="hint" data-testid="auto-check-skipped">{t('settings.autoSkipped')}</p>}
       {catalogError && <p class="muted" data-testid="catalog-error">{t('models.catalogUnavailable', { reason: catalogError.message })}</p>}
 
       {state.models.map((model) => {
@@ -168,6 +184,8 @@ export function ModelsView({ services }: { services: Services }) {
         </section>
       )}
       <AddModel registry={registry} saved={savedCatalogs} onAdded={checkUpdates} />
+      <DataSettings policy={services.data} />
+      {confirm && <ConfirmDownload request={confirm} onClose={() => setConfirm(null)} />}
     </div>
   );
 }

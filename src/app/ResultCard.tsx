@@ -1,7 +1,12 @@
 import type { ClassificationResult } from '../runtime/lantern.ts';
-import { t } from './i18n/index.ts';
+import type { Prediction } from '../runtime/postprocess.ts';
+import { formatMs as ms, formatPercent } from './format.ts';
+import { language, t } from './i18n/index.ts';
 
-const ms = (value: number) => value.toFixed(1);
+/** The model's own name for a label in the UI language, else its default one, else the label. */
+function shownName(p: Prediction): string {
+  return p.localizedNames?.[language()] ?? p.displayName ?? p.label;
+}
 
 export function ResultCard({ result }: { result: ClassificationResult }) {
   const { timings } = result;
@@ -9,13 +14,16 @@ export function ResultCard({ result }: { result: ClassificationResult }) {
     <section class="card result" aria-labelledby="result-heading" data-testid="result">
       <h2 id="result-heading">{t('result.heading')}</h2>
       <ol class="predictions" data-testid="predictions">
-        {result.predictions.map((p, i) => (
-          <li key={p.label} data-testid={i === 0 ? 'top-label' : undefined} data-label={p.label}>
-            <span class="label">{p.displayName ?? p.label}</span>
-            <meter min={0} max={1} value={p.score} aria-label={`${(p.score * 100).toFixed(1)}%`} />
-            <span class="score">{(p.score * 100).toFixed(1)}%</span>
-          </li>
-        ))}
+        {result.predictions.map((p, i) => {
+          const name = shownName(p);
+          return (
+            <li key={p.label} data-testid={i === 0 ? 'top-label' : undefined} data-label={p.label}>
+              <span class="label">{name}{name !== p.label && <small class="raw-label" title={t('result.labelRaw', { label: p.label })}> ({p.label})</small>}</span>
+              <meter min={0} max={1} value={p.score} aria-label={t('result.score', { label: name, score: formatPercent(p.score) })} />
+              <span class="score">{formatPercent(p.score)}</span>
+            </li>
+          );
+        })}
       </ol>
       <dl class="facts">
         <dt>{t('result.latency', { ms: ms(timings.totalMs) })}</dt>

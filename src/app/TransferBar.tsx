@@ -1,5 +1,5 @@
 import type { Transfer } from '../runtime/store/registry.ts';
-import { formatBytes } from './format.ts';
+import { formatBytes, formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
 
 /** Download (or sideload) progress: bar plus bytes, percent and rate. */
@@ -12,7 +12,7 @@ export function TransferBar({ transfer, onCancel }: { transfer: Transfer; onCanc
         {t('models.progress.text', {
           done: formatBytes(progress.bytes),
           total: formatBytes(progress.total),
-          percent: progress.percent.toFixed(0),
+          percent: formatPercent(progress.percent / 100),
           rate: formatBytes(Math.round(progress.rate)),
         })}
       </span>

@@ -6,6 +6,9 @@ import { openRegistry, type OpenedRegistry } from '../runtime/store/bootstrap.ts
 import { StoreModelSource } from '../runtime/store/store-model-source.ts';
 import { autoRollback } from '../runtime/auto-rollback.ts';
 import { goldenValidator } from '../runtime/golden-gate.ts';
+import { DataPolicy, type ConnectionInfo } from '../runtime/field/data-policy.ts';
+import { runtimeDefaults, type DeviceHints, type RuntimeDefaults } from '../runtime/field/device-profile.ts';
+import { pauseWhileHidden } from '../runtime/field/visibility.ts';
 import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
 
@@ -22,13 +25,23 @@ export interface Services {
   metrics: MetricsAggregator;
   metricsStore: MetricsPersistence;
   memory: MemorySampler;
+  /** When models may be downloaded and updates checked (user choice + connection). */
+  data: DataPolicy;
+  /** Batch, thread and metrics-window defaults sized to this device. */
+  profile: RuntimeDefaults;
 }
+
+/** Chromium-only navigator fields (Network Information API, Device Memory API). */
+type FieldNavigator = Navigator & DeviceHints & { connection?: ConnectionInfo & EventTarget };
 
 export function createServices(): Services {
   const params = new URLSearchParams(location.search);
+  const nav = navigator as FieldNavigator;
+  const profile = runtimeDefaults({ deviceMemory: nav.deviceMemory, hardwareConcurrency: nav.hardwareConcurrency });
+  const data = new DataPolicy(globalThis.localStorage, nav.connection);
   // Golden sets run on the first worker of the pool, created below (the gate runs long after start-up).
-  const models = openRegistry(document.baseURI, { storage: navigator.storage, validate: goldenValidator(() => lantern.clients[0]!) });
-  const metrics = new MetricsAggregator();
+  const models = openRegistry(document.baseURI, { storage: navigator.storage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern.clients[0]!) });
+  const metrics = new MetricsAggregator({ windowMs: profile.metricsWindowMs });
   const source = new StoreModelSource(models.then((m) => m.registry));
   const watchVersions = autoRollback({ registry: models.then((m) => m.registry), source, onRolledBack: () => lantern.refreshModels() });
   const lantern: Lantern = new Lantern({
@@ -37,7 +50,9 @@ export function createServices(): Services {
     backend: backendFromUrl(),
     poolSize: Number(params.get('workers') ?? 1) || 1,
     idleMs: Number(params.get('idleMs') ?? 5 * 60_000),
-    maxQueued: Number(params.get('maxQueued') ?? 256) || 256,
+    maxQueued: Number(params.get('maxQueued')) || profile.maxQueued,
+    maxBatch: profile.maxBatch,
+    ...(profile.threads ? { threads: profile.threads } : {}),
     onRecord: (record) => {
       metrics.record(record);
       watchVersions(record);
@@ -55,5 +70,7 @@ export function createServices(): Services {
     workerWasm: () => Promise.all(lantern.clients.filter((c) => c.running).map((c) => c.wasmMemory())),
     modelBytes: async () => (await (await models).registry.storageEstimate()).modelBytes,
   });
-  return { lantern, pwa, models, metrics, metricsStore, memory };
+  // No inference while the page is hidden: requests wait for the user to come back.
+  pauseWhileHidden(lantern, document);
+  return { lantern, pwa, models, metrics, metricsStore, memory, data, profile };
 }

@@ -16,6 +16,8 @@ const LanternSection = z.object({
   input_names: z.array(z.string()).optional(),
   output_name: z.string().optional(),
   display_names: z.record(z.string(), z.string()).optional(),
+  /** Language tag → (label → display name), e.g. { "hi": { "Bag": "थैला" } }. Labels never change. */
+  localized_display_names: z.record(z.string(), z.record(z.string(), z.string())).optional(),
 });
 
 export const ModelConfigSchema = z.looseObject({

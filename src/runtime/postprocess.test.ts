@@ -17,6 +17,11 @@ describe('topK', () => {
     expect(ranked[0]!.displayName).toBe('Bee');
     expect(ranked[1]!.displayName).toBeUndefined();
   });
+  it('carries per-language display names without touching the label', () => {
+    const [top] = topK([0.9, 0.1], { 0: 'Bag', 1: 'Coat' }, 1, {}, { hi: { Bag: 'थैला' }, fr: { Coat: 'Manteau' } });
+    expect(top).toMatchObject({ label: 'Bag', localizedNames: { hi: 'थैला' } });
+    expect(top!.displayName).toBeUndefined();
+  });
   it('names unknown indices', () => {
     expect(topK([0, 1], { 0: 'a' }, 1)[0]!.label).toBe('LABEL_1');
   });

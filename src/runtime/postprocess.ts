@@ -3,6 +3,8 @@ export interface Prediction {
   label: string;
   /** Human name from the model config's display_names, when it gives one. */
   displayName?: string;
+  /** Per-language names from `localized_display_names` (language → name); the UI picks one. */
+  localizedNames?: Record<string, string>;
   score: number;
   index: number;
 }
@@ -25,20 +27,28 @@ export function topK(
   id2label: Record<string, string>,
   k: number,
   displayNames: Record<string, string> = {},
+  localized: Record<string, Record<string, string>> = {},
 ): Prediction[] {
   const order = Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
   return order.slice(0, Math.max(1, k)).map((index) => {
     const label = id2label[String(index)] ?? `LABEL_${index}`;
     const displayName = displayNames[label];
-    return { label, score: scores[index]!, index, ...(displayName ? { displayName } : {}) };
+    const names = Object.entries(localized).flatMap(([lang, map]) => (map[label] ? [[lang, map[label]] as const] : []));
+    return {
+      label,
+      score: scores[index]!,
+      index,
+      ...(displayName ? { displayName } : {}),
+      ...(names.length ? { localizedNames: Object.fromEntries(names) } : {}),
+    };
   });
 }
 
 /** Ranks one output row, applying softmax unless the model already outputs probabilities. */
 export function rankRow(
   row: ArrayLike<number>,
-  options: { output: 'logits' | 'probabilities'; id2label: Record<string, string>; k: number; displayNames?: Record<string, string> },
+  options: { output: 'logits' | 'probabilities'; id2label: Record<string, string>; k: number; displayNames?: Record<string, string>; localizedNames?: Record<string, Record<string, string>> },
 ): Prediction[] {
   const scores = options.output === 'logits' ? softmax(row) : row;
-  return topK(scores, options.id2label, options.k, options.displayNames);
+  return topK(scores, options.id2label, options.k, options.displayNames, options.localizedNames);
 }

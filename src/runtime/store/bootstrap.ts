@@ -23,7 +23,7 @@ async function fetchJson(url: string, fetcher: typeof fetch): Promise<unknown> {
   return response.json();
 }
 
-export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator } = {}): Promise<OpenedRegistry> {
+export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
   const [configJson, trustJson, store] = await Promise.all([
     fetchJson(new URL('registry-config.json', appBase).href, fetcher),
@@ -40,11 +40,15 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
     storage: options.storage,
     validate: options.validate,
   });
-  return { registry, config, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href) };
+  return { registry, config, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload) };
 }
 
-/** Installs each built-in model never seen before, or updates one whose built-in release is newer. */
-export async function installBuiltins(registry: ModelRegistry, catalogUrl: string): Promise<LanternError[]> {
+/**
+ * Installs each built-in model never seen before, or updates one whose built-in release is newer.
+ * First installs always happen (the app is useless without them and the user just opened it);
+ * updates are automatic downloads, so they wait until `mayDownload` (the data policy) allows.
+ */
+export async function installBuiltins(registry: ModelRegistry, catalogUrl: string, mayDownload: () => boolean = () => true): Promise<LanternError[]> {
   const errors: LanternError[] = [];
   let releases;
   try {
@@ -56,7 +60,7 @@ export async function installBuiltins(registry: ModelRegistry, catalogUrl: strin
     const highest = await registry.store.highestSequence(release.id);
     const installed = await registry.store.pointer(release.id);
     // A model the user removed stays removed (its highest sequence is remembered).
-    const wanted = highest === undefined || (installed !== undefined && release.sequence > highest);
+    const wanted = highest === undefined || (installed !== undefined && release.sequence > highest && mayDownload());
     if (!wanted) continue;
     await registry.install(release).catch((error: unknown) => {
       errors.push(error instanceof LanternError ? error : new NetworkError(`${release.id} could not be installed.`));

@@ -1,0 +1,226 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { logPage, openModel, ROOT } from './fixtures.ts';
+
+/**
+ * Field use: accessibility (axe, keyboard only), Hindi, data policy on a metered connection,
+ * and no inference while the page is hidden.
+ *
+ * A metered connection is simulated by replacing `navigator.connection` (the Network
+ * Information API, which headless Chromium reports as unmetered) with `page.addInitScript`
+ * before any app code runs; the page hidden by overriding `document.visibilityState` and
+ * dispatching `visibilitychange`, exactly what a browser does when the tab goes to the background.
+ */
+
+const SCREENS = ['classify', 'models', 'metrics'] as const;
+
+async function seriousViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
+}
+
+async function openScreen(page: Page, screen: (typeof SCREENS)[number]) {
+  logPage(page);
+  await page.goto(`/?tab=${screen}&model=fashion-mnist`);
+  const ready = { classify: 'model-select', models: 'storage', metrics: 'metrics' }[screen];
+  await page.getByTestId(ready).waitFor();
+  if (screen === 'classify') {
+    // Check the screen with a result on it too.
+    await page.getByTestId('sample-bag').click();
+    await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'Bag');
+  }
+}
+
+for (const variant of [
+  { name: 'light', colorScheme: 'light' as const, width: 1280 },
+  { name: 'dark', colorScheme: 'dark' as const, width: 1280 },
+  { name: '320 px', colorScheme: 'light' as const, width: 320 },
+]) {
+  test.describe(`axe, ${variant.name}`, () => {
+    test.use({ colorScheme: variant.colorScheme, viewport: { width: variant.width, height: 800 } });
+    for (const screen of SCREENS) {
+      test(`${screen}: no serious or critical violations`, async ({ page }) => {
+        await openScreen(page, screen);
+        expect(await seriousViolations(page)).toEqual([]);
+        // Nothing scrolls sideways at this width (tables scroll inside their own box).
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect(overflow).toBeLessThanOrEqual(0);
+      });
+    }
+  });
+}
+
+test('200% zoom (640 CSS px at 1280): Hindi UI, no horizontal scrolling, no violations', async ({ page }) => {
+  await page.setViewportSize({ width: 640, height: 400 });
+  await page.addInitScript(() => localStorage.setItem('lantern.language', 'hi'));
+  await openScreen(page, 'models');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+  expect(await seriousViolations(page)).toEqual([]);
+});
+
+test('controls are at least 44 px tall and focus is visible', async ({ page }) => {
+  await openModel(page, 'spam-filter');
+  const small = await page.evaluate(() => [...document.querySelectorAll<HTMLElement>('button, select, textarea, label.button')]
+    .filter((el) => el.offsetParent !== null && el.getBoundingClientRect().height < 44)
+    .map((el) => el.dataset.testid ?? el.textContent));
+  expect(small).toEqual([]);
+  await page.keyboard.press('Tab');
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+  expect(outline).not.toBe('none');
+});
+
+/** Presses Tab until the element with `testId` has focus; fails if it is not in the tab order. */
+async function tabTo(page: Page, testId: string) {
+  for (let i = 0; i < 30; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((id) => (document.activeElement as HTMLElement | null)?.dataset.testid === id, testId)) return;
+  }
+  throw new Error(`${testId} is not reachable with Tab`);
+}
+
+test('keyboard only: classify a text', async ({ page }) => {
+  await openModel(page, 'spam-filter');
+  await tabTo(page, 'text-input');
+  await page.keyboard.type('WINNER!! You have won a free prize. Call now to claim your cash reward, limited offer!!!');
+  await tabTo(page, 'classify-text');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+  // The result is inside a live region, so screen readers announce it.
+  await expect(page.locator('[aria-live="polite"]').getByTestId('result')).toBeVisible();
+});
+
+test('keyboard only: classify an image (file picker opened with Space)', async ({ page }) => {
+  await openModel(page, 'doc-orientation');
+  await tabTo(page, 'image-file');
+  const chooser = page.waitForEvent('filechooser');
+  await page.keyboard.press('Space');
+  await (await chooser).setFiles({ name: 'upright.png', mimeType: 'image/png', buffer: readFileSync(join(ROOT, 'models/doc-orientation/samples/upright.png')) });
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', '0');
+  await expect(page.locator('[aria-live="polite"]').getByTestId('result')).toBeVisible();
+});
+
+test.describe('Hindi from the browser language', () => {
+  test.use({ locale: 'hi-IN' });
+  test('defaults to Hindi, shows Hindi display names and keeps the model label', async ({ page }) => {
+    await openModel(page, 'fashion-mnist');
+    await expect(page.locator('html')).toHaveAttribute('lang', 'hi');
+    await expect(page.getByTestId('tab-classify')).toHaveText('वर्गीकरण');
+    await expect(page.getByTestId('language')).toHaveValue('hi');
+    await page.getByTestId('sample-bag').click();
+    await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'Bag');
+    await expect(page.getByTestId('top-label').locator('.label')).toContainText('थैला');
+  });
+});
+
+test('the language switch re-renders the whole UI and is remembered', async ({ page }) => {
+  await openModel(page, 'doc-orientation');
+  await page.getByTestId('sample-upright').click();
+  await expect(page.getByTestId('top-label').locator('.label')).toContainText('Upright');
+  await page.getByTestId('language').selectOption('hi');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'hi');
+  await expect(page.getByTestId('tab-models')).toHaveText('मॉडल');
+  await expect(page.getByRole('heading', { name: 'परिणाम' })).toBeVisible();
+  // The result already on screen switches too, without classifying again.
+  await expect(page.getByTestId('top-label').locator('.label')).toContainText('सीधा');
+  await page.reload();
+  await expect(page.getByTestId('tab-classify')).toHaveText('वर्गीकरण');
+  await page.getByTestId('language').selectOption('en');
+  await expect(page.getByTestId('tab-classify')).toHaveText('Classify');
+});
+
+test.describe('on a metered connection', () => {
+  test.beforeEach(async ({ page }) => {
+    await page.addInitScript(() => {
+      const connection = Object.assign(new EventTarget(), { type: 'cellular', effectiveType: '4g', saveData: false, downlink: 10, rtt: 50 });
+      Object.defineProperty(Navigator.prototype, 'connection', { get: () => connection, configurable: true });
+    });
+  });
+
+  test('skips the automatic update check, shows the size and asks before downloading', async ({ page }) => {
+    logPage(page);
+    await page.goto('/?tab=models');
+    await expect(page.getByTestId('data-settings')).toHaveAttribute('data-metered', 'true');
+    await expect(page.getByTestId('data-wifi-only')).toBeChecked();
+    await expect(page.getByTestId('auto-check-skipped')).toBeVisible();
+    await page.getByTestId('remove-fashion-mnist').click();
+    await expect(page.getByTestId('model-fashion-mnist')).toHaveCount(0);
+    await page.getByTestId('check-updates').click();
+    await page.getByTestId('install-fashion-mnist').click();
+    const dialog = page.getByTestId('confirm-download');
+    await expect(dialog).toBeVisible();
+    await expect(dialog).toContainText(/\d+(\.\d)?\s*(KB|kB)/);
+    await page.getByTestId('confirm-no').click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByTestId('model-fashion-mnist')).toHaveCount(0);
+    await page.getByTestId('install-fashion-mnist').click();
+    await page.getByTestId('confirm-yes').click();
+    await expect(page.getByTestId('model-fashion-mnist')).toBeVisible();
+  });
+
+  test('"any connection" lets the automatic check run; the choice persists', async ({ page }) => {
+    logPage(page);
+    await page.goto('/?tab=models');
+    await page.getByTestId('data-any').check();
+    await page.reload();
+    await expect(page.getByTestId('data-any')).toBeChecked();
+    await expect(page.getByTestId('storage')).toBeVisible();
+    await expect(page.getByTestId('auto-check-skipped')).toHaveCount(0);
+  });
+});
+
+test('an unmetered connection downloads without asking', async ({ page }) => {
+  await page.addInitScript(() => {
+    Object.defineProperty(Navigator.prototype, 'connection', { get: () => Object.assign(new EventTarget(), { type: 'wifi', saveData: false }), configurable: true });
+  });
+  logPage(page);
+  await page.goto('/?tab=models');
+  await expect(page.getByTestId('auto-check-skipped')).toHaveCount(0);
+  await page.getByTestId('remove-spam-filter').click();
+  await page.getByTestId('install-spam-filter').click();
+  await expect(page.getByTestId('model-spam-filter')).toBeVisible();
+  await expect(page.getByTestId('confirm-download')).toHaveCount(0);
+});
+
+async function setHidden(page: Page, hidden: boolean) {
+  await page.evaluate((h) => {
+    Object.defineProperty(document, 'visibilityState', { value: h ? 'hidden' : 'visible', configurable: true });
+    Object.defineProperty(document, 'hidden', { value: h, configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, hidden);
+}
+
+interface Stats { queued: number; running: number }
+const stats = (page: Page) => page.evaluate(() => (globalThis as unknown as { lantern: { schedulerStats: Stats } }).lantern.schedulerStats);
+
+test('no inference runs while the page is hidden; it resumes when visible', async ({ page }) => {
+  await openModel(page, 'spam-filter');
+  await setHidden(page, true);
+  await page.getByTestId('sample-spam').click();
+  await expect(page.getByTestId('status')).toContainText('Classifying');
+  await page.waitForTimeout(2000);
+  expect(await stats(page)).toMatchObject({ queued: 1, running: 0 });
+  await expect(page.getByTestId('result')).toHaveCount(0);
+  await page.getByTestId('tab-metrics').click();
+  await expect(page.getByTestId('metrics')).toHaveAttribute('data-requests', '0');
+  await page.getByTestId('tab-classify').click();
+  await setHidden(page, false);
+  // The view remounted, so ask again; the queued request ran too (metrics count both).
+  await page.getByTestId('sample-spam').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+  await expect.poll(() => stats(page)).toMatchObject({ queued: 0, running: 0 });
+});
+
+test('a low-end device gets one thread and small defaults', async ({ page }) => {
+  await page.addInitScript(() => {
+    Object.defineProperty(Navigator.prototype, 'deviceMemory', { get: () => 1, configurable: true });
+  });
+  await openModel(page, 'spam-filter');
+  await expect(page.getByTestId('low-end')).toBeVisible();
+  await expect(page.getByTestId('threads')).toContainText('1');
+  await page.getByTestId('sample-ham').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'ham');
+});

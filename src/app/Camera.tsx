@@ -1,0 +1,126 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { t } from './i18n/index.ts';
+
+/** Continuous mode classifies at most this many frames a second (battery, and a cheap CPU's pace). */
+export const MAX_FPS = 2;
+
+interface Props {
+  /** Classifies one frame; resolves when done, so continuous mode knows when it may send another. */
+  onFrame: (frame: Blob) => Promise<unknown>;
+  disabled: boolean;
+}
+
+function grab(video: HTMLVideoElement): Promise<Blob | null> {
+  if (!video.videoWidth) return Promise.resolve(null);
+  const canvas = document.createElement('canvas');
+  canvas.width = video.videoWidth;
+  canvas.height = video.videoHeight;
+  canvas.getContext('2d')?.drawImage(video, 0, 0);
+  return new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.92));
+}
+
+/**
+ * Camera with a shutter and a continuous mode. Continuous mode samples on a bounded timer and
+ * drops a frame when the previous one is still being classified (never queues: a queue only
+ * grows on a slow phone and shows stale answers). The stream stops when the page is hidden,
+ * when the view is scrolled out of sight in continuous mode, or on unmount.
+ */
+export function Camera({ onFrame, disabled }: Props) {
+  const [stream, setStream] = useState<MediaStream | null>(null);
+  const [continuous, setContinuous] = useState(false);
+  const [error, setError] = useState('');
+  const [counts, setCounts] = useState({ sent: 0, dropped: 0 });
+  const video = useRef<HTMLVideoElement>(null);
+  const busy = useRef(false);
+  // The timer outlives renders; read the latest handler (the selected model may change).
+  const handler = useRef(onFrame);
+  handler.current = onFrame;
+  const inView = useRef(true);
+
+  useEffect(() => {
+    if (video.current) video.current.srcObject = stream;
+    return () => stream?.getTracks().forEach((track) => track.stop());
+  }, [stream]);
+
+  // A hidden page must not keep the camera (and its LED, and the battery) running.
+  useEffect(() => {
+    const onVisibility = () => {
+      if (document.visibilityState === 'hidden') {
+        setStream(null);
+        setContinuous(false);
+      }
+    };
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => document.removeEventListener('visibilitychange', onVisibility);
+  }, []);
+
+  useEffect(() => {
+    const el = video.current;
+    if (!el || typeof IntersectionObserver === 'undefined') return undefined;
+    const observer = new IntersectionObserver(([entry]) => {
+      inView.current = entry?.isIntersecting ?? true;
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [stream]);
+
+  const send = async () => {
+    const v = video.current;
+    if (!v) return;
+    if (busy.current) {
+      setCounts((c) => ({ ...c, dropped: c.dropped + 1 }));
+      return;
+    }
+    busy.current = true;
+    try {
+      const frame = await grab(v);
+      if (!frame) return;
+      setCounts((c) => ({ ...c, sent: c.sent + 1 }));
+      await handler.current(frame);
+    } finally {
+      busy.current = false;
+    }
+  };
+
+  useEffect(() => {
+    if (!continuous || !stream) return undefined;
+    const timer = setInterval(() => {
+      if (inView.current) void send();
+    }, 1000 / MAX_FPS);
+    return () => clearInterval(timer);
+  }, [continuous, stream]);
+
+  const start = async () => {
+    setError('');
+    try {
+      setStream(await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'environment' }, audio: false }));
+    } catch {
+      setError(t('classify.image.cameraUnavailable'));
+    }
+  };
+  const stop = () => {
+    setContinuous(false);
+    setStream(null);
+  };
+
+  return (
+    <div class="camera" data-testid="camera" data-live={String(Boolean(stream))} data-sent={counts.sent} data-dropped={counts.dropped}>
+      {stream ? (
+        <>
+          <video ref={video} autoplay playsInline muted aria-label={t('classify.image.preview')} data-testid="camera-video" />
+          <div class="camera-controls">
+            <button type="button" class="shutter" data-testid="shutter" onClick={() => void send()} disabled={disabled}>{t('classify.image.shutter')}</button>
+            <button type="button" data-testid="continuous" aria-pressed={continuous} onClick={() => setContinuous(!continuous)}>
+              {continuous ? t('classify.image.continuousStop') : t('classify.image.continuous')}
+            </button>
+            <button type="button" class="link" data-testid="camera-stop" onClick={stop}>{t('classify.image.cameraStop')}</button>
+          </div>
+          {continuous && <p class="hint">{t('classify.image.continuousHint', { fps: MAX_FPS })}</p>}
+        </>
+      ) : (
+        <button type="button" data-testid="camera-start" onClick={() => void start()}>{t('classify.image.camera')}</button>
+      )}
+      {error && <p class="hint" role="status">{error}</p>}
+    </div>
+  );
+}
