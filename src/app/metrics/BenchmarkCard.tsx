@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import type { Lantern } from '../../runtime/lantern.ts';
 import { BENCHMARK, benchmarkModel, sampleInputs, type BenchmarkRow } from '../../runtime/metrics/benchmark.ts';
-import { t } from '../i18n/index.ts';
+import { formatNumber, t } from '../i18n/index.ts';
 import { ms } from './format.ts';
 
 type State = { kind: 'idle' } | { kind: 'running'; model: string } | { kind: 'failed'; message: string };
@@ -55,7 +55,7 @@ export function BenchmarkCard({ lantern, rows, onRows }: { lantern: Lantern; row
               {rows.map((r) => (
                 <tr key={r.modelId} data-testid={`benchmark-${r.modelId}`}>
                   <th scope="row">{r.modelId}</th><td>{r.backend.toUpperCase()}</td><td>{ms(r.firstMs)}</td>
-                  <td>{ms(r.p50)}</td><td>{ms(r.p95)}</td><td>{r.throughputPerSec.toFixed(1)}</td><td>{r.errors}/{r.runs}</td>
+                  <td>{ms(r.p50)}</td><td>{ms(r.p95)}</td><td>{formatNumber(r.throughputPerSec, { minimumFractionDigits: 1, maximumFractionDigits: 1 })}</td><td>{r.errors}/{r.runs}</td>
                 </tr>
               ))}
             </tbody>

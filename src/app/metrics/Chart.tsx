@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { formatDateTime } from '../i18n/index.ts';
 
 export type ChartOptions = Omit<uPlot.Options, 'width' | 'height'>;
 
@@ -54,6 +55,8 @@ const PALETTE = ['#1d4ed8', '#b91c1c', '#15803d', '#a16207', '#7e22ce', '#0e7490
 export function lineOptions(title: string, names: string[], yLabel: string): ChartOptions {
   return {
     title,
+    // Time axis labels in the UI language (uPlot's own are English).
+    fmtDate: () => (date) => formatDateTime(date, { hour: 'numeric', minute: '2-digit' }),
     scales: { x: { time: true } },
     axes: [{}, { label: yLabel }],
     series: [{}, ...names.map((name, i) => ({ label: name, stroke: PALETTE[i % PALETTE.length]!, width: 2 }))],

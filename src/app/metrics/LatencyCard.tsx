@@ -1,6 +1,6 @@
 import type { SeriesSnapshot, Stage, StageStats } from '../../runtime/metrics/aggregator.ts';
 import { STAGES } from '../../runtime/metrics/aggregator.ts';
-import { t, type MessageKey } from '../i18n/index.ts';
+import { formatNumber, t, type MessageKey } from '../i18n/index.ts';
 import { barOptions, Chart, lineOptions } from './Chart.tsx';
 import { ms } from './format.ts';
 
@@ -79,7 +79,7 @@ export function LatencyCard({ series }: { series: SeriesSnapshot }) {
         options={barOptions(t('metrics.latency.histogram'), labels, t('metrics.requests'))}
         data={[buckets.map((_, i) => i), buckets.map((b) => b.count)]}
       />
-      <p class="hint" data-testid={`throughput-${id}`}>{t('metrics.throughput', { rate: series.window.throughputPerSec.toFixed(2) })}</p>
+      <p class="hint" data-testid={`throughput-${id}`}>{t('metrics.throughput', { rate: formatNumber(series.window.throughputPerSec, { minimumFractionDigits: 2, maximumFractionDigits: 2 }) })}</p>
       <Chart
         testId={`throughput-chart-${id}`}
         label={t('metrics.throughput.chart')}
