@@ -164,7 +164,7 @@ export function planGraph(graph: GraphInfo, file: string, labels: number, output
   } else {
     task = 'image-classification';
     if (graph.inputs.length !== 1) throw new ValidationError(`${file} has ${graph.inputs.length} inputs; an image classifier must take a single pixel tensor.`);
-    if (first.type !== 'float32') throw new ValidationError(`${file} takes a ${first.type} input; Lantern feeds images as float32 and text as int64 input_ids.`);
+    if (first.type !== 'float32') throw new ValidationError(`${file} has an input of type ${first.type}; Lantern feeds images as float32 and text as int64 input_ids.`);
     const channels = first.shape[1];
     if (first.shape.length !== 4 || (channels !== 1 && channels !== 3)) {
       throw new ValidationError(`${file} takes a float32 input that is not [batch, 1 or 3 channels, height, width] (NCHW).`);

@@ -132,9 +132,9 @@ async function readFolder(folder: string, options: SourceOptions, ask?: Ask): Pr
     const plan = planGraph(graph, onnx.path, labels, section?.output_name);
     const fileTask = present.has('preprocessor_config.json') ? 'image-classification' : present.has('tokenizer.json') ? 'text-classification' : undefined;
     if (!fileTask) throw new ValidationError('The model folder has neither preprocessor_config.json (image model) nor tokenizer.json (text model).');
-    if (plan.task !== fileTask || (section?.task !== undefined && section.task !== plan.task)) {
-      throw new ValidationError(`${onnx.path} is a${plan.task === 'image-classification' ? 'n image' : ' text'} model but the folder describes a${fileTask === 'image-classification' ? 'n image' : ' text'} model.`);
-    }
+    const kind = (task: string) => (task === 'image-classification' ? 'an image' : 'a text');
+    if (plan.task !== fileTask) throw new ValidationError(`${onnx.path} is ${kind(plan.task)} model but the folder's files describe ${kind(fileTask)} model.`);
+    if (section?.task !== undefined && section.task !== plan.task) throw new ValidationError(`config.json's lantern.task does not match ${onnx.path}, which is ${kind(plan.task)} model.`);
     if (plan.task === 'text-classification' && !present.has('tokenizer_config.json')) throw new ValidationError('The model folder has tokenizer.json but no tokenizer_config.json.');
     if (plan.task === 'image-classification') {
       const pre = await readJson(`${folder}/preprocessor_config.json`, 'preprocessor_config.json');
