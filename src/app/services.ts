@@ -48,7 +48,7 @@ export function createServices(): Services {
     createWorker: (name) => new Worker(new URL('../../workers/inference.worker.ts', import.meta.url), { type: 'module', name }),
     models: source,
     backend: backendFromUrl(),
-    poolSize: Number(params.get('workers') ?? 1) || 1,
+    poolSize: Number(params.get('workers')) || undefined,
     idleMs: Number(params.get('idleMs') ?? 5 * 60_000),
     maxQueued: Number(params.get('maxQueued')) || profile.maxQueued,
     maxBatch: profile.maxBatch,
