@@ -150,7 +150,11 @@ export class WorkerClient {
 
   /** Test hooks for fault injection. */
   crashForTest(): Promise<void> {
-    return this.call((live) => live.remote.crash());
+    // After init, like a real crash mid-run: the page only watches a worker's liveness lock once init returned.
+    return this.call(async (live) => {
+      await live.device;
+      return live.remote.crash();
+    });
   }
   loseGpuDeviceForTest(): Promise<boolean> {
     return this.call((live) => live.remote.loseGpuDevice());
