@@ -15,7 +15,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { LanternError } from '../src/runtime/errors.ts';
+import { LanternError, ValidationError } from '../src/runtime/errors.ts';
 import { generateKey, parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
 import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
@@ -48,7 +48,16 @@ async function pack(args: string[]): Promise<void> {
   });
   const [folder] = positionals;
   if (!folder || !values.out || !values.key?.length) throw new Error('usage: model:pack -- <folder|model.onnx> --key key.json --out <dir> [--sequence N] [--bundle file.lantern]');
-  const keys = await Promise.all(values.key.map(async (path) => parseKeyFile(JSON.parse(await readFile(path, 'utf8')))));
+  const keys = await Promise.all(values.key.map(async (path) => {
+    const text = await readFile(path, 'utf8').catch(() => {
+      throw new ValidationError('A --key file cannot be read.');
+    });
+    try {
+      return parseKeyFile(JSON.parse(text));
+    } catch {
+      throw new ValidationError('A --key file is not a key file written by model:keygen.');
+    }
+  }));
   const terminal = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
   const ask: Ask | undefined = terminal && ((question) => terminal.question(question));
   const { model, graph } = await readModelSource(folder, values, ask).finally(() => terminal?.close());

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/runtime/errors.ts';
 import { ModelConfigSchema, PreprocessorConfigSchema } from '../../src/runtime/model-config.ts';
+import { generateKey } from '../../src/runtime/store/trust.ts';
 import { readModelProto } from './onnx-graph.ts';
 import { readModelSource, type SourceOptions } from './source.ts';
 
@@ -211,6 +213,29 @@ describe('Hugging Face / Lantern folders', () => {
     expect(config.lantern).toMatchObject({ id: 'my-spam_model', version: '3.1.0', task: 'text-classification', batch: 'dynamic', input_names: ['input_ids', 'attention_mask'], output_name: 'logits' });
     expect(await readFile(join(folder, 'config.json'))).toEqual(before);
     expect(await refusal(readModelSource(folder, {}))).toBe('Missing --version: version (semver, e.g. 1.0.0).');
+  });
+
+  it('derives an image model\'s block and checks its preprocessor against the graph', async () => {
+    const folder = join(dir, `${n++}`, 'fashion');
+    await cp(join(ROOT, 'models/fashion-mnist'), folder, { recursive: true, filter: (p) => !/\/(recipe|eval|samples)(\/|$)|model\.onnx$/.test(p) });
+    const config = JSON.parse(await readFile(join(folder, 'config.json'), 'utf8')) as Record<string, unknown>;
+    delete config.lantern;
+    await writeFile(join(folder, 'config.json'), JSON.stringify(config));
+    const { model } = await readModelSource(folder, { version: '1.0.0', output: 'logits' });
+    expect(model.meta).toMatchObject({ id: 'fashion', task: 'image-classification', batch: 'dynamic' });
+    await writeFile(join(folder, 'preprocessor_config.json'), JSON.stringify({ size: { height: 28, width: 28 } }));
+    expect(await refusal(readModelSource(folder, { version: '1.0.0' }))).toBe('onnx/model_quantized.onnx takes 1-channel images but the preprocessing produces 3.');
+    await writeFile(join(folder, 'preprocessor_config.json'), JSON.stringify({ size: 'big' }));
+    expect(await refusal(readModelSource(folder, { version: '1.0.0' }))).toMatch(/^preprocessor_config\.json is not valid at "size"/);
+  });
+
+  it('the CLI exits 1 with the sentence, and names a missing flag when stdin is not a terminal', async () => {
+    const key = await file('key.json', JSON.stringify(await generateKey('t')));
+    const pack = (...args: string[]) => spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/model-cli.ts'), 'pack', ...args, '--out', join(dir, 'out')], { cwd: ROOT, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+    const missing = pack(join(ROOT, 'models/fashion-mnist/onnx/model_quantized.onnx'), '--key', key);
+    expect([missing.status, missing.stderr.trim()]).toEqual([1, 'Missing --labels: labels file (labels.json or labels.txt).']);
+    const badKey = pack(join(ROOT, 'models/fashion-mnist'), '--key', join(dir, 'secret-name.json'));
+    expect([badKey.status, badKey.stderr.trim()]).toEqual([1, 'A --key file cannot be read.']);
   });
 
   it('publishes a Lantern folder\'s config.json unchanged after checking it against the graph', async () => {
