@@ -24,7 +24,7 @@ export interface GraphInfo {
   irVersion: number;
   /** Default-domain opset. */
   opset: number;
-  /** Other domains used (e.g. com.microsoft for quantized ops). */
+  /** Other operator domains the graph's nodes use (e.g. com.microsoft for quantized ops). */
   domains: string[];
   /** Quantize/dequantize or integer ops, or int8/uint8 weights. */
   quantized: boolean;
@@ -78,6 +78,8 @@ export function readModelProto(bytes: Uint8Array, file: string): Pick<GraphInfo,
   let irVersion = 0;
   let opset = 0;
   const domains = new Set<string>();
+  /** Domains nodes actually use: exporters declare many they never use. */
+  const used = new Set<string>();
   let quantized = false;
   let sawGraph = false;
   try {
@@ -96,7 +98,10 @@ export function readModelProto(bytes: Uint8Array, file: string): Pick<GraphInfo,
         sawGraph = true;
         for (const g of fields(f.bytes)) {
           if (g.no === 1 && g.bytes) {
-            for (const n of fields(g.bytes)) if (n.no === 4 && n.bytes && QUANT_OPS.test(text(n.bytes))) quantized = true;
+            for (const n of fields(g.bytes)) {
+              if (n.no === 4 && n.bytes && QUANT_OPS.test(text(n.bytes))) quantized = true;
+              if (n.no === 7 && n.bytes) used.add(text(n.bytes));
+            }
           } else if (g.no === 5 && g.bytes) {
             for (const t of fields(g.bytes)) if (t.no === 2 && t.wire === 0 && INT8_TYPES.has(t.value)) quantized = true;
           }
@@ -108,7 +113,7 @@ export function readModelProto(bytes: Uint8Array, file: string): Pick<GraphInfo,
     throw error;
   }
   if (!sawGraph || irVersion === 0) throw new ValidationError(`${file} is not an ONNX model: it has no graph or IR version.`);
-  return { irVersion, opset, domains: [...domains].sort(), quantized };
+  return { irVersion, opset, domains: [...domains].filter((d) => used.has(d)).sort(), quantized };
 }
 
 interface OrtValueMetadata { name: string; isTensor: boolean; type?: string; shape?: readonly (number | string)[] }
