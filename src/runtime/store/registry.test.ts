@@ -2,7 +2,8 @@ import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DowngradeError, IntegrityError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { writeBundle } from './bundle.ts';
-import { OriginPolicy } from './catalog.ts';
+import { installBuiltins } from './bootstrap.ts';
+import { CATALOG_FORMAT, OriginPolicy } from './catalog.ts';
 import { ModelRegistry, type StorageManagerLike } from './registry.ts';
 import { StoreModelSource } from './store-model-source.ts';
 import { freshStore, keyAndTrust, makeRelease, type TestRelease } from './test-helpers.ts';
@@ -230,5 +231,30 @@ describe('re-verification on load', () => {
     expect((await source.files('demo')).key).toBe('demo@1.0.0');
     expect((await source.describe('demo')).version).toBe('1.0.0');
     expect(await store.hasChunk(sha)).toBe(false);
+  });
+});
+
+describe('built-in models and the data policy', () => {
+  it('installs a first built-in regardless, but an update only when automatic downloads are allowed', async () => {
+    const { store, server, releases } = await setup(['1.0.0', 1], ['1.1.0', 2]);
+    const catalogUrl = `${ORIGIN}/catalog.json`;
+    let listed = ['1.0.0'];
+    const entry = (version: string) => {
+      const r = releases.get(version)!;
+      return { id: r.manifest.id, version, sequence: r.manifest.sequence, manifest: urls(version).manifestUrl, signature: urls(version).signatureUrl, size: 10_000 };
+    };
+    const base = server.fetch;
+    server.fetch = async (input, init) => (String(input) === catalogUrl
+      ? new Response(JSON.stringify({ format: CATALOG_FORMAT, releases: listed.map(entry) }))
+      : base(input, init));
+    const registry = registryFor(store, server);
+    const builtins = (allow: boolean) => installBuiltins(registry, catalogUrl, () => allow);
+    expect(await builtins(false)).toEqual([]);
+    expect((await store.pointer('demo'))?.active).toContain('1.0.0');
+    listed = ['1.0.0', '1.1.0'];
+    await builtins(false);
+    expect((await store.pointer('demo'))?.active).toContain('1.0.0');
+    await builtins(true);
+    expect((await store.pointer('demo'))?.active).toContain('1.1.0');
   });
 });
