@@ -1,3 +1,4 @@
+import './runtime/zod-jitless.ts';
 import { render } from 'preact';
 import { App } from './app/App.tsx';
 import { initLanguage } from './app/i18n/index.ts';
