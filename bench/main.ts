@@ -77,7 +77,8 @@ const bench = {
   /** Waves of `concurrency` simultaneous requests until `total` have been made. */
   async load(engine: 'lantern' | 'tjs', model: string, concurrency: number, total: number): Promise<Summary> {
     const classify = await engineFor(engine, model);
-    for (let i = 0; i < 16; i++) await classify(i);
+    // Same warm-up for every engine: enough for the JIT and both engines' caches to settle.
+    for (let i = 0; i < 200; i++) await classify(i);
     const times: number[] = [];
     const started = performance.now();
     for (let done = 0; done < total; done += concurrency) {
