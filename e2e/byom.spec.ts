@@ -1,5 +1,4 @@
 import { expect, test, type Page } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -7,7 +6,8 @@ import { join } from 'node:path';
 import { STORE_PORT } from '../playwright.config.ts';
 import { releaseServer } from '../scripts/model-serve.ts';
 import { parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
-import { logPage, requireShared, ROOT, SHARED } from './fixtures.ts';
+import { logPage, requireShared, SHARED } from './fixtures.ts';
+import { cli, versionRow } from './release-fixtures.ts';
 
 /**
  * Bring your own model, end to end: ShuffleNet V2 int8 from the ONNX Model Zoo (a model Lantern
@@ -24,10 +24,6 @@ let work: string | undefined;
 let server: Server | undefined;
 let trustEntry: ReturnType<typeof trustEntryFor>;
 let bundle: string;
-
-function cli(...args: string[]): void {
-  execFileSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/model-cli.ts'), ...args], { cwd: ROOT, stdio: 'pipe' });
-}
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
@@ -99,10 +95,10 @@ test('a packed ONNX Model Zoo classifier is added by catalog URL and classifies 
   await page.getByTestId('catalog-url').fill(`${ORIGIN}/catalog.json`);
   await page.getByTestId('add-catalog').click();
   await page.getByTestId('install-shufflenet').click();
-  await expect(page.getByTestId('version-shufflenet@1.0.0')).toHaveAttribute('data-status', 'active', { timeout: 60_000 });
+  await expect(versionRow(page, 'shufflenet@1.0.0')).toHaveAttribute('data-status', 'active', { timeout: 60_000 });
   await expectClassifies(page);
 
-  // The catalog was saved: after a reload it is still listed by update checks.
+  // The catalog was saved for later update checks.
   await page.goto('/?tab=models');
   await expect(page.getByTestId('model-shufflenet')).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem('lantern.catalogs'))).toContain(`${ORIGIN}/catalog.json`);
@@ -111,6 +107,6 @@ test('a packed ONNX Model Zoo classifier is added by catalog URL and classifies 
 test('the same release sideloaded as a bundle file classifies photos', async ({ page }) => {
   await openModels(page);
   await page.getByTestId('bundle-file').setInputFiles(bundle);
-  await expect(page.getByTestId('version-shufflenet@1.0.0')).toHaveAttribute('data-status', 'active', { timeout: 60_000 });
+  await expect(versionRow(page, 'shufflenet@1.0.0')).toHaveAttribute('data-status', 'active', { timeout: 60_000 });
   await expectClassifies(page);
 });
