@@ -12,7 +12,7 @@ export function TransferBar({ transfer, onCancel }: { transfer: Transfer; onCanc
         {t('models.progress.text', {
           done: formatBytes(progress.bytes),
           total: formatBytes(progress.total),
-          percent: formatPercent(progress.percent / 100),
+          percent: formatPercent(progress.percent / 100, 0),
           rate: formatBytes(Math.round(progress.rate)),
         })}
       </span>

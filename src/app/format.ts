@@ -14,9 +14,9 @@ export function formatBytes(bytes: number): string {
   return formatNumber(value, { style: 'unit', unit: UNITS[unit], unitDisplay: 'short', minimumFractionDigits: 1, maximumFractionDigits: 1 });
 }
 
-/** A share in [0, 1] as a percentage with one decimal. */
-export function formatPercent(share: number): string {
-  return formatNumber(share, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
+/** A share in [0, 1] as a percentage (one decimal unless told otherwise). */
+export function formatPercent(share: number, digits = 1): string {
+  return formatNumber(share, { style: 'percent', minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 /** Milliseconds with sensible precision; an empty statistic (NaN) shows as a dash. */
