@@ -177,3 +177,27 @@ test('text with lone surrogates (invalid UTF-16) is classified, not an error', a
   }, { spam, ham });
   expect(labels).toEqual(['spam', 'ham']);
 });
+
+test('IndexedDB upgraded by another tab: a clear StorageError, nothing lost, a reload recovers', async ({ context, page }) => {
+  await page.goto('/?tab=models');
+  await expect(page.getByTestId('version-spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  // Another tab (say, a newer Lantern) opens the database at a higher version; ours steps aside.
+  const other = await context.newPage();
+  await other.goto('/?tab=classify');
+  await other.evaluate(() => new Promise<void>((resolve) => {
+    const request = indexedDB.open('lantern-models', 99);
+    request.onupgradeneeded = () => request.transaction!.abort();
+    request.onerror = () => resolve();
+  }));
+  await other.close();
+  await page.getByTestId('remove-spam-filter').click();
+  const error = page.getByTestId('models-error');
+  await expect(error).toHaveAttribute('data-code', 'STORAGE');
+  await expect(error).toContainText('being upgraded by another Lantern tab');
+  await page.reload();
+  await expect(page.getByTestId('version-spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  await page.getByTestId('tab-classify').click();
+  await page.getByTestId('model-select').selectOption('spam-filter');
+  await page.getByTestId('sample-spam').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+});

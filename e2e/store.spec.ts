@@ -1,11 +1,11 @@
 import { expect, test, type Page } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORE_PORT } from '../playwright.config.ts';
 import { generateKey, parseKeyFile, sign, trustEntryFor } from '../src/runtime/store/trust.ts';
-import { logPage, ROOT } from './fixtures.ts';
+import { logPage } from './fixtures.ts';
+import { classifySpam, cli, openModels, useTestRegistry, variant, versionRow } from './release-fixtures.ts';
 import { ReleaseServer } from './release-server.ts';
 
 /**
@@ -18,7 +18,6 @@ import { ReleaseServer } from './release-server.ts';
  * playwright.config.ts adds the test server's origin to the CSP connect-src.
  */
 const ORIGIN = `http://127.0.0.1:${STORE_PORT}`;
-const SPAM = readFileSync(join(ROOT, 'models/spam-filter/samples/spam.txt'), 'utf8');
 const ONNX = 'spam-filter/1.1.0/onnx/model_quantized.onnx';
 const CHUNK = 16384;
 
@@ -27,21 +26,6 @@ let server: ReleaseServer;
 let trustEntry: ReturnType<typeof trustEntryFor>;
 let bundle: string;
 
-function cli(...args: string[]): void {
-  execFileSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/model-cli.ts'), ...args], { cwd: ROOT, stdio: 'pipe' });
-}
-
-/** A copy of the built-in spam filter at another version, with renamed labels so answers differ. */
-function variant(version: string): string {
-  const dir = join(work, `src-${version}`);
-  cpSync(join(ROOT, 'models/spam-filter'), dir, { recursive: true, filter: (p) => !/\/(recipe|eval)(\/|$)|model\.onnx$/.test(p) });
-  const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { id2label: Record<string, string>; lantern: { version: string } };
-  config.lantern.version = version;
-  config.id2label = { 0: `ham-v${version}`, 1: `spam-v${version}` };
-  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  return dir;
-}
-
 test.beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'lantern-store-e2e-'));
   const keyPath = join(work, 'key.json');
@@ -49,9 +33,9 @@ test.beforeAll(async () => {
   trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(keyPath, 'utf8'))));
   bundle = join(work, 'spam-1.1.0.lantern');
   const pub = join(work, 'pub');
-  cli('pack', variant('1.1.0'), '--key', keyPath, '--out', pub, '--chunk-size', String(CHUNK), '--bundle', bundle);
+  cli('pack', variant(work, '1.1.0'), '--key', keyPath, '--out', pub, '--chunk-size', String(CHUNK), '--bundle', bundle);
   // An older release, signed by the same trusted key, for the replay case (not in the catalog).
-  cli('pack', variant('0.9.0'), '--key', keyPath, '--out', join(pub, 'old'), '--chunk-size', String(CHUNK));
+  cli('pack', variant(work, '0.9.0'), '--key', keyPath, '--out', join(pub, 'old'), '--chunk-size', String(CHUNK));
   // The same manifest, validly signed by a key the app does not trust.
   const manifest = readFileSync(join(pub, 'spam-filter/1.1.0/manifest.json'));
   const stranger = await sign(manifest, await generateKey('stranger'));
@@ -68,11 +52,7 @@ test.afterAll(async () => {
 test.beforeEach(async ({ context, page }) => {
   server.reset();
   logPage(page);
-  await context.route('**/registry-config.json', (route) => route.fulfill({ json: { catalogUrl: `${ORIGIN}/catalog.json`, allowedOrigins: [ORIGIN] } }));
-  await context.route('**/trust-store.json', async (route) => {
-    const shipped = await (await route.fetch()).json() as { keys: unknown[] };
-    await route.fulfill({ json: { keys: [...shipped.keys, trustEntry] } });
-  });
+  await useTestRegistry(context, `${ORIGIN}/catalog.json`, trustEntry);
   // Storage faults on demand: a tiny quota, or IndexedDB refusing chunk writes as if full.
   await context.addInitScript(() => {
     const w = globalThis as { fakeQuota?: { usage: number; quota: number }; failChunkPuts?: number };
@@ -88,22 +68,7 @@ test.beforeEach(async ({ context, page }) => {
   });
 });
 
-const version = (page: Page, key: string) => page.getByTestId(`version-${key}`);
-
-async function openModels(page: Page): Promise<void> {
-  await page.goto('/?tab=models');
-  await expect(version(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
-}
-
-async function classifySpam(page: Page): Promise<{ label: string | null; version: string }> {
-  await page.getByTestId('tab-classify').click();
-  await page.getByTestId('model-select').selectOption('spam-filter');
-  await page.getByTestId('text-input').fill(SPAM);
-  await page.getByTestId('classify-text').click();
-  const top = page.getByTestId('top-label');
-  await expect(top).toBeVisible();
-  return { label: await top.getAttribute('data-label'), version: (await page.getByTestId('model-version').innerText()) };
-}
+const version = versionRow;
 
 async function expectStillOnBuiltin(page: Page): Promise<void> {
   await expect(version(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
