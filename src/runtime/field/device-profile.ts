@@ -19,10 +19,19 @@ export interface RuntimeDefaults {
 
 export const LOW_END_MEMORY_GB = 2;
 export const LOW_END_CORES = 2;
+/** Memory at or under which a 2-core device counts as low-end. */
+export const LOW_END_PAIRED_MEMORY_GB = 4;
 
+/**
+ * Little memory alone makes a device low-end; few cores only together with modest memory
+ * (a 2-core laptop or VM with 8 GB is not a phone, and small batches would halve its throughput).
+ */
 export function isLowEnd(hints: DeviceHints): boolean {
-  return (hints.deviceMemory !== undefined && hints.deviceMemory <= LOW_END_MEMORY_GB)
-    || (hints.hardwareConcurrency !== undefined && hints.hardwareConcurrency <= LOW_END_CORES);
+  const memory = hints.deviceMemory;
+  const cores = hints.hardwareConcurrency;
+  if (memory !== undefined && memory <= LOW_END_MEMORY_GB) return true;
+  if (cores !== undefined && cores <= 1) return true;
+  return cores !== undefined && cores <= LOW_END_CORES && (memory ?? LOW_END_PAIRED_MEMORY_GB) <= LOW_END_PAIRED_MEMORY_GB;
 }
 
 export function runtimeDefaults(hints: DeviceHints): RuntimeDefaults {
