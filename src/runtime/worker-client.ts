@@ -7,6 +7,9 @@ import { CancelledError, WorkerCrashedError } from './errors.ts';
 
 export type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles };
 
+/** A worker that has not answered init by then is treated as dead (init only probes the device). */
+const START_TIMEOUT_MS = 30_000;
+
 export interface WorkerClientOptions {
   /** Creates the worker; `name` must be passed to the Worker constructor (liveness lock). */
   createWorker: (name: string) => Worker;
@@ -54,13 +57,24 @@ export class WorkerClient {
     const remote = wrap<InferenceWorkerApi>(worker);
     const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, loads: new Map(), inFlight: new Set(), dead: false };
     worker.addEventListener('error', (event) => this.stop(live, 'crashed', `the worker failed: ${event.message || 'unknown error'}`));
-    live.device = remote.init(this.options.backend, this.options.poolSize, this.options.threads).then((device) => {
-      // Granted only once the worker no longer holds it, i.e. when it has died.
-      void navigator.locks.request(`lantern-alive:${name}`, () => {
-        if (!live.dead) this.stop(live, 'crashed', 'the worker stopped unexpectedly');
-      });
-      return device;
-    });
+    // Until init returns, the worker holds no liveness lock: a worker that dies while starting
+    // would otherwise leave every call waiting forever.
+    const startTimer = setTimeout(() => this.stop(live, 'crashed', 'the worker did not start'), START_TIMEOUT_MS);
+    live.device = remote.init(this.options.backend, this.options.poolSize, this.options.threads).then(
+      (device) => {
+        clearTimeout(startTimer);
+        // Granted only once the worker no longer holds it, i.e. when it has died.
+        void navigator.locks.request(`lantern-alive:${name}`, () => {
+          if (!live.dead) this.stop(live, 'crashed', 'the worker stopped unexpectedly');
+        });
+        return device;
+      },
+      (error: unknown) => {
+        clearTimeout(startTimer);
+        this.stop(live, 'crashed', 'the worker failed to start');
+        throw error;
+      },
+    );
     this.live = live;
     this.options.onLifecycle?.({ type: 'started', name });
     return live;
