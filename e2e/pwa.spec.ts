@@ -42,6 +42,9 @@ test('works offline after the first visit: reload and a new page, in the worker,
   expect(await page.evaluate(() => Boolean(navigator.serviceWorker.controller))).toBe(true);
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
   await classifyBoth(page);
+  // Actions that need the network say so instead of failing silently.
+  await page.getByTestId('tab-models').click();
+  await expect(page.getByTestId('offline-note')).toBeVisible();
 
   const second = await context.newPage();
   logPage(second);

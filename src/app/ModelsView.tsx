@@ -11,6 +11,7 @@ import { t } from './i18n/index.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
 import { ErrorCard } from './ResultCard.tsx';
 import type { Services } from './services.ts';
+import { useOnline } from './useOnline.ts';
 import { TransferBar } from './TransferBar.tsx';
 
 interface Snapshot {
@@ -44,6 +45,7 @@ export function ModelsView({ services }: { services: Services }) {
   const [autoSkipped, setAutoSkipped] = useState(false);
   const controllers = useRef(new Map<string, AbortController>());
   const savedCatalogs = useMemo(() => new SavedCatalogs(globalThis.localStorage), []);
+  const online = useOnline();
 
   useEffect(() => {
     services.models.then(setOpened, setError);
@@ -126,6 +128,7 @@ export function ModelsView({ services }: { services: Services }) {
 
   return (
     <div class="models">
+      {!online && <p class="card notice" role="status" data-testid="offline-note">{t('models.offline')}</p>}
       {state.notices.map((n) => (
         <div class="card notice" role="alert" data-testid="registry-notice" data-kind={n.kind} key={`${n.kind}:${n.id}@${n.version}`}>
           <p>{noticeText(n)}</p>

@@ -70,6 +70,7 @@ export const en = {
   'models.notice.quarantined': 'Version {version} of {id} failed its integrity check and was quarantined; version {fallback} is answering instead.',
   'models.notice.quarantinedNoFallback': 'Version {version} of {id} failed its integrity check and was quarantined; reinstall it.',
   'models.dismiss': 'Dismiss',
+  'models.offline': 'You are offline. Installed models keep working; checking for updates and downloading need a connection.',
   'models.status.rejected': 'Rejected',
   'models.notice.rejected': 'Version {version} of {id} was not activated: {reason}. The active version is unchanged.',
   'models.notice.rolledBack': 'Version {version} of {id} was {reason}; version {fallback} is answering instead.',

@@ -72,6 +72,7 @@ export const hi: Record<MessageKey, string> = {
   'models.notice.quarantined': '{id} का संस्करण {version} अखंडता जाँच में विफल रहा और अलग रखा गया; उसकी जगह संस्करण {fallback} जवाब दे रहा है।',
   'models.notice.quarantinedNoFallback': '{id} का संस्करण {version} अखंडता जाँच में विफल रहा और अलग रखा गया; इसे फिर से इंस्टॉल करें।',
   'models.dismiss': 'ठीक है',
+  'models.offline': 'आप ऑफ़लाइन हैं। इंस्टॉल किए गए मॉडल काम करते रहेंगे; अपडेट जाँचने और डाउनलोड करने के लिए कनेक्शन चाहिए।',
   'models.status.rejected': 'अस्वीकृत',
   'models.notice.rejected': '{id} का संस्करण {version} सक्रिय नहीं किया गया: {reason}। सक्रिय संस्करण नहीं बदला।',
   'models.notice.rolledBack': '{id} का संस्करण {version} {reason}; अब संस्करण {fallback} जवाब दे रहा है।',
