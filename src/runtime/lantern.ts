@@ -84,12 +84,14 @@ type JobOutcome = Omit<ClassificationResult, 'timings' | 'retried'> & { timings:
 const EXTRA_WORKER_BACKLOG = 8;
 
 /**
- * Workers in the pool. Measured on 2 cores (bench/results): 2 workers × 1 thread gave the best
- * throughput under load (+12% spam, +55% ShuffleNet over 1 × 2 threads) at equal batch-1
- * latency; more workers than 2 only add memory on phones.
+ * Workers in the pool by default. Measured on 2 cores (README, Benchmarks): two single-thread
+ * workers won throughput in one run and lost it in the next, but a reload's first result took
+ * 2.8 s against 1.3 s with one worker using both cores as WASM threads — start-up is what a field
+ * user feels, so one worker it is. `poolSize` (or `?workers=2`) adds workers; extra ones start
+ * only under a backlog.
  */
-export function defaultPoolSize(cores: number): number {
-  return cores >= 2 ? 2 : 1;
+export function defaultPoolSize(_cores: number): number {
+  return 1;
 }
 
 /** Largest top-k computed in the worker; requests slice what they asked for. */
