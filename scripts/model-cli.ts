@@ -70,7 +70,7 @@ async function pack(args: string[]): Promise<void> {
     ...(values.golden ? { golden: await readGoldenSet(values.golden) } : {}),
   });
   await writeRelease(values.out, release);
-  if (values.bundle) await writeFile(values.bundle, bundleOf(release, model));
+  if (values.bundle) await writeFile(values.bundle, bundleOf(release));
   console.log(`Packed ${release.manifest.id} ${release.manifest.version} (sequence ${release.manifest.sequence}) into ${values.out}${values.bundle ? ` and ${values.bundle}` : ''}.`);
 }
 

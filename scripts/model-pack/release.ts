@@ -61,7 +61,8 @@ export async function packRelease(model: ModelFolder, options: PackOptions): Pro
   return { manifest, manifestBytes: bytes, signatures, published, entry };
 }
 
-export function bundleOf(release: PackedRelease, model: ModelFolder): Uint8Array {
+/** The single-file sideload bundle of a packed release (manifest, signatures, files). */
+export function bundleOf(release: PackedRelease): Uint8Array {
   const dir = `${release.manifest.id}/${release.manifest.version}/`;
   return writeBundle(release.manifestBytes, release.signatures, release.manifest.files.map((f) => ({ path: f.path, bytes: release.published.get(`${dir}${f.path}`)! })));
 }
