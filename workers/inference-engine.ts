@@ -92,6 +92,7 @@ export class InferenceEngine {
   private warm?: Promise<void>;
   private readonly models = new Map<string, LoadedModel>();
   private gpuLost?: string;
+  private deviceLost?: Promise<string>;
 
   /** `threads` overrides the WASM thread count (benchmarks); otherwise the cores are split between workers. */
   async init(preference: BackendPreference, workers = 1, threads?: number): Promise<DeviceReport> {
@@ -200,9 +201,20 @@ export class InferenceEngine {
   /** A lost GPU device (driver reset, `device.destroy()`) sends every later session to WASM. */
   private async watchDevice(): Promise<void> {
     const device = (await ort.env.webgpu.device) as { lost?: Promise<{ message?: string }> } | undefined;
-    device?.lost?.then((info) => {
+    this.deviceLost = device?.lost?.then((info) => {
       this.gpuLost = `The WebGPU device was lost (${info?.message || 'no reason given'}); using WASM.`;
+      return this.gpuLost;
     });
+  }
+
+  /**
+   * Why a WebGPU run failed. A destroyed device fails the run (a buffer map) and resolves
+   * `device.lost` in either order; give the loss a moment so the user sees the real cause.
+   */
+  private async gpuFailureReason(error: unknown): Promise<string> {
+    const settle = new Promise<undefined>((resolve) => setTimeout(resolve, 100));
+    const lost = this.gpuLost ?? (this.deviceLost ? await Promise.race([this.deviceLost, settle]) : undefined);
+    return lost ?? (error as Error).message;
   }
 
   /** Test hook for fault injection: destroys ORT's GPU device as a driver reset would. */
@@ -255,7 +267,7 @@ export class InferenceEngine {
         } catch (error) {
           if (model.backend !== 'webgpu') throw error;
           // Run-time fallback: rebuild the session on WASM and retry once.
-          fallback = `WebGPU run failed (${(error as Error).message}); retried on WASM.`;
+          fallback = `WebGPU run failed (${await this.gpuFailureReason(error)}); retried on WASM.`;
           await this.moveToWasm(model);
           output = await this.run(model, feeds);
         }
