@@ -33,7 +33,7 @@ export interface PackOptions {
 }
 
 export async function packRelease(model: ModelFolder, options: PackOptions): Promise<PackedRelease> {
-  await inspectModel(model);
+  inspectModel(model);
   const files = [...model.files, ...(options.golden?.files ?? [])];
   const { manifest, bytes } = await buildManifest({
     ...model.meta,

@@ -61,11 +61,6 @@ export class PwaController {
     this.set({ canInstall: false, installed: choice.outcome === 'accepted' });
   }
 
-  /** Asks the service worker to look for a new version now. */
-  checkForUpdate(): Promise<unknown> {
-    return this.workbox?.update() ?? Promise.resolve();
-  }
-
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
     listener(this.state);

@@ -39,8 +39,8 @@ export function createServices(): Services {
   const nav = navigator as FieldNavigator;
   const profile = runtimeDefaults({ deviceMemory: nav.deviceMemory, hardwareConcurrency: nav.hardwareConcurrency });
   const data = new DataPolicy(globalThis.localStorage, nav.connection);
-  // Golden sets run on the first worker of the pool, created below (the gate runs long after start-up).
-  const models = openRegistry(document.baseURI, { storage: navigator.storage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern.clients[0]!) });
+  // Golden sets run through the runtime created below (the gate runs long after start-up).
+  const models = openRegistry(document.baseURI, { storage: navigator.storage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern) });
   const metrics = new MetricsAggregator({ windowMs: profile.metricsWindowMs });
   const source = new StoreModelSource(models.then((m) => m.registry));
   const watchVersions = autoRollback({ registry: models.then((m) => m.registry), source, onRolledBack: () => lantern.refreshModels() });
@@ -67,7 +67,7 @@ export function createServices(): Services {
     if (document.visibilityState === 'hidden') void metricsStore.flush();
   });
   const memory = new MemorySampler({
-    workerWasm: () => Promise.all(lantern.clients.filter((c) => c.running).map((c) => c.wasmMemory())),
+    workerWasm: () => lantern.workerMemory(),
     modelBytes: async () => (await (await models).registry.storageEstimate()).modelBytes,
   });
   // No inference while the page is hidden: requests wait for the user to come back.

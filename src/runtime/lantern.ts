@@ -3,7 +3,7 @@ import { deserializeError, IntegrityError, LanternError } from './errors.ts';
 import type { ModelDescriptor, ModelSource } from './model-source.ts';
 import type { Prediction } from './postprocess.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
-import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type WorkerLifecycleEvent } from './worker-client.ts';
+import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles } from './worker-client.ts';
 
 export type { ClassifyInput, DeviceReport, LoadReport, ModelDescriptor, Priority };
 
@@ -61,7 +61,6 @@ export interface LanternOptions {
   maxBatch?: number;
   maxWaitMs?: number;
   onRecord?: (record: RequestRecord) => void;
-  onLifecycle?: (event: WorkerLifecycleEvent) => void;
 }
 
 export interface ClassifyOptions {
@@ -78,6 +77,23 @@ interface Job {
   submittedAt: number;
 }
 
+/**
+ * A version that is not active (the validation gate's candidate), run through the same scheduler
+ * and crash retry as every request, at background priority by default. Its results are not
+ * recorded in the metrics. `close` frees its session in every worker.
+ */
+export interface CandidateRun {
+  classify(input: ClassifyInput, options?: ClassifyOptions): Promise<ClassificationResult>;
+  close(): Promise<void>;
+}
+
+/** A model the scheduler can run: its descriptor, the key its session is held under, its files. */
+interface Runnable {
+  descriptor: ModelDescriptor;
+  key: string;
+  files: () => Promise<ModelFiles>;
+}
+
 type JobOutcome = Omit<ClassificationResult, 'timings' | 'retried'> & { timings: Omit<StageTimings, 'queueMs' | 'totalMs'> };
 
 /** Requests waiting before a second worker is started. */
@@ -90,9 +106,7 @@ const EXTRA_WORKER_BACKLOG = 8;
  * user feels, so one worker it is. `poolSize` (or `?workers=2`) adds workers; extra ones start
  * only under a backlog.
  */
-export function defaultPoolSize(_cores: number): number {
-  return 1;
-}
+const DEFAULT_POOL_SIZE = 1;
 
 /** Largest top-k computed in the worker; requests slice what they asked for. */
 const MAX_TOP_K = 5;
@@ -102,7 +116,9 @@ const MAX_TOP_K = 5;
  * pool and the scheduler together, and turns batch reports into per-request results.
  */
 export class Lantern {
-  readonly clients: WorkerClient[];
+  private readonly clients: WorkerClient[];
+  /** Candidates being validated, by scheduling id (which is also their session key; never a model id: it has a colon). */
+  private readonly candidates = new Map<string, { descriptor: ModelDescriptor; files: ModelFiles }>();
   private readonly scheduler: Scheduler<Job, JobOutcome>;
   private readonly descriptors = new Map<string, ModelDescriptor>();
   /** The model version each worker currently holds, so an activation/rollback unloads the old one. */
@@ -112,20 +128,19 @@ export class Lantern {
   private onGpu = false;
 
   constructor(private readonly options: LanternOptions) {
-    const poolSize = Math.max(1, options.poolSize ?? defaultPoolSize(globalThis.navigator?.hardwareConcurrency ?? 1));
+    const poolSize = Math.max(1, options.poolSize ?? DEFAULT_POOL_SIZE);
     this.clients = Array.from({ length: poolSize }, () => new WorkerClient({
       createWorker: options.createWorker,
       backend: options.backend ?? 'auto',
       poolSize,
       threads: options.threads,
       idleMs: options.idleMs ?? 5 * 60_000,
-      onLifecycle: options.onLifecycle,
     }));
     this.scheduler = new Scheduler<Job, JobOutcome>({
       slots: poolSize,
       maxQueued: options.maxQueued ?? 256,
       maxWaitMs: options.maxWaitMs ?? 0,
-      maxBatch: (id) => (this.descriptors.get(id)?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
+      maxBatch: (id) => ((this.candidates.get(id)?.descriptor ?? this.descriptors.get(id))?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
       // Extra workers start only for a real backlog, so a double click never pays a second cold start.
       slotAvailable: (slot, waiting) => slot === 0 || (!this.onGpu && (this.clients[slot]!.running || waiting >= EXTRA_WORKER_BACKLOG)),
       execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, slot, signal),
@@ -162,26 +177,39 @@ export class Lantern {
     return this.clients[0]!.device();
   }
 
+  /** ORT's WebAssembly memory in each running worker (none is started to answer). */
+  workerMemory(): Promise<(number | null)[]> {
+    return Promise.all(this.clients.filter((c) => c.running).map((c) => c.wasmMemory()));
+  }
+
   /** Forgets cached model descriptors (after install, activation or rollback). */
   refreshModels(): void {
     this.descriptors.clear();
+  }
+
+  /** Runs a version that is not active yet; see CandidateRun. */
+  candidate(descriptor: ModelDescriptor, files: ModelFiles): CandidateRun {
+    // A key of its own: the candidate's session never stands in for an installed version.
+    const id = `candidate:${crypto.randomUUID()}`;
+    this.candidates.set(id, { descriptor, files: { ...files, key: id } });
+    return {
+      classify: (input, options = {}) => this.run(id, input, { priority: 'background', ...options }),
+      close: async () => {
+        this.candidates.delete(id);
+        await Promise.all(this.loadedKey.map(async (held, slot) => {
+          const key = held.get(id);
+          held.delete(id);
+          if (key) await this.clients[slot]!.unload(key).catch(() => undefined);
+        }));
+      },
+    };
   }
 
   async classify(modelId: string, input: ClassifyInput, options: ClassifyOptions = {}): Promise<ClassificationResult> {
     const submittedAt = performance.now();
     try {
       if (!this.descriptors.has(modelId)) this.descriptors.set(modelId, await this.options.models.describe(modelId));
-      const job: Job = { input, topK: options.topK ?? 3, submittedAt };
-      const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
-      const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
-      const out = scheduled.value;
-      const totalMs = performance.now() - submittedAt;
-      const result: ClassificationResult = {
-        ...out,
-        predictions: out.predictions.slice(0, job.topK),
-        retried: scheduled.retried,
-        timings: { ...out.timings, queueMs: scheduled.queueMs, totalMs },
-      };
+      const result = await this.run(modelId, input, options, submittedAt);
       const top = result.predictions[0];
       this.options.onRecord?.({
         ok: true, modelId, version: result.version, backend: result.backend, label: top?.label ?? '', score: top?.score ?? 0,
@@ -195,6 +223,27 @@ export class Lantern {
       });
       throw err;
     }
+  }
+
+  private async run(modelId: string, input: ClassifyInput, options: ClassifyOptions, submittedAt = performance.now()): Promise<ClassificationResult> {
+    const job: Job = { input, topK: options.topK ?? 3, submittedAt };
+    const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
+    const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
+    const out = scheduled.value;
+    return {
+      ...out,
+      predictions: out.predictions.slice(0, job.topK),
+      retried: scheduled.retried,
+      timings: { ...out.timings, queueMs: scheduled.queueMs, totalMs: performance.now() - submittedAt },
+    };
+  }
+
+  /** What runs under a scheduling id: a candidate, or the source's active version of a model. */
+  private async runnable(modelId: string): Promise<Runnable> {
+    const candidate = this.candidates.get(modelId);
+    if (candidate) return { descriptor: candidate.descriptor, key: candidate.files.key, files: () => Promise.resolve(candidate.files) };
+    const descriptor = this.descriptors.get(modelId) ?? (await this.options.models.describe(modelId));
+    return { descriptor, key: `${descriptor.id}@${descriptor.version}`, files: () => this.options.models.files(modelId) };
   }
 
   private async execute(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
@@ -212,8 +261,7 @@ export class Lantern {
 
   private async executeOnce(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
     const client = this.clients[slot]!;
-    const descriptor = this.descriptors.get(modelId) ?? (await this.options.models.describe(modelId));
-    const key = `${descriptor.id}@${descriptor.version}`;
+    const { descriptor, key, files: readFiles } = await this.runnable(modelId);
     const held = (this.loadedKey[slot] ??= new Map());
     const previous = held.get(modelId);
     // A new version was activated (or rolled back): free the old session first.
@@ -222,7 +270,7 @@ export class Lantern {
     let filesMs = 0;
     const { report, cold } = await client.ensureLoaded(key, async () => {
       const started = performance.now();
-      const files = await this.options.models.files(modelId);
+      const files = await readFiles();
       filesMs = performance.now() - started;
       return files;
     }, signal);
@@ -235,7 +283,7 @@ export class Lantern {
       outcomes: batch.items.map((item) => {
         if (!item.ok) return deserializeError(item.error);
         return {
-          modelId,
+          modelId: descriptor.id,
           version: descriptor.version,
           predictions: item.value.predictions,
           notes: [...item.value.notes, ...notes, ...(report.fallback && cold ? [report.fallback] : [])],
