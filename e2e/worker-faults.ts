@@ -8,9 +8,14 @@ import type { Page, Worker } from '@playwright/test';
 
 const INFERENCE = 'lantern-inference-';
 
+/** A worker's name; ORT's thread-pool workers (em-pthread…) sit in Atomics.wait and never answer. */
+function nameOf(worker: Worker): Promise<string> {
+  const silent = new Promise<string>((resolve) => setTimeout(() => resolve(''), 1000));
+  return Promise.race([worker.evaluate(() => self.name).catch(() => ''), silent]);
+}
+
 async function inferenceWorkers(page: Page): Promise<Worker[]> {
-  // ORT's thread pool adds workers of its own (named em-pthread…).
-  const named = await Promise.all(page.workers().map(async (worker) => ({ worker, name: await worker.evaluate(() => self.name).catch(() => '') })));
+  const named = await Promise.all(page.workers().map(async (worker) => ({ worker, name: await nameOf(worker) })));
   return named.filter((w) => w.name.startsWith(INFERENCE)).map((w) => w.worker);
 }
 
