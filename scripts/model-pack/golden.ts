@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { describeSchemaError } from '../../src/runtime/model-config.ts';
+import { parseSchema } from '../../src/runtime/schema.ts';
 import type { ReleaseValidation } from '../../src/runtime/store/manifest.ts';
 
 /**
@@ -31,14 +31,13 @@ export async function readGoldenSet(file: string): Promise<GoldenSet> {
   } catch {
     throw new ValidationError('The golden set file is missing or not valid JSON.');
   }
-  const parsed = GoldenFileSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The golden set file', parsed.error));
+  const golden = parseSchema(GoldenFileSchema, json, 'The golden set file');
   const files = new Map<string, Uint8Array>();
-  const items = await Promise.all(parsed.data.items.map(async (item) => {
+  const items = await Promise.all(golden.items.map(async (item) => {
     if ('text' in item) return { input: { kind: 'text' as const, text: item.text }, label: item.label };
     const path = `golden/${basename(item.image)}`;
     if (!files.has(path)) files.set(path, await readFile(join(dirname(file), item.image)));
     return { input: { kind: 'image' as const, path }, label: item.label };
   }));
-  return { validation: { threshold: parsed.data.threshold, items }, files: [...files].map(([path, bytes]) => ({ path, role: 'golden' as const, bytes })) };
+  return { validation: { threshold: golden.threshold, items }, files: [...files].map(([path, bytes]) => ({ path, role: 'golden' as const, bytes })) };
 }

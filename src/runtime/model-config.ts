@@ -6,9 +6,15 @@ import { z } from 'zod';
  * folder fails with a clear message at install time, not with NaNs at run time.
  */
 
+/** Model ids name folders, URLs and store keys: lowercase letters, digits, `.`, `_`, `-`. */
+export const MODEL_ID = /^[a-z0-9][a-z0-9._-]*$/;
+export const MODEL_ID_RULE = 'lowercase letters, digits, . _ -';
+export const ModelIdSchema = z.string().regex(MODEL_ID, `model id: ${MODEL_ID_RULE}`);
+export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
+
 const LanternSection = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'model id: lowercase letters, digits, . _ -'),
-  version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver'),
+  id: ModelIdSchema,
+  version: z.string().regex(SEMVER, 'version must be semver'),
   task: z.enum(['text-classification', 'image-classification']),
   title: z.string().optional(),
   output: z.enum(['logits', 'probabilities']).default('logits'),
@@ -71,10 +77,3 @@ export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 
 /** `tokenizer.json` is validated by the tokenizer library itself; we only check its shape. */
 export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.string().optional() }) });
-
-/** Formats a zod error as one human sentence naming the file. */
-export function describeSchemaError(file: string, error: z.ZodError): string {
-  const issue = error.issues[0];
-  const where = issue && issue.path.length ? ` at "${issue.path.join('.')}"` : '';
-  return `${file} is not valid${where}: ${issue?.message ?? 'unknown problem'}.`;
-}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ValidationError } from '../errors.ts';
-import { describeSchemaError } from '../model-config.ts';
+import { ModelIdSchema } from '../model-config.ts';
+import { parseSchema } from '../schema.ts';
 import { DOCUMENT_LIMITS, fetchDocument, parseJsonDocument, type NetContext } from './net.ts';
 
 /**
@@ -10,7 +10,7 @@ import { DOCUMENT_LIMITS, fetchDocument, parseJsonDocument, type NetContext } fr
 export const CATALOG_FORMAT = 'lantern-catalog/1';
 
 export const ReleaseEntrySchema = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/),
+  id: ModelIdSchema,
   version: z.string().max(64),
   sequence: z.number().int().nonnegative(),
   title: z.string().max(200).optional(),
@@ -31,9 +31,7 @@ export interface Release extends ReleaseEntry {
 }
 
 export function parseCatalog(json: unknown, catalogUrl: string): Release[] {
-  const parsed = ReleaseCatalogSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The model catalog', parsed.error));
-  return parsed.data.releases.map((r) => ({
+  return parseSchema(ReleaseCatalogSchema, json, 'The model catalog').releases.map((r) => ({
     ...r,
     manifestUrl: new URL(r.manifest, catalogUrl).href,
     signatureUrl: new URL(r.signature, catalogUrl).href,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IntegrityError, ValidationError } from '../errors.ts';
-import { describeSchemaError } from '../model-config.ts';
+import { ModelIdSchema } from '../model-config.ts';
+import { parseSchema } from '../schema.ts';
 import { sha256Hex } from './bytes.ts';
 
 /**
@@ -42,7 +43,7 @@ export type ReleaseValidation = z.infer<typeof ValidationSchema>;
 
 export const ManifestSchema = z.object({
   format: z.literal(MANIFEST_FORMAT),
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'model id: lowercase letters, digits, . _ -'),
+  id: ModelIdSchema,
   version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver'),
   /** Monotonic per model: a lower number than one already seen is a downgrade or a replay. */
   sequence: z.number().int().nonnegative(),
@@ -76,9 +77,7 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   } catch {
     throw new ValidationError('The release manifest is not valid JSON.');
   }
-  const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The release manifest', parsed.error));
-  return parsed.data;
+  return parseSchema(ManifestSchema, json, 'The release manifest');
 }
 
 /** Expiry is checked when installing; an installed model keeps working offline after it. */
@@ -159,7 +158,5 @@ export async function buildManifest(input: PackInput): Promise<{ manifest: Manif
     samples: input.samples ?? [],
     ...(input.validation ? { validation: input.validation } : {}),
   };
-  const parsed = ManifestSchema.safeParse(draft);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The release manifest', parsed.error));
-  return { manifest: parsed.data, bytes: new TextEncoder().encode(`${JSON.stringify(draft, null, 1)}\n`) };
+  return { manifest: parseSchema(ManifestSchema, draft, 'The release manifest'), bytes: new TextEncoder().encode(`${JSON.stringify(draft, null, 1)}\n`) };
 }
