@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { describe, expect, it } from 'vitest';
-import { loadCorpus } from '../models/spam-filter/recipe/corpus.mjs';
+import { loadCorpus, mulberry32 } from '../models/spam-filter/recipe/corpus.mjs';
 import { mailToText, truncateIds, MAX_LENGTH } from '../models/spam-filter/recipe/mail-text.mjs';
 import { TokenEncoder } from '../src/runtime/text-preprocess.ts';
 import { FastWordPiece } from './wordpiece-fast.ts';
@@ -45,17 +45,6 @@ const ALPHABET = [
   '\v', '\f', '\u0000', '\u0001', '\u007f', 'é', 'É', '\u0301', 'Σ', 'ς', 'İ', 'ß', 'ﬁ', '日', '本', '🎉', '\u00a0', '\u200b', '\ufeff',
   '\u2028', '\u3000', '’', '—', '\ud800', '\udc00', '\u0085', '\u212a', '[SEP]', '##', '½',
 ];
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Random text: vocabulary words (some capitalised, some glued) and random characters. */
 function randomTexts(count: number, seed: number): string[] {
