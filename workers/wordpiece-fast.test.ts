@@ -4,7 +4,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { loadCorpus, mulberry32 } from '../models/spam-filter/recipe/corpus.mjs';
 import { mailToText, truncateIds, MAX_LENGTH } from '../models/spam-filter/recipe/mail-text.mjs';
-import { TokenEncoder } from '../src/runtime/text-preprocess.ts';
+import { TokenEncoder } from './text-preprocess.ts';
 import { FastWordPiece } from './wordpiece-fast.ts';
 
 /**

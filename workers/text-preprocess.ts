@@ -1,7 +1,7 @@
 import { Tokenizer } from '@huggingface/tokenizers';
-import { InputError } from './errors.ts';
-import type { TokenizerConfig } from './model-config.ts';
-import { FastWordPiece } from '../../workers/wordpiece-fast.ts';
+import { InputError } from '../src/runtime/errors.ts';
+import type { TokenizerConfig } from '../src/runtime/model-config.ts';
+import { FastWordPiece } from './wordpiece-fast.ts';
 
 /**
  * Tokenisation with the truncation and padding the tokenizer library leaves to us.
