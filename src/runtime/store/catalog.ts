@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
 import { describeSchemaError } from '../model-config.ts';
+import { MAX_CATALOG_RELEASES, MAX_ID_LENGTH, MAX_TITLE_LENGTH } from '../schema-limits.ts';
 import { DOCUMENT_LIMITS, fetchDocument, parseJsonDocument, type NetContext } from './net.ts';
 
 /**
@@ -10,17 +11,17 @@ import { DOCUMENT_LIMITS, fetchDocument, parseJsonDocument, type NetContext } fr
 export const CATALOG_FORMAT = 'lantern-catalog/1';
 
 export const ReleaseEntrySchema = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/),
+  id: z.string().max(MAX_ID_LENGTH).regex(/^[a-z0-9][a-z0-9._-]*$/),
   version: z.string().max(64),
   sequence: z.number().int().nonnegative(),
-  title: z.string().max(200).optional(),
+  title: z.string().max(MAX_TITLE_LENGTH).optional(),
   /** Relative to the catalog URL. */
   manifest: z.string().max(500),
   signature: z.string().max(500),
   /** Total bytes of the release's files. */
   size: z.number().int().nonnegative(),
 });
-export const ReleaseCatalogSchema = z.object({ format: z.literal(CATALOG_FORMAT), releases: z.array(ReleaseEntrySchema) });
+export const ReleaseCatalogSchema = z.object({ format: z.literal(CATALOG_FORMAT), releases: z.array(ReleaseEntrySchema).max(MAX_CATALOG_RELEASES) });
 export type ReleaseEntry = z.infer<typeof ReleaseEntrySchema>;
 export type ReleaseCatalog = z.infer<typeof ReleaseCatalogSchema>;
 
