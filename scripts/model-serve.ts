@@ -7,13 +7,14 @@
  * CORS + `Cross-Origin-Resource-Policy: cross-origin`, which a cross-origin-isolated app needs.
  * Any static host with the same headers works too (README, "Add your own model").
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ReleaseEntry } from '../src/runtime/store/catalog.ts';
 import { parseManifest, totalSize } from '../src/runtime/store/manifest.ts';
+import { contentType, decodePath, realRoot, resolveInside, sendBody } from './static-http.mjs';
 import { catalogJson } from './model-pack/release.ts';
 
 export const RELEASE_HEADERS = {
@@ -24,13 +25,12 @@ export const RELEASE_HEADERS = {
   'Cache-Control': 'no-cache',
 };
 
-const TYPES: Record<string, string> = { json: 'application/json', txt: 'text/plain; charset=utf-8', png: 'image/png', jpg: 'image/jpeg' };
-
 async function* manifests(dir: string): AsyncGenerator<string> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* manifests(path);
-    else if (entry.name === 'manifest.json') yield path;
+    // Regular files only: a symlinked manifest could point anywhere on the machine.
+    else if (entry.isFile() && entry.name === 'manifest.json') yield path;
   }
 }
 
@@ -51,26 +51,9 @@ export async function scanReleases(root: string): Promise<ReleaseEntry[]> {
   return entries.sort((a, b) => a.id.localeCompare(b.id) || a.sequence - b.sequence);
 }
 
-/** Sends `body` whole or the requested byte range. */
-function send(req: IncomingMessage, res: ServerResponse, body: Uint8Array, type: string): void {
-  const headers = { ...RELEASE_HEADERS, 'Content-Type': type, 'Accept-Ranges': 'bytes' };
-  const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
-  if (!range) {
-    res.writeHead(200, { ...headers, 'Content-Length': body.length });
-    return void res.end(req.method === 'HEAD' ? undefined : body);
-  }
-  const start = Number(range[1]);
-  if (start >= body.length) {
-    res.writeHead(416, { ...headers, 'Content-Range': `bytes */${body.length}` });
-    return void res.end();
-  }
-  const end = Math.min(range[2] ? Number(range[2]) : body.length - 1, body.length - 1);
-  res.writeHead(206, { ...headers, 'Content-Range': `bytes ${start}-${end}/${body.length}`, 'Content-Length': end - start + 1 });
-  res.end(req.method === 'HEAD' ? undefined : body.subarray(start, end + 1));
-}
-
 export function releaseServer(rootDir: string) {
-  const root = resolve(rootDir);
+  // Resolved once, symlinks included: files are served only if their real path lies inside it.
+  const root = realRoot(rootDir);
   return createServer((req, res) => {
     void (async () => {
       if (req.method === 'OPTIONS') {
@@ -78,18 +61,19 @@ export function releaseServer(rootDir: string) {
         return void res.end();
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, RELEASE_HEADERS);
+        res.writeHead(405, { ...RELEASE_HEADERS, Allow: 'GET, HEAD, OPTIONS' });
         return void res.end();
       }
-      const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-      if (path === '/catalog.json') return send(req, res, new TextEncoder().encode(catalogJson(await scanReleases(root))), TYPES.json!);
-      const file = resolve(root, `.${path}`);
-      const body = file.startsWith(root + sep) ? await readFile(file).catch(() => undefined) : undefined;
-      if (!body) {
-        res.writeHead(404, RELEASE_HEADERS);
+      const dir = await root;
+      if (decodePath((req.url ?? '/').split('?')[0] ?? '') === '/catalog.json') {
+        return sendBody(req, res, new TextEncoder().encode(catalogJson(await scanReleases(dir))), { ...RELEASE_HEADERS, 'Content-Type': contentType('.json') });
+      }
+      const found = await resolveInside(dir, req.url ?? '/');
+      if (found.status !== 200) {
+        res.writeHead(found.status, RELEASE_HEADERS);
         return void res.end();
       }
-      send(req, res, body, TYPES[file.split('.').pop() ?? ''] ?? 'application/octet-stream');
+      sendBody(req, res, { path: found.file, size: found.size }, { ...RELEASE_HEADERS, 'Content-Type': contentType(found.file) });
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500, RELEASE_HEADERS);
       res.end();
