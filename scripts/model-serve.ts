@@ -1,6 +1,7 @@
+#!/usr/bin/env tsx
 /**
- * Publishes a folder of signed releases (what `model:pack --out <dir>` writes) for Lantern apps:
- *   npm run model:serve -- <releases-dir> [--port 8787] [--host 127.0.0.1]
+ * Publishes a folder of signed releases (what `model:pack --out <dir>` writes) for Lantern apps
+ * (usage below; `npm run model:serve -- <dir>` or `npx lantern-model-serve <dir>`).
  * The catalog (`/catalog.json`, lantern-catalog/1) is generated from every
  * `<id>/<version>/manifest.json` that has a `manifest.sig.json` next to it, at each request, so
  * packing another release while serving just works. Files are served with Range support and
@@ -11,11 +12,11 @@ import { createServer } from 'node:http';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { ReleaseEntry } from '../src/runtime/store/catalog.ts';
 import { parseManifest, totalSize } from '../src/runtime/store/manifest.ts';
 import { contentType, decodePath, realRoot, resolveInside, sendBody } from './static-http.mjs';
 import { catalogJson } from './model-pack/release.ts';
+import { integerOption, parseCommandLine, runCli, UsageError } from './cli.ts';
 
 export const RELEASE_HEADERS = {
   'Access-Control-Allow-Origin': '*',
@@ -81,17 +82,33 @@ export function releaseServer(rootDir: string) {
   });
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { port: { type: 'string', default: '8787' }, host: { type: 'string', default: '127.0.0.1' } } });
-  const [dir] = positionals;
-  if (!dir) {
-    console.error('usage: npm run model:serve -- <releases-dir> [--port 8787] [--host 127.0.0.1]');
-    process.exit(2);
-  }
+export const USAGE = `Usage:
+  lantern-model-serve <releases-dir> [--port 8787] [--host 127.0.0.1]
+  lantern-model-serve --help | --version
+
+Serves the signed releases that model:pack wrote into <releases-dir>, with a catalog generated
+at /catalog.json. In this repository: npm run model:serve -- <releases-dir>.
+Exit codes: 0 stopped, 1 failed (e.g. port in use), 2 usage error.`;
+
+/** Starts the server; resolves once it listens (and stays up until the process is stopped). */
+export async function serveCli(args: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { port: { type: 'string', default: '8787' }, host: { type: 'string', default: '127.0.0.1' } } });
+  const [dir, ...extra] = positionals;
+  if (!dir) throw new UsageError('a releases folder is needed.');
+  if (extra.length) throw new UsageError('only one releases folder can be served.');
+  const port = integerOption('port', values.port, { max: 65535 });
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new Error(`${dir} is not a folder.`);
   const server = releaseServer(dir);
-  server.listen(Number(values.port), values.host, async () => {
-    const releases = await scanReleases(resolve(dir));
-    console.log(`Serving ${releases.length} release(s); catalog at http://${values.host}:${values.port}/catalog.json`);
-    console.log('Allow this origin in the app: LANTERN_ALLOWED_ORIGINS at build time (or registry-config.json allowedOrigins) and the CSP connect-src (serve.mjs --connect-src).');
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(port, values.host, resolveListen);
   });
+  const releases = await scanReleases(await realRoot(dir));
+  console.log(`Serving ${releases.length} release(s); catalog at http://${values.host}:${port}/catalog.json`);
+  console.log('Allow this origin in the app: LANTERN_ALLOWED_ORIGINS at build time (or registry-config.json allowedOrigins) and the CSP connect-src (serve.mjs --connect-src).');
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  void runCli({ name: 'lantern-model-serve', usage: USAGE }, process.argv.slice(2), serveCli);
 }
