@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { builtinModels } from './scripts/models-plugin.ts';
+import { precompressPlugin } from './scripts/precompress.ts';
 import { securityHeaders } from './scripts/headers.mjs';
 
 /** Shown in the app so a user can tell which build answers; overridable for tests. */
@@ -45,8 +46,13 @@ export default defineConfig({
         navigateFallback: 'index.html',
         navigateFallbackDenylist: [/^\/models\//],
         cleanupOutdatedCaches: true,
+        // One self-contained sw.js: a separate workbox runtime would be loaded with
+        // importScripts(string), which the CSP's Trusted Types requirement refuses.
+        inlineWorkboxRuntime: true,
       },
     }),
+    // Last: compresses what the others wrote (.br/.gz next to each file, for serve.mjs).
+    precompressPlugin(),
   ],
   define: { __BUILD_ID__: JSON.stringify(buildId()) },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },

@@ -1,37 +1,46 @@
+#!/usr/bin/env tsx
 /**
- * Publisher CLI for signed model releases.
- *   npm run model:keygen -- --out key.json [--name "Publisher"]
- *   npm run model:pack -- <model folder | model.onnx> --key key.json [--key old.json] --out <dir>
- *       [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--bundle file.lantern]
- *       [--golden golden.json]  (validation set run on the device before activation; model-pack/golden.ts)
- *       [--id ID] [--version X.Y.Z] [--title T] [--output logits|probabilities]
- *       bare .onnx only: --labels labels.json|labels.txt [--size 224] [--resize stretch|shortest_edge:256]
- *       [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
- * The folder may be a Hugging Face transformers.js folder (its "lantern" block is derived from the
- * graph). Missing values are asked for when stdin is a terminal, otherwise they are errors.
- * Keys stay with the publisher: never commit them. `pack` writes <dir>/<id>/<version>/...
- * and adds the release to <dir>/catalog.json; `--bundle` also writes a sideload bundle.
+ * Publisher CLI for signed model releases (usage below; `npm run model:keygen` / `model:pack`,
+ * or `npx lantern-model`). The folder may be a Hugging Face transformers.js folder (its
+ * "lantern" block is derived from the graph). Missing values are asked for when stdin is a
+ * terminal, otherwise they are errors. Keys stay with the publisher: never commit them.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
-import { parseArgs } from 'node:util';
-import { LanternError, ValidationError } from '../src/runtime/errors.ts';
+import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { ValidationError } from '../src/runtime/errors.ts';
 import { generateKey, parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
 import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
 import { readGoldenSet } from './model-pack/golden.ts';
 import { bundleOf, packRelease, writeRelease } from './model-pack/release.ts';
+import { integerOption, parseCommandLine, runCli, UsageError } from './cli.ts';
+
+export const USAGE = `Usage:
+  lantern-model keygen --out key.json [--name "Publisher"]
+  lantern-model pack <model folder | model.onnx> --key key.json [--key old.json] --out <dir>
+      [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--bundle file.lantern]
+      [--golden golden.json]   validation set run on the device before activation
+      [--id ID] [--version X.Y.Z] [--title T] [--output logits|probabilities]
+      bare .onnx only: --labels labels.json|labels.txt [--size 224]
+      [--resize stretch|shortest_edge:256] [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
+  lantern-model --help | --version
+
+pack writes <dir>/<id>/<version>/... and adds the release to <dir>/catalog.json;
+--bundle also writes a sideload bundle. In this repository: npm run model:keygen -- ...,
+npm run model:pack -- ... Exit codes: 0 done, 1 failed, 2 usage error.`;
 
 async function keygen(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' } } });
-  if (!values.out) throw new Error('keygen needs --out <file>');
+  const { values } = parseCommandLine({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' } } });
+  if (!values.out) throw new UsageError('keygen needs --out <file>.');
   const key = await generateKey(values.name);
   await writeFile(values.out, `${JSON.stringify(key, null, 1)}\n`, { mode: 0o600, flag: 'wx' });
   console.log(`Wrote ${values.out}. Add this entry to the app's trust store:\n${JSON.stringify(trustEntryFor(key), null, 1)}`);
 }
 
 async function pack(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandLine({
     args,
     allowPositionals: true,
     options: {
@@ -47,7 +56,11 @@ async function pack(args: string[]): Promise<void> {
     },
   });
   const [folder] = positionals;
-  if (!folder || !values.out || !values.key?.length) throw new Error('usage: model:pack -- <folder|model.onnx> --key key.json --out <dir> [--sequence N] [--bundle file.lantern]');
+  if (!folder) throw new UsageError('pack needs a model folder or .onnx file.');
+  if (!values.out || !values.key?.length) throw new UsageError('pack needs --key <key.json> and --out <dir>.');
+  if (values.expires !== undefined && Number.isNaN(Date.parse(values.expires))) throw new UsageError('--expires must be a date, e.g. 2027-12-31.');
+  const sequence = values.sequence === undefined ? undefined : integerOption('sequence', values.sequence);
+  const chunkSize = values['chunk-size'] === undefined ? undefined : integerOption('chunk-size', values['chunk-size'], { min: 1024 });
   const keys = await Promise.all(values.key.map(async (path) => {
     const text = await readFile(path, 'utf8').catch(() => {
       throw new ValidationError('A --key file cannot be read.');
@@ -64,8 +77,8 @@ async function pack(args: string[]): Promise<void> {
   console.log(`Graph: ${describeGraph(graph)}`);
   const release = await packRelease(model, {
     keys,
-    ...(values.sequence !== undefined ? { sequence: Number(values.sequence) } : {}),
-    ...(values['chunk-size'] !== undefined ? { chunkSize: Number(values['chunk-size']) } : {}),
+    ...(sequence !== undefined ? { sequence } : {}),
+    ...(chunkSize !== undefined ? { chunkSize } : {}),
     ...(values.expires ? { expiresAt: new Date(values.expires).toISOString() } : {}),
     ...(values.golden ? { golden: await readGoldenSet(values.golden) } : {}),
   });
@@ -74,14 +87,15 @@ async function pack(args: string[]): Promise<void> {
   console.log(`Packed ${release.manifest.id} ${release.manifest.version} (sequence ${release.manifest.sequence}) into ${values.out}${values.bundle ? ` and ${values.bundle}` : ''}.`);
 }
 
-const [command, ...rest] = process.argv.slice(2);
 const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack };
-const run = command ? commands[command] : undefined;
-if (!run) {
-  console.error('usage: model-cli.ts keygen|pack ...');
-  process.exit(2);
+
+export async function modelCli(args: string[]): Promise<void> {
+  const [command, ...rest] = args;
+  const run = command !== undefined && Object.hasOwn(commands, command) ? commands[command] : undefined;
+  if (!run) throw new UsageError(command === undefined ? 'a command is needed: keygen or pack.' : `unknown command "${command}": use keygen or pack.`);
+  await run(rest);
 }
-run(rest).catch((error: unknown) => {
-  console.error(error instanceof LanternError || error instanceof Error ? error.message : String(error));
-  process.exit(1);
-});
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  void runCli({ name: 'lantern-model', usage: USAGE }, process.argv.slice(2), modelCli);
+}

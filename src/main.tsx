@@ -1,3 +1,4 @@
+import './trusted-types.ts';
 import './runtime/zod-jitless.ts';
 import { render } from 'preact';
 import { App } from './app/App.tsx';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ID_LENGTH, MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from './schema-limits.ts';
 
 /**
  * Schemas for the files of a transformers.js-style model folder. Unknown keys pass through
@@ -6,28 +7,37 @@ import { z } from 'zod';
  * folder fails with a clear message at install time, not with NaNs at run time.
  */
 
+/**
+ * Label → value as a Map: looked up with own-property semantics, so a label may be any string
+ * (`constructor`, `toString`...) without meeting Object.prototype's members.
+ */
+const labelMap = <T extends z.ZodType>(value: T) =>
+  z.record(z.string().max(MAX_LABEL_LENGTH), value).transform((r) => new Map(Object.entries(r) as [string, z.output<T>][]));
+
 /** Model ids name folders, URLs and store keys: lowercase letters, digits, `.`, `_`, `-`. */
 export const MODEL_ID = /^[a-z0-9][a-z0-9._-]*$/;
 export const MODEL_ID_RULE = 'lowercase letters, digits, . _ -';
-export const ModelIdSchema = z.string().regex(MODEL_ID, `model id: ${MODEL_ID_RULE}`);
+export const ModelIdSchema = z.string().max(MAX_ID_LENGTH).regex(MODEL_ID, `model id: ${MODEL_ID_RULE}`);
 export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 const LanternSection = z.object({
   id: ModelIdSchema,
   version: z.string().regex(SEMVER, 'version must be semver'),
   task: z.enum(['text-classification', 'image-classification']),
-  title: z.string().optional(),
+  title: z.string().max(MAX_TITLE_LENGTH).optional(),
   output: z.enum(['logits', 'probabilities']).default('logits'),
   batch: z.enum(['dynamic', 'fixed']).default('dynamic'),
   input_names: z.array(z.string()).optional(),
   output_name: z.string().optional(),
-  display_names: z.record(z.string(), z.string()).optional(),
+  display_names: labelMap(z.string()).optional(),
   /** Language tag → (label → display name), e.g. { "hi": { "Bag": "थैला" } }. Labels never change. */
-  localized_display_names: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  localized_display_names: z.record(z.string().max(35), labelMap(z.string())).transform((r) => new Map(Object.entries(r))).optional(),
 });
 
 export const ModelConfigSchema = z.looseObject({
-  id2label: z.record(z.string().regex(/^\d+$/), z.string()).refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels'),
+  id2label: z.record(z.string().regex(/^\d+$/), z.string().max(MAX_LABEL_LENGTH))
+    .refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels')
+    .refine((m) => Object.keys(m).length <= MAX_LABELS, `id2label may have at most ${MAX_LABELS} labels`),
   lantern: LanternSection,
 });
 export type ModelConfig = z.infer<typeof ModelConfigSchema>;

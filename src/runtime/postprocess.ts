@@ -26,14 +26,14 @@ export function topK(
   scores: ArrayLike<number>,
   id2label: Record<string, string>,
   k: number,
-  displayNames: Record<string, string> = {},
-  localized: Record<string, Record<string, string>> = {},
+  displayNames: ReadonlyMap<string, string> = new Map(),
+  localized: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
 ): Prediction[] {
   const order = Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
   return order.slice(0, Math.max(1, k)).map((index) => {
     const label = id2label[String(index)] ?? `LABEL_${index}`;
-    const displayName = displayNames[label];
-    const names = Object.entries(localized).flatMap(([lang, map]) => (map[label] ? [[lang, map[label]] as const] : []));
+    const displayName = displayNames.get(label);
+    const names = [...localized].flatMap(([lang, map]) => { const name = map.get(label); return name ? [[lang, name] as const] : []; });
     return {
       label,
       score: scores[index]!,
@@ -47,7 +47,7 @@ export function topK(
 /** Ranks one output row, applying softmax unless the model already outputs probabilities. */
 export function rankRow(
   row: ArrayLike<number>,
-  options: { output: 'logits' | 'probabilities'; id2label: Record<string, string>; k: number; displayNames?: Record<string, string>; localizedNames?: Record<string, Record<string, string>> },
+  options: { output: 'logits' | 'probabilities'; id2label: Record<string, string>; k: number; displayNames?: ReadonlyMap<string, string>; localizedNames?: ReadonlyMap<string, ReadonlyMap<string, string>> },
 ): Prediction[] {
   const scores = options.output === 'logits' ? softmax(row) : row;
   return topK(scores, options.id2label, options.k, options.displayNames, options.localizedNames);

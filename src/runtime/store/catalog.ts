@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ModelIdSchema } from '../model-config.ts';
 import { parseSchema } from '../schema.ts';
+import { MAX_CATALOG_RELEASES, MAX_TITLE_LENGTH } from '../schema-limits.ts';
 import { DOCUMENT_LIMITS, fetchDocument, parseJsonDocument, type NetContext } from './net.ts';
 
 /**
@@ -13,14 +14,14 @@ export const ReleaseEntrySchema = z.object({
   id: ModelIdSchema,
   version: z.string().max(64),
   sequence: z.number().int().nonnegative(),
-  title: z.string().max(200).optional(),
+  title: z.string().max(MAX_TITLE_LENGTH).optional(),
   /** Relative to the catalog URL. */
   manifest: z.string().max(500),
   signature: z.string().max(500),
   /** Total bytes of the release's files. */
   size: z.number().int().nonnegative(),
 });
-export const ReleaseCatalogSchema = z.object({ format: z.literal(CATALOG_FORMAT), releases: z.array(ReleaseEntrySchema) });
+export const ReleaseCatalogSchema = z.object({ format: z.literal(CATALOG_FORMAT), releases: z.array(ReleaseEntrySchema).max(MAX_CATALOG_RELEASES) });
 export type ReleaseEntry = z.infer<typeof ReleaseEntrySchema>;
 export type ReleaseCatalog = z.infer<typeof ReleaseCatalogSchema>;
 
