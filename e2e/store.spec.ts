@@ -30,7 +30,7 @@ test.beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'lantern-store-e2e-'));
   const keyPath = join(work, 'key.json');
   cli('keygen', '--out', keyPath, '--name', 'e2e publisher');
-  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(keyPath, 'utf8'))));
+  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(keyPath, 'utf8'))), ['spam-filter']);
   bundle = join(work, 'spam-1.1.0.lantern');
   const pub = join(work, 'pub');
   cli('pack', variant(work, '1.1.0'), '--key', keyPath, '--out', pub, '--chunk-size', String(CHUNK), '--bundle', bundle);

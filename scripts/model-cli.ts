@@ -1,6 +1,6 @@
 /**
  * Publisher CLI for signed model releases.
- *   npm run model:keygen -- --out key.json [--name "Publisher"]
+ *   npm run model:keygen -- --out key.json [--name "Publisher"] [--scope acme/,other-id]
  *   npm run model:pack -- <model folder | model.onnx> --key key.json [--key old.json] --out <dir>
  *       [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--bundle file.lantern]
  *       [--golden golden.json]  (validation set run on the device before activation; model-pack/golden.ts)
@@ -23,11 +23,13 @@ import { readGoldenSet } from './model-pack/golden.ts';
 import { bundleOf, packRelease, writeRelease } from './model-pack/release.ts';
 
 async function keygen(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' } } });
+  const { values } = parseArgs({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' }, scope: { type: 'string' } } });
   if (!values.out) throw new Error('keygen needs --out <file>');
+  // The scope is the deployment's decision (which model ids this key may sign); --scope only pre-fills it.
+  const scope = values.scope?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
   const key = await generateKey(values.name);
   await writeFile(values.out, `${JSON.stringify(key, null, 1)}\n`, { mode: 0o600, flag: 'wx' });
-  console.log(`Wrote ${values.out}. Add this entry to the app's trust store:\n${JSON.stringify(trustEntryFor(key), null, 1)}`);
+  console.log(`Wrote ${values.out}. Add this entry to the app's trust store${scope.length ? '' : ', with the model ids (or namespaces ending in /) it may sign in "scope"'}:\n${JSON.stringify(trustEntryFor(key, scope), null, 1)}`);
 }
 
 async function pack(args: string[]): Promise<void> {

@@ -14,7 +14,8 @@ import { catalogJson, packRelease } from './model-pack/release.ts';
  * Build-time configuration (environment):
  *   LANTERN_SIGNING_KEY     key file (npm run model:keygen); default .keys/builtin-signing-key.json,
  *                           generated on first build (.keys/ is gitignored)
- *   LANTERN_TRUSTED_KEYS    a trust-store JSON whose keys are trusted too (other publishers)
+ *   LANTERN_TRUSTED_KEYS    a trust-store JSON whose keys are trusted too (other publishers), each
+ *                           for the model ids and namespaces in its "scope" only
  *   LANTERN_CATALOG_URL     catalog checked for updates (default: the built-in catalog)
  *   LANTERN_ALLOWED_ORIGINS comma-separated origins releases may come from (default: none but
  *                           the app's own; the server's CSP connect-src must allow them too)
@@ -59,7 +60,8 @@ export async function publishBuiltinModels(dir = MODELS_DIR): Promise<Map<string
   }
   const json = (value: unknown) => new TextEncoder().encode(`${JSON.stringify(value, null, 1)}\n`);
   out.set(BUILTIN_CATALOG, new TextEncoder().encode(catalogJson(entries)));
-  const trust: TrustStoreFile = { keys: [trustEntryFor(key), ...(await extraTrustedKeys())] };
+  // The built-in key is delegated exactly the built-in models, nothing else.
+  const trust: TrustStoreFile = { keys: [trustEntryFor(key, entries.map((e) => e.id)), ...(await extraTrustedKeys())] };
   out.set('trust-store.json', json(trust));
   const config: RegistryConfig = {
     catalogUrl: process.env.LANTERN_CATALOG_URL ?? BUILTIN_CATALOG,

@@ -2,11 +2,12 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeBundle } from '../../src/runtime/store/bundle.ts';
 import { CATALOG_FORMAT, ReleaseCatalogSchema, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
-import { buildManifest, sequenceFromVersion, type Manifest } from '../../src/runtime/store/manifest.ts';
+import { buildManifest, type Manifest } from '../../src/runtime/store/manifest.ts';
 import { sign, type KeyFile, type SignatureFile } from '../../src/runtime/store/trust.ts';
 import type { ModelFolder } from './folder.ts';
 import type { GoldenSet } from './golden.ts';
 import { inspectModel } from './inspect.ts';
+import { sequenceFromVersion } from './sequence.ts';
 
 /**
  * Turns a model folder into a signed release. The layout (under a catalog root) is

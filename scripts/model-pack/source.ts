@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { describeSchemaError, PreprocessorConfigSchema, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
+import { describeSchemaError, MODEL_ID as ID, PreprocessorConfigSchema, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
 import { readModelFolder, type ModelFolder } from './folder.ts';
 import { inspectOnnx, planGraph, type GraphInfo, type GraphPlan } from './onnx-graph.ts';
 
@@ -38,7 +38,6 @@ export interface ModelSource {
   graph: GraphInfo;
 }
 
-const ID = /^[a-z0-9][a-z0-9._-]*$/;
 const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 async function need(options: SourceOptions, key: keyof SourceOptions, question: string, ask?: Ask): Promise<string> {

@@ -6,8 +6,15 @@ import { z } from 'zod';
  * folder fails with a clear message at install time, not with NaNs at run time.
  */
 
+/**
+ * A model id: lowercase letters, digits, `.`, `_`, `-`, with at most one publisher namespace
+ * (`acme/spam`), so a trust-store key can be scoped to every id under `acme/`.
+ */
+export const MODEL_ID = /^[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)?$/;
+export const MODEL_ID_RULE = 'model id: lowercase letters, digits, . _ - and at most one namespace/';
+
 const LanternSection = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'model id: lowercase letters, digits, . _ -'),
+  id: z.string().max(100).regex(MODEL_ID, MODEL_ID_RULE),
   version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver'),
   task: z.enum(['text-classification', 'image-classification']),
   title: z.string().optional(),

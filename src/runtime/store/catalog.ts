@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NetworkError, ValidationError } from '../errors.ts';
-import { describeSchemaError } from '../model-config.ts';
+import { describeSchemaError, MODEL_ID, MODEL_ID_RULE } from '../model-config.ts';
 
 /**
  * A release catalog (`lantern-catalog/1`) lists what a publisher offers. It is not signed:
@@ -9,7 +9,7 @@ import { describeSchemaError } from '../model-config.ts';
 export const CATALOG_FORMAT = 'lantern-catalog/1';
 
 export const ReleaseEntrySchema = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/),
+  id: z.string().max(100).regex(MODEL_ID, MODEL_ID_RULE),
   version: z.string().max(64),
   sequence: z.number().int().nonnegative(),
   title: z.string().max(200).optional(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IntegrityError, ValidationError } from '../errors.ts';
-import { describeSchemaError } from '../model-config.ts';
+import { describeSchemaError, MODEL_ID, MODEL_ID_RULE } from '../model-config.ts';
 import { sha256Hex } from './bytes.ts';
 
 /**
@@ -42,7 +42,7 @@ export type ReleaseValidation = z.infer<typeof ValidationSchema>;
 
 export const ManifestSchema = z.object({
   format: z.literal(MANIFEST_FORMAT),
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'model id: lowercase letters, digits, . _ -'),
+  id: z.string().max(100).regex(MODEL_ID, MODEL_ID_RULE),
   version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver'),
   /** Monotonic per model: a lower number than one already seen is a downgrade or a replay. */
   sequence: z.number().int().nonnegative(),
@@ -110,12 +110,6 @@ export async function verifyChunk(file: ManifestFile, index: number, bytes: Uint
 
 /** Default chunk size: small enough to resume cheaply on a poor link, big enough to keep requests few. */
 export const DEFAULT_CHUNK_SIZE = 256 * 1024;
-
-/** A sequence number derived from semver, for publishers who do not number releases themselves. */
-export function sequenceFromVersion(version: string): number {
-  const [major = 0, minor = 0, patch = 0] = version.split(/[-+]/)[0]!.split('.').map(Number);
-  return major * 1_000_000 + minor * 1_000 + patch;
-}
 
 export interface PackInput {
   id: string;

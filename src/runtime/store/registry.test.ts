@@ -4,52 +4,16 @@ import { DowngradeError, IntegrityError, NetworkError, QuotaError, SignatureErro
 import { writeBundle } from './bundle.ts';
 import { installBuiltins } from './bootstrap.ts';
 import { CATALOG_FORMAT, OriginPolicy } from './catalog.ts';
+import { totalSize } from './manifest.ts';
 import { ModelRegistry, type StorageManagerLike } from './registry.ts';
 import { StoreModelSource } from './store-model-source.ts';
-import { freshStore, keyAndTrust, makeRelease, type TestRelease } from './test-helpers.ts';
+import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, type KeyFile, type TrustStore } from './trust.ts';
 import type { ModelStore } from './model-store.ts';
 
-const ORIGIN = 'https://models.example';
-const BASE = `${ORIGIN}/demo/`;
 let key: KeyFile;
 let trust: TrustStore;
 beforeAll(async () => ({ key, trust } = await keyAndTrust()));
-
-/**
- * A fake HTTP server for one or more releases, honouring Range like a real one, with hooks
- * to misbehave and a log of every byte range it fully served.
- */
-class FakeServer {
-  served: string[] = [];
-  misbehave?: (path: string, range: [number, number] | undefined) => Response | 'drop' | undefined;
-  private readonly files = new Map<string, Uint8Array>();
-
-  add(release: TestRelease, signatures = release.signatures): void {
-    const dir = `${BASE}${release.manifest.version}/`;
-    this.files.set(`${dir}manifest.json`, release.bytes);
-    this.files.set(`${dir}manifest.sig.json`, new TextEncoder().encode(JSON.stringify(signatures)));
-    for (const [path, bytes] of release.files) this.files.set(`${dir}${path}`, bytes);
-  }
-
-  fetch: typeof fetch = async (input, init) => {
-    const url = String(input);
-    const header = new Headers(init?.headers).get('Range');
-    const match = header ? /^bytes=(\d+)-(\d+)$/.exec(header) : null;
-    const range: [number, number] | undefined = match ? [Number(match[1]), Number(match[2])] : undefined;
-    const bad = this.misbehave?.(url.slice(BASE.length), range);
-    if (bad === 'drop') throw new TypeError('Failed to fetch');
-    if (bad) return bad;
-    const body = this.files.get(url);
-    if (!body) return new Response('not found', { status: 404 });
-    if (!range) return new Response(body.slice(), { status: 200 });
-    this.served.push(`${url.slice(BASE.length)}:${range[0]}`);
-    const end = Math.min(range[1], body.length - 1);
-    return new Response(body.slice(range[0], end + 1), { status: 206, headers: { 'Content-Range': `bytes ${range[0]}-${end}/${body.length}` } });
-  };
-}
-
-const urls = (version: string) => ({ manifestUrl: `${BASE}${version}/manifest.json`, signatureUrl: `${BASE}${version}/manifest.sig.json` });
 
 function registryFor(store: ModelStore, server: FakeServer, storage?: StorageManagerLike): ModelRegistry {
   return new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, storage, backoffMs: 1, retries: 2 });
@@ -75,7 +39,7 @@ describe('ModelRegistry.install', () => {
     const record = await registry.install(urls('1.0.0'));
     expect(record).toMatchObject({ key: 'demo@1.0.0', status: 'ready' });
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
-    expect(server.served.filter((s) => s.startsWith('1.0.0/onnx/model.onnx'))).toHaveLength(3); // 10 000 bytes / 4096
+    expect(server.served.filter((s) => s.startsWith('demo/1.0.0/onnx/model.onnx'))).toHaveLength(3); // 10 000 bytes / 4096
     expect(progress.at(-1)).toBe(100);
     const files = await new StoreModelSource(Promise.resolve(registry)).files('demo');
     expect(files.key).toBe('demo@1.0.0');
@@ -86,7 +50,7 @@ describe('ModelRegistry.install', () => {
   it('refuses a flipped bit and stores nothing of the bad chunk', async () => {
     const { registry, server, store, releases } = await setup(['1.0.0', 1]);
     server.misbehave = (path, range) => {
-      if (path !== '1.0.0/onnx/model.onnx' || range?.[0] !== 4096) return undefined;
+      if (path !== 'demo/1.0.0/onnx/model.onnx' || range?.[0] !== 4096) return undefined;
       const bytes = releases.get('1.0.0')!.files.get('onnx/model.onnx')!.slice(4096, 8192);
       bytes[10]! ^= 1;
       return new Response(bytes, { status: 206 });
@@ -185,7 +149,7 @@ describe('resume', () => {
     // A new registry, as after reopening the tab.
     await registryFor(store, server).resume('demo@1.0.0');
     const after = server.served.slice(before.length);
-    expect(after).toEqual(['1.0.0/onnx/model.onnx:8192', '1.0.0/config.json:0']);
+    expect(after).toEqual(['demo/1.0.0/onnx/model.onnx:8192', 'demo/1.0.0/config.json:0']);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
   });
 });
@@ -241,7 +205,7 @@ describe('built-in models and the data policy', () => {
     let listed = ['1.0.0'];
     const entry = (version: string) => {
       const r = releases.get(version)!;
-      return { id: r.manifest.id, version, sequence: r.manifest.sequence, manifest: urls(version).manifestUrl, signature: urls(version).signatureUrl, size: 10_000 };
+      return { id: r.manifest.id, version, sequence: r.manifest.sequence, manifest: urls(version).manifestUrl, signature: urls(version).signatureUrl, size: totalSize(r.manifest) };
     };
     const base = server.fetch;
     server.fetch = async (input, init) => (String(input) === catalogUrl

@@ -3,7 +3,8 @@ import { openBundle, type BundleSource } from './bundle.ts';
 import { fetchCatalog, type OriginPolicy, type Release } from './catalog.ts';
 import { writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
 import { downloadRelease } from './downloader.ts';
-import { assertNotExpired, parseManifest, versionKey, type Manifest } from './manifest.ts';
+import { sha256Hex } from './bytes.ts';
+import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 import type { ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
@@ -84,6 +85,8 @@ export class ModelRegistry {
 
   constructor(private readonly options: RegistryOptions) {
     this.fetcher = options.fetch ?? fetch.bind(globalThis);
+    // Sequence floors set by a key stop counting once the trust store no longer trusts it for that id.
+    options.store.useKeyPolicy((keyId, id) => this.options.trust.allows(keyId, id));
   }
 
   get store(): ModelStore {
@@ -145,21 +148,22 @@ export class ModelRegistry {
       this.fetchBytes(release.signatureUrl, 'signature', signal),
     ]);
     const signatures = parseSignatureFile(sigBytes);
-    const manifest = await this.verify(bytes, signatures);
+    const { manifest, keyId } = await this.verify(bytes, signatures);
     // A replayed old manifest behind a current catalog entry is a downgrade first of all.
-    await this.options.store.assertNotDowngrade(manifest);
+    await this.options.store.assertNotDowngrade({ ...manifest, manifest: await sha256Hex(bytes) });
+    // The size the user was asked to accept must be the signed one (mix-and-match protection).
     if ((release.id !== undefined && release.id !== manifest.id) || (release.version !== undefined && release.version !== manifest.version)
-      || (release.sequence !== undefined && release.sequence !== manifest.sequence)) {
+      || (release.sequence !== undefined && release.sequence !== manifest.sequence) || (release.size !== undefined && release.size !== totalSize(manifest))) {
       throw new ValidationError('The catalog entry does not match the release it points to.');
     }
-    return this.installVerified(manifest, bytes, signatures, release.manifestUrl, this.download(manifest, release.manifestUrl, signal));
+    return this.installVerified(manifest, bytes, signatures, { keyId, sourceUrl: release.manifestUrl }, this.download(manifest, release.manifestUrl, signal));
   }
 
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
   async installBundle(source: BundleSource, signal?: AbortSignal): Promise<VersionRecord> {
     const bundle = await openBundle(source);
-    const manifest = await this.verify(bundle.manifestBytes, bundle.signatures);
-    return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, undefined, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
+    const { manifest, keyId } = await this.verify(bundle.manifestBytes, bundle.signatures);
+    return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyId }, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
   }
 
   /** Continues an interrupted download (e.g. after the tab was closed) from its last verified chunk. */
@@ -167,8 +171,8 @@ export class ModelRegistry {
     const record = await this.options.store.manifest(key);
     if (!record?.sourceUrl) throw new ModelLoadError('That download cannot be resumed; install it again.', { key });
     const bytes = new Uint8Array(record.bytes);
-    const manifest = await this.verify(bytes, record.signatures);
-    return this.installVerified(manifest, bytes, record.signatures, record.sourceUrl, this.download(manifest, record.sourceUrl, signal));
+    const { manifest, keyId } = await this.verify(bytes, record.signatures);
+    return this.installVerified(manifest, bytes, record.signatures, { keyId, sourceUrl: record.sourceUrl }, this.download(manifest, record.sourceUrl, signal));
   }
 
   private download(manifest: Manifest, manifestUrl: string, signal?: AbortSignal) {
@@ -181,25 +185,30 @@ export class ModelRegistry {
     return writeVerifiedChunks(manifest, this.options.store, read, { signal, onProgress });
   }
 
-  /** Signature against the trust store, then schema, then expiry: nothing else is trusted first. */
-  private async verify(bytes: Uint8Array, signatures: SignatureFile): Promise<Manifest> {
-    await this.options.trust.verify(bytes, signatures);
+  /**
+   * Signature against the trust store, then schema, then the signing key's scope over the
+   * model id, then expiry: nothing else is trusted first. Returns the key that vouches for it.
+   */
+  private async verify(bytes: Uint8Array, signatures: SignatureFile): Promise<{ manifest: Manifest; keyId: string }> {
+    const { trust } = this.options;
+    const signers = await trust.signers(bytes, signatures);
     const manifest = parseManifest(bytes);
+    const keyId = trust.authorize(signers, [manifest.id]);
     assertNotExpired(manifest);
-    return manifest;
+    return { manifest, keyId };
   }
 
   private async installVerified(
     manifest: Manifest,
     bytes: Uint8Array,
     signatures: SignatureFile,
-    sourceUrl: string | undefined,
+    origin: { keyId: string; sourceUrl?: string },
     transfer: (onProgress: (p: TransferProgress) => void) => Promise<unknown>,
   ): Promise<VersionRecord> {
     const key = versionKey(manifest);
     if (this.transfers.has(manifest.id)) throw new BusyError(`${manifest.id} is already being installed.`, { id: manifest.id });
     const { store } = this.options;
-    const record = await store.beginInstall(manifest, bytes, signatures, sourceUrl);
+    const record = await store.beginInstall(manifest, bytes, signatures, origin);
     if (record.status !== 'ready') {
       await this.ensureSpace(manifest);
       const entry: Transfer = { id: manifest.id, version: manifest.version, progress: { bytes: 0, total: record.sizeBytes, percent: 0, rate: 0 } };
