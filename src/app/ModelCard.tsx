@@ -18,6 +18,7 @@ function statusOf(model: ModelOverview, v: VersionRecord): string {
   if (model.pointer?.active === v.key) return t('models.status.active');
   if (v.status === 'quarantined') return t('models.status.quarantined');
   if (v.status === 'rejected') return t('models.status.rejected');
+  if (v.status === 'revoked') return t('models.status.revoked');
   if (v.status === 'downloading') return t('models.status.incomplete');
   if (model.pointer?.previous === v.key) return t('models.status.previous');
   return t('models.status.retained');

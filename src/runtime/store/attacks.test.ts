@@ -1,12 +1,14 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DowngradeError, SignatureError } from '../errors.ts';
+import { DowngradeError, IntegrityError, SignatureError, StorageError } from '../errors.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
+import { writeBundle } from './bundle.ts';
 import { OriginPolicy } from './catalog.ts';
+import { parseManifest } from './manifest.ts';
 import type { ModelStore } from './model-store.ts';
 import { ModelRegistry } from './registry.ts';
 import { FakeServer, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
-import { generateKey, TrustStore, trustEntryFor, type KeyFile } from './trust.ts';
+import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile } from './trust.ts';
 
 /**
  * The attack suite (issue 12): one test per attack on the trust model, each with real Ed25519
@@ -44,6 +46,19 @@ async function expectAnswers(registry: ModelRegistry, r: TestRelease): Promise<v
   expect([...read.files.get('onnx')!]).toEqual([...r.files.get('onnx/model.onnx')!]);
 }
 
+const bundleOf = (r: TestRelease) => new Blob([writeBundle(r.bytes, r.signatures, [...r.files].map(([path, bytes]) => ({ path, bytes })))]);
+
+/** A validly signed release whose chunks are all right but whose onnx file hash is not: a publisher's mistake. */
+async function inconsistent(key: KeyFile, id: string, version: string, sequence: number, onnx: Uint8Array): Promise<TestRelease> {
+  const good = await makeRelease(key, { id, version, sequence }, onnx);
+  const json = JSON.parse(new TextDecoder().decode(good.bytes)) as { files: { role: string; sha256: string }[] };
+  json.files.find((f) => f.role === 'onnx')!.sha256 = 'f'.repeat(64);
+  const bytes = new TextEncoder().encode(JSON.stringify(json));
+  return { ...good, manifest: parseManifest(bytes), bytes, signatures: { signatures: [await sign(bytes, key)] } };
+}
+
+const allChunks = (r: TestRelease) => r.manifest.files.flatMap((f) => f.chunks);
+
 const install = (registry: ModelRegistry, r: TestRelease) => registry.install(urls(r.manifest.version, r.manifest.id));
 const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
 
@@ -80,10 +95,8 @@ describe('attack: another publisher signs a model outside its scope', () => {
     const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
     publish(v1);
     await install(registry, v1);
-    const { writeBundle } = await import('./bundle.ts');
     const takeover = await release(acme, 'spam-filter', '2.0.0', 2);
-    const bundle = new Blob([writeBundle(takeover.bytes, takeover.signatures, [...takeover.files].map(([path, bytes]) => ({ path, bytes })))]);
-    await expect(registry.installBundle(bundle)).rejects.toThrow(SignatureError);
+    await expect(registry.installBundle(bundleOf(takeover))).rejects.toThrow(SignatureError);
     await expectAnswers(registry, v1);
   });
 });
@@ -149,5 +162,125 @@ describe('attack: sequence abuse', () => {
     await expectAnswers(recovered, v11);
     // The built-in key's own floor still holds: its older release stays refused.
     await expect(install(recovered, v1)).rejects.toThrow(DowngradeError);
+  });
+});
+
+describe('attack: a failed install must not delete what installed versions use', () => {
+  it('a release whose file hash disagrees with its valid, shared chunks is refused and deletes nothing (same model)', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const broken = await inconsistent(builtin, 'spam-filter', '1.1.0', 2, v1.files.get('onnx/model.onnx')!);
+    publish(v1, broken);
+    await install(registry, v1);
+    await expect(install(registry, broken)).rejects.toThrow(IntegrityError);
+    for (const sha of allChunks(v1)) expect(await store.hasChunk(sha)).toBe(true);
+    expect((await store.version('spam-filter@1.1.0'))?.status).toBe('rejected');
+    await expectAnswers(registry, v1);
+  });
+
+  it('the same mistake in another model (another publisher) leaves the first model whole', async () => {
+    const { registry, publish, store } = await world();
+    const spam = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const copy = await inconsistent(acme, 'acme/copy', '1.0.0', 1, spam.files.get('onnx/model.onnx')!);
+    publish(spam, copy);
+    await install(registry, spam);
+    await expect(install(registry, copy)).rejects.toThrow(IntegrityError);
+    for (const sha of allChunks(spam)) expect(await store.hasChunk(sha)).toBe(true);
+    await expectAnswers(registry, spam);
+    // A later garbage collection (any activation) still keeps every chunk the installed model uses.
+    const other = await release(acme, 'acme/other', '1.0.0', 1, 77);
+    publish(other);
+    await install(registry, other);
+    await expectAnswers(registry, spam);
+  });
+
+  it('a sideloaded bundle with that mistake is refused before anything is written', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    const before = await store.chunkBytes();
+    const onnx = v1.files.get('onnx/model.onnx')!.map((b, i) => (i < 4096 ? b : b ^ 0x5a));
+    await expect(registry.installBundle(bundleOf(await inconsistent(builtin, 'spam-filter', '1.1.0', 2, onnx)))).rejects.toThrow(IntegrityError);
+    expect(await store.chunkBytes()).toBe(before);
+    expect(await store.version('spam-filter@1.1.0')).toBeUndefined();
+    await expectAnswers(registry, v1);
+  });
+
+  it('quarantine deletes only the damaged chunk, never one another version or model references', async () => {
+    const { registry, publish, store } = await world();
+    const base = await release(builtin, 'spam-filter', '1.0.0', 1);
+    // 1.1.0 shares its first onnx chunk with 1.0.0; acme/copy shares the whole onnx file.
+    const onnx = base.files.get('onnx/model.onnx')!.map((b, i) => (i < 4096 ? b : b ^ 0x33));
+    const next = await makeRelease(builtin, { id: 'spam-filter', version: '1.1.0', sequence: 2 }, onnx);
+    const copy = await makeRelease(acme, { id: 'acme/copy', version: '1.0.0', sequence: 1 }, onnx);
+    publish(base, next, copy);
+    await install(registry, base);
+    await install(registry, next);
+    await install(registry, copy);
+    const [shared, , damaged] = next.manifest.files[0]!.chunks;
+    const bytes = new Uint8Array((await store.getChunk(damaged!))!);
+    bytes[0]! ^= 1;
+    await store.putChunk(damaged!, bytes.buffer);
+    await expect(registry.readActive('spam-filter')).rejects.toThrow(IntegrityError);
+    await expectAnswers(registry, base);
+    // The damaged chunk is also acme/copy's: it stays (that model is checked on its own read); the shared one stays too.
+    expect(await store.hasChunk(shared!)).toBe(true);
+    expect(await store.hasChunk(damaged!)).toBe(true);
+    await expect(registry.readActive('acme/copy')).rejects.toThrow(IntegrityError);
+    // Now nothing healthy references it: quarantining acme/copy deletes it, and 1.0.0 still answers.
+    expect(await store.hasChunk(damaged!)).toBe(false);
+    expect(await store.hasChunk(shared!)).toBe(true);
+    await expectAnswers(registry, base);
+  });
+});
+
+describe('attack: a revoked key with its version installed', () => {
+  it('disables the version at once, falls back to a trusted one, and never rolls back to it', async () => {
+    const { registry, publish, store } = await world(trustOf([rogue, ['spam-filter']]));
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const bad = await release(rogue, 'spam-filter', '2.0.0', 2);
+    publish(v1, bad);
+    await install(registry, v1);
+    await install(registry, bad);
+    await expectAnswers(registry, bad);
+    // The deployment revokes the rogue key; the app re-checks what is installed.
+    await registry.applyTrust(trustOf());
+    expect((await store.version('spam-filter@2.0.0'))?.status).toBe('revoked');
+    expect(registry.notices).toEqual([{ kind: 'revoked', id: 'spam-filter', version: '2.0.0', fallbackVersion: '1.0.0', reason: 'its signing key is no longer trusted for this model' }]);
+    await expectAnswers(registry, v1);
+    await expect(registry.rollback('spam-filter', 'spam-filter@2.0.0')).rejects.toThrow(StorageError);
+    await expect(store.activate('spam-filter@2.0.0')).rejects.toThrow(StorageError);
+    await expect(install(registry, bad)).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, v1);
+  });
+
+  it('narrowing a key\'s scope revokes what it signed outside it; trusting it again restores the version', async () => {
+    const { registry, publish, store } = await world(trustOf([rogue, ['spam-filter', 'rogue/']]));
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const theirs = await release(rogue, 'spam-filter', '1.5.0', 2);
+    const own = await release(rogue, 'rogue/tool', '1.0.0', 1);
+    publish(v1, theirs, own);
+    await install(registry, v1);
+    await install(registry, theirs);
+    await install(registry, own);
+    await registry.applyTrust(trustOf([rogue, ['rogue/']]));
+    await expectAnswers(registry, v1);
+    await expectAnswers(registry, own);
+    expect((await store.version('spam-filter@1.5.0'))?.status).toBe('revoked');
+    await registry.applyTrust(trustOf([rogue, ['spam-filter', 'rogue/']]));
+    expect((await store.version('spam-filter@1.5.0'))?.status).toBe('ready');
+    await expectAnswers(registry, v1);
+  });
+
+  it('a model whose only version is revoked has no active version and says so', async () => {
+    const { registry, publish, store } = await world(trustOf([rogue, ['rogue/']]));
+    const only = await release(rogue, 'rogue/tool', '1.0.0', 1);
+    publish(only);
+    await install(registry, only);
+    await registry.applyTrust(trustOf());
+    expect(await store.pointer('rogue/tool')).toBeUndefined();
+    expect(registry.notices.map((n) => [n.kind, n.id, n.fallbackVersion])).toEqual([['revoked', 'rogue/tool', undefined]]);
+    await expect(registry.readActive('rogue/tool')).rejects.toThrow(/no installed model/);
   });
 });

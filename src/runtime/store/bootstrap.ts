@@ -13,34 +13,51 @@ import { TrustStore } from './trust.ts';
 export interface OpenedRegistry {
   registry: ModelRegistry;
   config: RegistryConfig;
+  /** Fetches trust-store.json again and re-checks installed versions against it (revocation). */
+  refreshTrust(): Promise<void>;
   /** Built-in models that could not be installed (e.g. first start while offline). */
   builtinErrors: LanternError[];
 }
 
-async function fetchJson(url: string, fetcher: typeof fetch): Promise<unknown> {
-  const response = await fetcher(url, { cache: 'no-cache' }).catch(() => undefined);
-  if (!response?.ok) throw new NetworkError('The model registry configuration could not be loaded.');
-  return response.json();
+/**
+ * A deployment file, network first: a revocation must reach the device as soon as it is online,
+ * so these files are not precached by the service worker. The last copy that parsed is kept in
+ * the store and used only when the network cannot answer (offline, server down).
+ */
+async function deploymentFile<T>(name: string, appBase: string, store: ModelStore, fetcher: typeof fetch, parse: (json: unknown) => T): Promise<T> {
+  const response = await fetcher(new URL(name, appBase).href, { cache: 'no-store' }).catch(() => undefined);
+  if (response?.ok) {
+    // A file that is served but broken is an error to report, not a reason to fall back silently.
+    const json: unknown = await response.json().catch(() => undefined);
+    const parsed = parse(json);
+    await store.saveDeploymentFile(name, json);
+    return parsed;
+  }
+  const cached = await store.deploymentFile(name);
+  if (cached === undefined) throw new NetworkError('The model registry configuration could not be loaded.');
+  return parse(cached);
 }
 
 export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
-  const [configJson, trustJson, store] = await Promise.all([
-    fetchJson(new URL('registry-config.json', appBase).href, fetcher),
-    fetchJson(new URL('trust-store.json', appBase).href, fetcher),
-    ModelStore.open(options.dbName),
+  const store = await ModelStore.open(options.dbName);
+  const [config, trust] = await Promise.all([
+    deploymentFile('registry-config.json', appBase, store, fetcher, parseRegistryConfig),
+    deploymentFile('trust-store.json', appBase, store, fetcher, TrustStore.parse),
   ]);
-  const config = parseRegistryConfig(configJson);
   const registry = new ModelRegistry({
     store,
-    trust: TrustStore.parse(trustJson),
+    trust,
     policy: new OriginPolicy(new URL(appBase).origin, config.allowedOrigins),
     catalogUrl: new URL(config.catalogUrl, appBase).href,
     fetch: fetcher,
     storage: options.storage,
     validate: options.validate,
   });
-  return { registry, config, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload) };
+  // Revocation reaches installed versions at every start, before anything runs.
+  await registry.applyTrust(trust);
+  const refreshTrust = async () => registry.applyTrust(await deploymentFile('trust-store.json', appBase, store, fetcher, TrustStore.parse));
+  return { registry, config, refreshTrust, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload) };
 }
 
 /**

@@ -60,6 +60,27 @@ interface StoreSchema extends DBSchema {
   versions: { key: string; value: VersionRecord; indexes: { byModel: string } };
   pointers: { key: string; value: PointerRecord };
   sequences: { key: string; value: SequenceRecord };
+  /** The last good copy of each deployment file (trust store, registry config), for offline starts. */
+  deployment: { key: string; value: { name: string; json: unknown } };
+  /** The newest signed catalog seen per URL: an older one is a replay or a freeze. */
+  catalogs: { key: string; value: CatalogStamp };
+}
+
+/** What the device remembers of the last catalog it accepted from one URL. */
+export interface CatalogStamp {
+  url: string;
+  version: number;
+  /** sha256 of the exact catalog bytes: an equal version must be the identical catalog. */
+  sha256: string;
+}
+
+/** A version taken out of service because its key is no longer trusted for its model. */
+export interface Revocation {
+  id: string;
+  version: string;
+  /** The version answering instead, when the revoked one was active. */
+  fallback?: string;
+  wasActive: boolean;
 }
 
 type Name = StoreNames<StoreSchema>;
@@ -94,13 +115,19 @@ export class ModelStore {
   static async open(name = 'lantern-models'): Promise<ModelStore> {
     let store: ModelStore | undefined;
     try {
-      const db = await openDB<StoreSchema>(name, 1, {
-        upgrade(database) {
-          database.createObjectStore('chunks', { keyPath: 'sha256' });
-          database.createObjectStore('manifests', { keyPath: 'key' });
-          database.createObjectStore('versions', { keyPath: 'key' }).createIndex('byModel', 'id');
-          database.createObjectStore('pointers', { keyPath: 'id' });
-          database.createObjectStore('sequences', { keyPath: 'id' });
+      const db = await openDB<StoreSchema>(name, 2, {
+        upgrade(database, oldVersion) {
+          if (oldVersion < 1) {
+            database.createObjectStore('chunks', { keyPath: 'sha256' });
+            database.createObjectStore('manifests', { keyPath: 'key' });
+            database.createObjectStore('versions', { keyPath: 'key' }).createIndex('byModel', 'id');
+            database.createObjectStore('pointers', { keyPath: 'id' });
+            database.createObjectStore('sequences', { keyPath: 'id' });
+          }
+          if (oldVersion < 2) {
+            database.createObjectStore('deployment', { keyPath: 'name' });
+            database.createObjectStore('catalogs', { keyPath: 'url' });
+          }
         },
         blocking() {
           // A newer tab wants to upgrade: step aside rather than block it forever.
@@ -270,15 +297,21 @@ export class ModelStore {
 
   /**
    * Takes a version that failed re-verification out of service: marks it quarantined, deletes
-   * the chunks that failed (so a reinstall fetches them again) and, if it was active, falls back
-   * to the previous version. Returns the new active key, if any.
+   * the chunks that failed their own hash (so a reinstall fetches them again) unless another
+   * version still references them (storage must never lose what another version uses) and, if it
+   * was active, falls back to the previous version. Returns the new active key, if any.
    */
-  async quarantine(key: string, reason: string, badChunks: readonly string[]): Promise<string | undefined> {
-    return this.write(['chunks', 'versions', 'pointers'], async (tx) => {
+  async quarantine(key: string, reason: string, damagedChunks: readonly string[]): Promise<string | undefined> {
+    return this.write(['chunks', 'manifests', 'versions', 'pointers'], async (tx) => {
       const version = await tx.objectStore('versions').get(key);
       if (!version) return undefined;
       await tx.objectStore('versions').put({ ...version, status: 'quarantined', reason });
-      for (const sha of badChunks) await tx.objectStore('chunks').delete(sha);
+      const shared = new Set<string>();
+      for (const other of await tx.objectStore('versions').getAll()) {
+        if (other.key === key || other.status === 'quarantined') continue;
+        for (const sha of (await tx.objectStore('manifests').get(other.key))?.chunks ?? []) shared.add(sha);
+      }
+      for (const sha of damagedChunks) if (!shared.has(sha)) await tx.objectStore('chunks').delete(sha);
       const pointers = tx.objectStore('pointers');
       const pointer = await pointers.get(version.id);
       if (!pointer) return undefined;
@@ -345,6 +378,76 @@ export class ModelStore {
       }
       await tx.objectStore('pointers').delete(id);
       await collectGarbage(tx, this.keyPolicy);
+    });
+  }
+
+  /**
+   * Applies the current trust store's verdict on installed versions (key → still trusted for its
+   * model), in one transaction: untrusted ready or downloading versions become `revoked`; a
+   * revoked version trusted again comes back; a revoked active version hands over to the previous
+   * version, or else the newest ready one, or else the model has no active version. Returns the
+   * versions newly revoked.
+   */
+  async applyTrustVerdicts(trusted: ReadonlyMap<string, boolean>): Promise<Revocation[]> {
+    return this.write(['chunks', 'manifests', 'versions', 'pointers'], async (tx) => {
+      const versions = tx.objectStore('versions');
+      const revoked: VersionRecord[] = [];
+      for (const v of await versions.getAll()) {
+        const verdict = trusted.get(v.key);
+        if (verdict === false && (v.status === 'ready' || v.status === 'downloading')) {
+          await versions.put({ ...v, status: 'revoked', reason: 'its signing key is no longer trusted for this model' });
+          revoked.push(v);
+        } else if (verdict === true && v.status === 'revoked') {
+          const chunks = (await tx.objectStore('manifests').get(v.key))?.chunks ?? [];
+          let complete = true;
+          for (const sha of chunks) if ((await tx.objectStore('chunks').getKey(sha)) === undefined) complete = false;
+          const { reason: _, ...rest } = v;
+          await versions.put({ ...rest, status: complete ? 'ready' : 'downloading' });
+        }
+      }
+      const gone = new Set(revoked.map((v) => v.key));
+      const result: Revocation[] = [];
+      for (const v of revoked) {
+        const pointers = tx.objectStore('pointers');
+        const pointer = await pointers.get(v.id);
+        const wasActive = pointer?.active === v.key;
+        if (pointer && pointer.previous && gone.has(pointer.previous)) await pointers.put({ id: pointer.id, active: pointer.active });
+        if (!wasActive) {
+          result.push({ id: v.id, version: v.version, wasActive });
+          continue;
+        }
+        const previous = pointer.previous ? await versions.get(pointer.previous) : undefined;
+        const candidates = (await versions.index('byModel').getAll(v.id)).filter((c) => c.status === 'ready').sort((a, b) => b.sequence - a.sequence);
+        const fallback = previous?.status === 'ready' ? previous : candidates[0];
+        if (fallback) await pointers.put({ id: v.id, active: fallback.key });
+        else await pointers.delete(v.id);
+        result.push({ id: v.id, version: v.version, wasActive, ...(fallback ? { fallback: fallback.version } : {}) });
+      }
+      return result;
+    });
+  }
+
+  // --- deployment files and catalogs --------------------------------------------------------
+
+  async deploymentFile(name: string): Promise<unknown> {
+    return (await this.db.get('deployment', name))?.json;
+  }
+
+  async saveDeploymentFile(name: string, json: unknown): Promise<void> {
+    await this.write(['deployment'], (tx) => tx.objectStore('deployment').put({ name, json }));
+  }
+
+  /**
+   * Accepts a verified catalog only if it is newer than the last one seen from that URL (or the
+   * identical one again), and remembers it; throws DowngradeError for a replayed older catalog.
+   */
+  async acceptCatalog(stamp: CatalogStamp): Promise<void> {
+    await this.write(['catalogs'], async (tx) => {
+      const last = await tx.objectStore('catalogs').get(stamp.url);
+      if (last && (stamp.version < last.version || (stamp.version === last.version && stamp.sha256 !== last.sha256))) {
+        throw new DowngradeError(`The model catalog is older than one this device already saw (version ${stamp.version}, last ${last.version}); it was refused as a replay.`, { version: stamp.version, last: last.version });
+      }
+      await tx.objectStore('catalogs').put(stamp);
     });
   }
 

@@ -1,7 +1,7 @@
-import { BusyError, IntegrityError, isAbortError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
+import { BusyError, IntegrityError, isAbortError, LanternError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { openBundle, type BundleSource } from './bundle.ts';
 import { fetchCatalog, type OriginPolicy, type Release } from './catalog.ts';
-import { writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
+import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
 import { downloadRelease } from './downloader.ts';
 import { sha256Hex } from './bytes.ts';
 import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
@@ -48,8 +48,11 @@ export type CandidateValidator = (manifest: Manifest, read: VerifiedRead & { ok:
 
 /** Something the user must be told about that happened outside any button they pressed. */
 export interface RegistryNotice {
-  /** quarantined: failed re-verification; rejected: failed its validation gate; rolled-back: failed in real use. */
-  kind: 'quarantined' | 'rejected' | 'rolled-back';
+  /**
+   * quarantined: failed re-verification; rejected: failed its validation gate; rolled-back: failed
+   * in real use; revoked: its signing key is no longer trusted for this model.
+   */
+  kind: 'quarantined' | 'rejected' | 'rolled-back' | 'revoked';
   id: string;
   version: string;
   /** The version now answering instead, if there is one. */
@@ -81,12 +84,45 @@ export class ModelRegistry {
   private readonly transfers = new Map<string, Transfer>();
   private readonly fetcher: typeof fetch;
   private persistRequested = false;
+  private trust: TrustStore;
   notices: RegistryNotice[] = [];
 
   constructor(private readonly options: RegistryOptions) {
     this.fetcher = options.fetch ?? fetch.bind(globalThis);
+    this.trust = options.trust;
     // Sequence floors set by a key stop counting once the trust store no longer trusts it for that id.
-    options.store.useKeyPolicy((keyId, id) => this.options.trust.allows(keyId, id));
+    options.store.useKeyPolicy((keyId, id) => this.trust.allows(keyId, id));
+  }
+
+  /**
+   * Adopts a (possibly changed) trust store and re-checks every installed version against its
+   * keys and scopes: a version whose key no longer vouches for its model is revoked (never runs,
+   * never a rollback target), an active one hands over to a still-trusted version, and the user
+   * is told. Called at start and whenever the deployment's trust store changes.
+   */
+  async applyTrust(trust: TrustStore): Promise<void> {
+    this.trust = trust;
+    const { store } = this.options;
+    const verdicts = new Map<string, boolean>();
+    for (const version of await store.versions()) {
+      const record = await store.manifest(version.key);
+      verdicts.set(version.key, record !== undefined && await this.vouchedFor(version.id, record.bytes, record.signatures));
+    }
+    const revoked = await store.applyTrustVerdicts(verdicts);
+    const reason = 'its signing key is no longer trusted for this model';
+    const notices = revoked.filter((r) => r.wasActive).map((r): RegistryNotice => ({ kind: 'revoked', id: r.id, version: r.version, reason, ...(r.fallback ? { fallbackVersion: r.fallback } : {}) }));
+    this.notices = [...this.notices, ...notices];
+    this.changed();
+  }
+
+  private async vouchedFor(id: string, bytes: ArrayBuffer, signatures: SignatureFile): Promise<boolean> {
+    try {
+      this.trust.authorize(await this.trust.signers(new Uint8Array(bytes), signatures), [id]);
+      return true;
+    } catch (error) {
+      if (error instanceof SignatureError) return false;
+      throw error;
+    }
   }
 
   get store(): ModelStore {
@@ -163,6 +199,7 @@ export class ModelRegistry {
   async installBundle(source: BundleSource, signal?: AbortSignal): Promise<VersionRecord> {
     const bundle = await openBundle(source);
     const { manifest, keyId } = await this.verify(bundle.manifestBytes, bundle.signatures);
+    await assertWholeFiles(manifest, bundle.readChunk, signal);
     return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyId }, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
   }
 
@@ -190,7 +227,7 @@ export class ModelRegistry {
    * model id, then expiry: nothing else is trusted first. Returns the key that vouches for it.
    */
   private async verify(bytes: Uint8Array, signatures: SignatureFile): Promise<{ manifest: Manifest; keyId: string }> {
-    const { trust } = this.options;
+    const { trust } = this;
     const signers = await trust.signers(bytes, signatures);
     const manifest = parseManifest(bytes);
     const keyId = trust.authorize(signers, [manifest.id]);
@@ -220,10 +257,7 @@ export class ModelRegistry {
           this.changed();
         });
         const check = await readVerified(store, manifest);
-        if (!check.ok) {
-          await store.quarantine(key, 'failed verification after download', check.badChunks);
-          throw new ValidationError(`Release ${manifest.version} of ${manifest.id} does not match its manifest; it was not activated.`, { key });
-        }
+        if (!check.ok) throw await this.refuseInconsistent(manifest, check);
         // Until the gate passes the version stays "downloading": a reload here leaves the old one active.
         await this.gate(manifest, check);
       } finally {
@@ -234,6 +268,23 @@ export class ModelRegistry {
     await store.activate(key);
     this.changed();
     return (await store.version(key))!;
+  }
+
+  /**
+   * A downloaded release that does not read back whole. Chunks failing their own hash are storage
+   * damage: the version is quarantined and those chunks (if no other version uses them) deleted.
+   * Files whose chunks are all valid but do not add up to the signed file hash are the
+   * publisher's mistake: the release is rejected and nothing is deleted, since those chunks may
+   * well belong to installed versions of this or another model.
+   */
+  private async refuseInconsistent(manifest: Manifest, check: VerifiedRead & { ok: false }): Promise<LanternError> {
+    const key = versionKey(manifest);
+    if (check.badChunks.length) {
+      await this.options.store.quarantine(key, 'failed verification after download', check.badChunks);
+      return new ValidationError(`Release ${manifest.version} of ${manifest.id} does not match its manifest; it was not activated.`, { key });
+    }
+    await this.options.store.reject(key, 'its files do not match their chunks');
+    return new IntegrityError(`Release ${manifest.version} of ${manifest.id} lists chunks that do not make up its files (${check.badFiles.join(', ')}); it was not activated and nothing installed was touched.`, { key });
   }
 
   /**
