@@ -46,7 +46,7 @@ test.beforeAll(async () => {
   truncateSync(onnx, Math.floor(readFileSync(onnx).length / 2));
   // Packed through the library (the CLI's graph check would refuse it): signing does not judge models.
   const release = await packRelease(await readModelFolder(broken), { keys: [parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8')))], chunkSize: 16384 });
-  await writeRelease(join(work, 'pub', 'broken'), release);
+  await writeRelease(join(work, 'pub', 'broken'), release, { keys: [parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8')))] });
   server = new ReleaseServer(join(work, 'pub'));
   await server.listen(STORE_PORT);
 });

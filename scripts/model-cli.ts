@@ -2,15 +2,18 @@
  * Publisher CLI for signed model releases.
  *   npm run model:keygen -- --out key.json [--name "Publisher"] [--scope acme/,other-id]
  *   npm run model:pack -- <model folder | model.onnx> --key key.json [--key old.json] --out <dir>
- *       [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--bundle file.lantern]
+ *       [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--catalog-expires ISO-DATE] [--bundle file.lantern]
  *       [--golden golden.json]  (validation set run on the device before activation; model-pack/golden.ts)
  *       [--id ID] [--version X.Y.Z] [--title T] [--output logits|probabilities]
  *       bare .onnx only: --labels labels.json|labels.txt [--size 224] [--resize stretch|shortest_edge:256]
  *       [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
  * The folder may be a Hugging Face transformers.js folder (its "lantern" block is derived from the
  * graph). Missing values are asked for when stdin is a terminal, otherwise they are errors.
+ *   npm run model:catalog -- <dir> --key key.json [--expires ISO-DATE]   (re-sign the catalog before it expires)
  * Keys stay with the publisher: never commit them. `pack` writes <dir>/<id>/<version>/...
- * and adds the release to <dir>/catalog.json; `--bundle` also writes a sideload bundle.
+ * and adds the release to <dir>/catalog.json, signed (catalog.sig.json); `--bundle` also writes
+ * a sideload bundle. Releases expire after a year and catalogs after 30 days unless told otherwise:
+ * expiry stops new installs and updates, never an installed model.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
@@ -20,7 +23,7 @@ import { generateKey, parseKeyFile, trustEntryFor } from '../src/runtime/store/t
 import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
 import { readGoldenSet } from './model-pack/golden.ts';
-import { bundleOf, packRelease, writeRelease } from './model-pack/release.ts';
+import { bundleOf, packRelease, resignCatalog, writeRelease } from './model-pack/release.ts';
 
 async function keygen(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' }, scope: { type: 'string' } } });
@@ -30,6 +33,34 @@ async function keygen(args: string[]): Promise<void> {
   const key = await generateKey(values.name);
   await writeFile(values.out, `${JSON.stringify(key, null, 1)}\n`, { mode: 0o600, flag: 'wx' });
   console.log(`Wrote ${values.out}. Add this entry to the app's trust store${scope.length ? '' : ', with the model ids (or namespaces ending in /) it may sign in "scope"'}:\n${JSON.stringify(trustEntryFor(key, scope), null, 1)}`);
+}
+
+function readKeys(paths: readonly string[]) {
+  return Promise.all(paths.map(async (path) => {
+    const text = await readFile(path, 'utf8').catch(() => {
+      throw new ValidationError('A --key file cannot be read.');
+    });
+    try {
+      return parseKeyFile(JSON.parse(text));
+    } catch {
+      throw new ValidationError('A --key file is not a key file written by model:keygen.');
+    }
+  }));
+}
+
+function isoDate(value: string, flag: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new ValidationError(`${flag} must be a date such as 2027-06-30.`);
+  return new Date(time).toISOString();
+}
+
+/** Re-signs a release folder's catalog with a new version and expiry. */
+async function catalog(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { key: { type: 'string', multiple: true }, expires: { type: 'string' } } });
+  const [dir] = positionals;
+  if (!dir || !values.key?.length) throw new Error('usage: model:catalog -- <dir> --key key.json [--expires ISO-DATE]');
+  await resignCatalog(dir, { keys: await readKeys(values.key), ...(values.expires ? { expiresAt: isoDate(values.expires, '--expires') } : {}) });
+  console.log(`Re-signed ${dir}/catalog.json.`);
 }
 
 async function pack(args: string[]): Promise<void> {
@@ -42,6 +73,7 @@ async function pack(args: string[]): Promise<void> {
       sequence: { type: 'string' },
       'chunk-size': { type: 'string' },
       expires: { type: 'string' },
+      'catalog-expires': { type: 'string' },
       bundle: { type: 'string' },
       golden: { type: 'string' },
       id: { type: 'string' }, version: { type: 'string' }, title: { type: 'string' }, labels: { type: 'string' }, size: { type: 'string' },
@@ -50,16 +82,7 @@ async function pack(args: string[]): Promise<void> {
   });
   const [folder] = positionals;
   if (!folder || !values.out || !values.key?.length) throw new Error('usage: model:pack -- <folder|model.onnx> --key key.json --out <dir> [--sequence N] [--bundle file.lantern]');
-  const keys = await Promise.all(values.key.map(async (path) => {
-    const text = await readFile(path, 'utf8').catch(() => {
-      throw new ValidationError('A --key file cannot be read.');
-    });
-    try {
-      return parseKeyFile(JSON.parse(text));
-    } catch {
-      throw new ValidationError('A --key file is not a key file written by model:keygen.');
-    }
-  }));
+  const keys = await readKeys(values.key);
   const terminal = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
   const ask: Ask | undefined = terminal && ((question) => terminal.question(question));
   const { model, graph } = await readModelSource(folder, values, ask).finally(() => terminal?.close());
@@ -68,19 +91,19 @@ async function pack(args: string[]): Promise<void> {
     keys,
     ...(values.sequence !== undefined ? { sequence: Number(values.sequence) } : {}),
     ...(values['chunk-size'] !== undefined ? { chunkSize: Number(values['chunk-size']) } : {}),
-    ...(values.expires ? { expiresAt: new Date(values.expires).toISOString() } : {}),
+    ...(values.expires ? { expiresAt: isoDate(values.expires, '--expires') } : {}),
     ...(values.golden ? { golden: await readGoldenSet(values.golden) } : {}),
   });
-  await writeRelease(values.out, release);
+  await writeRelease(values.out, release, { keys, ...(values['catalog-expires'] ? { expiresAt: isoDate(values['catalog-expires'], '--catalog-expires') } : {}) });
   if (values.bundle) await writeFile(values.bundle, bundleOf(release));
   console.log(`Packed ${release.manifest.id} ${release.manifest.version} (sequence ${release.manifest.sequence}) into ${values.out}${values.bundle ? ` and ${values.bundle}` : ''}.`);
 }
 
 const [command, ...rest] = process.argv.slice(2);
-const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack };
+const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack, catalog };
 const run = command ? commands[command] : undefined;
 if (!run) {
-  console.error('usage: model-cli.ts keygen|pack ...');
+  console.error('usage: model-cli.ts keygen|pack|catalog ...');
   process.exit(2);
 }
 run(rest).catch((error: unknown) => {

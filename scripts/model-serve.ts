@@ -1,20 +1,16 @@
 /**
  * Publishes a folder of signed releases (what `model:pack --out <dir>` writes) for Lantern apps:
  *   npm run model:serve -- <releases-dir> [--port 8787] [--host 127.0.0.1]
- * The catalog (`/catalog.json`, lantern-catalog/1) is generated from every
- * `<id>/<version>/manifest.json` that has a `manifest.sig.json` next to it, at each request, so
- * packing another release while serving just works. Files are served with Range support and
+ * The signed catalog (`catalog.json` + `catalog.sig.json`) is the one `model:pack` wrote and
+ * re-signs on every pack, so packing another release while serving just works. Files are served with Range support and
  * CORS + `Cross-Origin-Resource-Policy: cross-origin`, which a cross-origin-isolated app needs.
  * Any static host with the same headers works too (README, "Add your own model").
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { ReleaseEntry } from '../src/runtime/store/catalog.ts';
-import { parseManifest, totalSize } from '../src/runtime/store/manifest.ts';
-import { catalogJson } from './model-pack/release.ts';
 
 export const RELEASE_HEADERS = {
   'Access-Control-Allow-Origin': '*',
@@ -25,31 +21,6 @@ export const RELEASE_HEADERS = {
 };
 
 const TYPES: Record<string, string> = { json: 'application/json', txt: 'text/plain; charset=utf-8', png: 'image/png', jpg: 'image/jpeg' };
-
-async function* manifests(dir: string): AsyncGenerator<string> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* manifests(path);
-    else if (entry.name === 'manifest.json') yield path;
-  }
-}
-
-/** Catalog entries for every signed release under `root` (unsigned or invalid ones are skipped). */
-export async function scanReleases(root: string): Promise<ReleaseEntry[]> {
-  const entries: ReleaseEntry[] = [];
-  for await (const path of manifests(root)) {
-    const signature = path.replace(/manifest\.json$/, 'manifest.sig.json');
-    if (!(await stat(signature).catch(() => undefined))) continue;
-    try {
-      const manifest = parseManifest(await readFile(path));
-      const rel = (p: string) => relative(root, p).split(sep).join('/');
-      entries.push({ id: manifest.id, version: manifest.version, sequence: manifest.sequence, title: manifest.title, manifest: rel(path), signature: rel(signature), size: totalSize(manifest) });
-    } catch {
-      console.warn(`Skipping ${relative(root, path)}: not a valid release manifest.`);
-    }
-  }
-  return entries.sort((a, b) => a.id.localeCompare(b.id) || a.sequence - b.sequence);
-}
 
 /** Sends `body` whole or the requested byte range. */
 function send(req: IncomingMessage, res: ServerResponse, body: Uint8Array, type: string): void {
@@ -82,7 +53,6 @@ export function releaseServer(rootDir: string) {
         return void res.end();
       }
       const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-      if (path === '/catalog.json') return send(req, res, new TextEncoder().encode(catalogJson(await scanReleases(root))), TYPES.json!);
       const file = resolve(root, `.${path}`);
       const body = file.startsWith(root + sep) ? await readFile(file).catch(() => undefined) : undefined;
       if (!body) {
@@ -105,9 +75,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1
     process.exit(2);
   }
   const server = releaseServer(dir);
-  server.listen(Number(values.port), values.host, async () => {
-    const releases = await scanReleases(resolve(dir));
-    console.log(`Serving ${releases.length} release(s); catalog at http://${values.host}:${values.port}/catalog.json`);
+  server.listen(Number(values.port), values.host, () => {
+    console.log(`Serving ${resolve(dir)}; signed catalog at http://${values.host}:${values.port}/catalog.json`);
     console.log('Allow this origin in the app: LANTERN_ALLOWED_ORIGINS at build time (or registry-config.json allowedOrigins) and the CSP connect-src (serve.mjs --connect-src).');
   });
 }

@@ -1,10 +1,11 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Plugin } from 'vite';
+import { signaturePathFor } from '../src/runtime/store/catalog.ts';
 import { BUILTIN_CATALOG, type RegistryConfig } from '../src/runtime/store/config.ts';
 import { generateKey, parseKeyFile, trustEntryFor, TrustStoreSchema, type KeyFile, type TrustStoreFile } from '../src/runtime/store/trust.ts';
 import { readModelFolder } from './model-pack/folder.ts';
-import { catalogJson, packRelease } from './model-pack/release.ts';
+import { daysAfter, packRelease, RELEASE_VALIDITY_DAYS, signedCatalog } from './model-pack/release.ts';
 
 /**
  * Publishes the built-in models (models/<id>/) as signed releases under /models/ (catalog +
@@ -59,7 +60,12 @@ export async function publishBuiltinModels(dir = MODELS_DIR): Promise<Map<string
     entries.push(release.entry);
   }
   const json = (value: unknown) => new TextEncoder().encode(`${JSON.stringify(value, null, 1)}\n`);
-  out.set(BUILTIN_CATALOG, new TextEncoder().encode(catalogJson(entries)));
+  // Built-ins ship with the app, so their catalog stays fresh as long as their releases do: an
+  // app not rebuilt for a month must still install its own models on a new device.
+  const now = new Date();
+  const { catalog, signature } = await signedCatalog(entries, { keys: [key], now, expiresAt: daysAfter(now.toISOString(), RELEASE_VALIDITY_DAYS) });
+  out.set(BUILTIN_CATALOG, catalog);
+  out.set(signaturePathFor(BUILTIN_CATALOG), signature);
   // The built-in key is delegated exactly the built-in models, nothing else.
   const trust: TrustStoreFile = { keys: [trustEntryFor(key, entries.map((e) => e.id)), ...(await extraTrustedKeys())] };
   out.set('trust-store.json', json(trust));

@@ -63,6 +63,9 @@ export function ModelCard({ model, update, transfer, busy, actions }: {
           })}
         </tbody>
       </table>
+      {model.pointer && model.expiresAt && Date.parse(model.expiresAt) <= Date.now() && (
+        <p class="hint" data-testid={`expired-${model.id}`}>{t('models.releaseExpired', { date: model.expiresAt.slice(0, 10) })}</p>
+      )}
       {transfer && <TransferBar transfer={transfer} onCancel={() => actions.cancel(model.id)} />}
       <p class="actions">
         {update && !transfer && (

@@ -72,6 +72,7 @@ export const en = {
   'models.dismiss': 'Dismiss',
   'models.offline': 'You are offline. Installed models keep working; checking for updates and downloading need a connection.',
   'models.status.rejected': 'Rejected',
+  'models.releaseExpired': 'This release expired on {date}: it keeps working on this device, but it can no longer be installed or updated from. Ask the publisher for a newer release.',
   'models.status.revoked': 'Disabled: publisher key no longer trusted',
   'models.notice.revoked': 'Version {version} of {id} was disabled: {reason}. Version {fallback} is answering instead.',
   'models.notice.revokedNoFallback': 'Version {version} of {id} was disabled: {reason}. No trusted version of it is installed.',

@@ -1,10 +1,11 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DowngradeError, IntegrityError, SignatureError, StorageError } from '../errors.ts';
+import { DowngradeError, IntegrityError, SignatureError, StorageError, ValidationError } from '../errors.ts';
+import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
 import { writeBundle } from './bundle.ts';
 import { OriginPolicy } from './catalog.ts';
-import { parseManifest } from './manifest.ts';
+import { parseManifest, totalSize } from './manifest.ts';
 import type { ModelStore } from './model-store.ts';
 import { ModelRegistry } from './registry.ts';
 import { FakeServer, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
@@ -282,5 +283,73 @@ describe('attack: a revoked key with its version installed', () => {
     expect(await store.pointer('rogue/tool')).toBeUndefined();
     expect(registry.notices.map((n) => [n.kind, n.id, n.fallbackVersion])).toEqual([['revoked', 'rogue/tool', undefined]]);
     await expect(registry.readActive('rogue/tool')).rejects.toThrow(/no installed model/);
+  });
+});
+
+describe('attack: catalogs that freeze, replay or mix and match', () => {
+  const entryOf = (r: TestRelease, size = totalSize(r.manifest)) => ({
+    id: r.manifest.id, version: r.manifest.version, sequence: r.manifest.sequence,
+    manifest: `${r.manifest.id}/${r.manifest.version}/manifest.json`, signature: `${r.manifest.id}/${r.manifest.version}/manifest.sig.json`, size,
+  });
+  const CATALOG = `${ORIGIN}/catalog.json`;
+
+  async function catalogWorld() {
+    const w = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    w.publish(v1, v2);
+    await install(w.registry, v1);
+    const serve = (c: { catalog: Uint8Array; signature: Uint8Array }) => {
+      w.server.put('catalog.json', c.catalog);
+      w.server.put('catalog.sig.json', c.signature);
+    };
+    return { ...w, v1, v2, serve };
+  }
+
+  it('refuses an expired catalog and says so; the installed model keeps answering', async () => {
+    const { registry, serve, v1, v2 } = await catalogWorld();
+    serve(await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [builtin], now: new Date('2020-01-01T00:00:00Z'), expiresAt: '2020-02-01T00:00:00.000Z' }));
+    const error = await errorOf(registry.catalog(CATALOG));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toMatch(/expired on 2020-02-01.*Installed models keep working/);
+    await expectAnswers(registry, v1);
+  });
+
+  it('refuses a replayed older catalog (hiding an update) after a newer one was seen', async () => {
+    const { registry, serve, v1, v2 } = await catalogWorld();
+    const old = await signedCatalog([entryOf(v1)], { keys: [builtin], previousVersion: 10 });
+    const current = await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [builtin], previousVersion: 1e10 });
+    serve(current);
+    expect((await registry.catalog(CATALOG)).map((r) => r.version)).toEqual(['1.0.0', '1.1.0']);
+    serve(old);
+    await expect(registry.catalog(CATALOG)).rejects.toThrow(DowngradeError);
+    // The same version with other contents is a replay too; the identical catalog is fine.
+    serve(await signedCatalog([entryOf(v1)], { keys: [builtin], previousVersion: 1e10 }));
+    await expect(registry.catalog(CATALOG)).rejects.toThrow(DowngradeError);
+    serve(current);
+    await expect(registry.catalog(CATALOG)).resolves.toHaveLength(2);
+    await expectAnswers(registry, v1);
+  });
+
+  it('refuses an unsigned catalog, one altered after signing, and one listing ids outside its key\'s scope', async () => {
+    const { registry, serve, v1, v2 } = await catalogWorld();
+    const good = await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [builtin] });
+    serve({ catalog: good.catalog, signature: new TextEncoder().encode('{"signatures":[]}') });
+    await expect(registry.catalog(CATALOG)).rejects.toThrow(SignatureError);
+    serve({ catalog: new TextEncoder().encode(new TextDecoder().decode(good.catalog).replace('"1.1.0"', '"1.1.1"')), signature: good.signature });
+    await expect(registry.catalog(CATALOG)).rejects.toThrow(/altered after signing/);
+    serve(await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [acme] }));
+    await expect(registry.catalog(CATALOG)).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, v1);
+  });
+
+  it('an entry whose signed size disagrees with its release is refused before downloading', async () => {
+    const { registry, serve, server, v1, v2 } = await catalogWorld();
+    serve(await signedCatalog([entryOf(v2, 1)], { keys: [builtin] }));
+    const [entry] = await registry.catalog(CATALOG);
+    const before = server.served.length;
+    await expect(registry.install(entry!)).rejects.toThrow(ValidationError);
+    expect(server.served.length).toBe(before);
+    await expectAnswers(registry, v1);
   });
 });

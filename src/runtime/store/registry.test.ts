@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DowngradeError, IntegrityError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { writeBundle } from './bundle.ts';
 import { installBuiltins } from './bootstrap.ts';
-import { CATALOG_FORMAT, OriginPolicy } from './catalog.ts';
+import { OriginPolicy, parseCatalog } from './catalog.ts';
+import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { totalSize } from './manifest.ts';
 import { ModelRegistry, type StorageManagerLike } from './registry.ts';
 import { StoreModelSource } from './store-model-source.ts';
@@ -201,24 +202,26 @@ describe('re-verification on load', () => {
 describe('built-in models and the data policy', () => {
   it('installs a first built-in regardless, but an update only when automatic downloads are allowed', async () => {
     const { store, server, releases } = await setup(['1.0.0', 1], ['1.1.0', 2]);
-    const catalogUrl = `${ORIGIN}/catalog.json`;
-    let listed = ['1.0.0'];
-    const entry = (version: string) => {
-      const r = releases.get(version)!;
-      return { id: r.manifest.id, version, sequence: r.manifest.sequence, manifest: urls(version).manifestUrl, signature: urls(version).signatureUrl, size: totalSize(r.manifest) };
+    let previousVersion: number | undefined;
+    const list = async (...versions: string[]) => {
+      const entries = versions.map((v) => {
+        const r = releases.get(v)!;
+        return { id: r.manifest.id, version: v, sequence: r.manifest.sequence, manifest: urls(v).manifestUrl, signature: urls(v).signatureUrl, size: totalSize(r.manifest) };
+      });
+      const { catalog, signature } = await signedCatalog(entries, { keys: [key], ...(previousVersion !== undefined ? { previousVersion } : {}) });
+      previousVersion = parseCatalog(catalog).version;
+      server.put('catalog.json', catalog);
+      server.put('catalog.sig.json', signature);
     };
-    const base = server.fetch;
-    server.fetch = async (input, init) => (String(input) === catalogUrl
-      ? new Response(JSON.stringify({ format: CATALOG_FORMAT, releases: listed.map(entry) }))
-      : base(input, init));
     const registry = registryFor(store, server);
-    const builtins = (allow: boolean) => installBuiltins(registry, catalogUrl, () => allow);
+    const builtins = (allow: boolean) => installBuiltins(registry, `${ORIGIN}/catalog.json`, () => allow);
+    await list('1.0.0');
     expect(await builtins(false)).toEqual([]);
     expect((await store.pointer('demo'))?.active).toContain('1.0.0');
-    listed = ['1.0.0', '1.1.0'];
-    await builtins(false);
+    await list('1.0.0', '1.1.0');
+    expect(await builtins(false)).toEqual([]);
     expect((await store.pointer('demo'))?.active).toContain('1.0.0');
-    await builtins(true);
+    expect(await builtins(true)).toEqual([]);
     expect((await store.pointer('demo'))?.active).toContain('1.1.0');
   });
 });

@@ -1,6 +1,6 @@
 import { BusyError, IntegrityError, isAbortError, LanternError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { openBundle, type BundleSource } from './bundle.ts';
-import { fetchCatalog, type OriginPolicy, type Release } from './catalog.ts';
+import { assertCatalogFresh, catalogSignatureUrl, parseCatalog, releasesOf, type OriginPolicy, type Release } from './catalog.ts';
 import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
 import { downloadRelease } from './downloader.ts';
 import { sha256Hex } from './bytes.ts';
@@ -73,6 +73,8 @@ export interface ModelOverview {
   pointer?: PointerRecord;
   /** Highest sequence ever activated: only a release above it is an update. */
   highestSequence?: number;
+  /** When the active (or newest) release stops being installable; it keeps answering after. */
+  expiresAt?: string;
   versions: VersionRecord[];
 }
 
@@ -150,9 +152,23 @@ export class ModelRegistry {
 
   // --- discovery ----------------------------------------------------------------------------
 
+  /**
+   * A publisher's signed catalog: signature by a key whose scope covers every listed id, not
+   * expired, and not older than the last catalog this device accepted from that URL.
+   */
   async catalog(url = this.options.catalogUrl): Promise<Release[]> {
     if (!url) return [];
-    return fetchCatalog(url, this.options.policy, this.fetcher);
+    const href = this.options.policy.check(url);
+    const [bytes, sigBytes] = await Promise.all([
+      this.fetchBytes(href, 'model catalog'),
+      this.fetchBytes(catalogSignatureUrl(href), 'model catalog signature', undefined, 'The model catalog is not signed.'),
+    ]);
+    const signers = await this.trust.signers(bytes, parseSignatureFile(sigBytes), 'model catalog');
+    const catalog = parseCatalog(bytes);
+    this.trust.authorize(signers, catalog.releases.map((r) => r.id));
+    assertCatalogFresh(catalog);
+    await this.options.store.acceptCatalog({ url: href, version: catalog.version, sha256: await sha256Hex(bytes) });
+    return releasesOf(catalog, href);
   }
 
   async overview(): Promise<ModelOverview[]> {
@@ -164,9 +180,12 @@ export class ModelRegistry {
       const mine = versions.filter((v) => v.id === id).sort((a, b) => b.sequence - a.sequence);
       const titleFrom = pointer?.active ?? mine[0]?.key;
       const record = titleFrom ? await store.manifest(titleFrom) : undefined;
-      const title = record ? parseManifest(new Uint8Array(record.bytes)).title : id;
+      const manifest = record ? parseManifest(new Uint8Array(record.bytes)) : undefined;
       const highestSequence = await store.highestSequence(id);
-      return { id, title, versions: mine, ...(pointer ? { pointer } : {}), ...(highestSequence !== undefined ? { highestSequence } : {}) };
+      return {
+        id, title: manifest?.title ?? id, versions: mine, ...(pointer ? { pointer } : {}), ...(highestSequence !== undefined ? { highestSequence } : {}),
+        ...(manifest?.expiresAt ? { expiresAt: manifest.expiresAt } : {}),
+      };
     }));
   }
 
@@ -180,8 +199,8 @@ export class ModelRegistry {
   /** Downloads, verifies and activates a release listed in a catalog (or any allowed URL pair). */
   async install(release: Pick<Release, 'manifestUrl' | 'signatureUrl'> & Partial<Release>, signal?: AbortSignal): Promise<VersionRecord> {
     const [bytes, sigBytes] = await Promise.all([
-      this.fetchBytes(release.manifestUrl, 'manifest', signal),
-      this.fetchBytes(release.signatureUrl, 'signature', signal),
+      this.fetchBytes(release.manifestUrl, 'release manifest', signal),
+      this.fetchBytes(release.signatureUrl, 'release signature', signal, 'The release is not signed.'),
     ]);
     const signatures = parseSignatureFile(sigBytes);
     const { manifest, keyId } = await this.verify(bytes, signatures);
@@ -335,16 +354,17 @@ export class ModelRegistry {
     }
   }
 
-  private async fetchBytes(url: string, what: 'manifest' | 'signature', signal?: AbortSignal): Promise<Uint8Array> {
+  /** A small signed file or its signature; `unsigned` is the error for a signature that is absent (404). */
+  private async fetchBytes(url: string, what: string, signal?: AbortSignal, unsigned?: string): Promise<Uint8Array> {
     const href = this.options.policy.check(url);
     let response: Response;
     try {
       response = await this.fetcher(href, { cache: 'no-store', signal });
     } catch {
-      throw new NetworkError(`The release ${what} could not be fetched: the device may be offline.`);
+      throw new NetworkError(`The ${what} could not be fetched: the device may be offline.`);
     }
-    if (what === 'signature' && response.status === 404) throw new SignatureError('The release is not signed.');
-    if (!response.ok) throw new NetworkError(`The release ${what} could not be fetched (HTTP ${response.status}).`, { status: response.status });
+    if (unsigned && response.status === 404) throw new SignatureError(unsigned);
+    if (!response.ok) throw new NetworkError(`The ${what} could not be fetched (HTTP ${response.status}).`, { status: response.status });
     return new Uint8Array(await response.arrayBuffer());
   }
 
