@@ -4,7 +4,7 @@ import { DowngradeError, IntegrityError, SignatureError, StorageError, Validatio
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
 import { writeBundle } from './bundle.ts';
-import { OriginPolicy } from './catalog.ts';
+import { OriginPolicy } from './net.ts';
 import { parseManifest, totalSize } from './manifest.ts';
 import type { ModelStore } from './model-store.ts';
 import { ModelRegistry } from './registry.ts';

@@ -1,7 +1,8 @@
 import { LanternError, NetworkError } from '../errors.ts';
-import { latestReleases, OriginPolicy } from './catalog.ts';
+import { latestReleases } from './catalog.ts';
 import { BUILTIN_CATALOG, parseRegistryConfig, type RegistryConfig } from './config.ts';
 import { ModelStore } from './model-store.ts';
+import { DOCUMENT_LIMITS, fetchDocument, OriginPolicy, parseJsonDocument, type NetContext } from './net.ts';
 import { ModelRegistry, type CandidateValidator, type StorageManagerLike } from './registry.ts';
 import { TrustStore } from './trust.ts';
 
@@ -20,35 +21,40 @@ export interface OpenedRegistry {
 }
 
 /**
- * A deployment file, network first: a revocation must reach the device as soon as it is online,
- * so these files are not precached by the service worker. The last copy that parsed is kept in
- * the store and used only when the network cannot answer (offline, server down).
+ * A deployment file from the app's own origin, network first: a revocation must reach the device
+ * as soon as it is online, so these files are not precached by the service worker. The last copy
+ * that parsed is kept in the store and used only when the network cannot answer (offline, server
+ * down); a file that is served but broken is an error to report, not a reason to fall back.
  */
-async function deploymentFile<T>(name: string, appBase: string, store: ModelStore, fetcher: typeof fetch, parse: (json: unknown) => T): Promise<T> {
-  const response = await fetcher(new URL(name, appBase).href, { cache: 'no-store' }).catch(() => undefined);
-  if (response?.ok) {
-    // A file that is served but broken is an error to report, not a reason to fall back silently.
-    const json: unknown = await response.json().catch(() => undefined);
-    const parsed = parse(json);
-    await store.saveDeploymentFile(name, json);
-    return parsed;
+async function deploymentFile<T>(name: string, appBase: string, store: ModelStore, net: NetContext, parse: (json: unknown) => T): Promise<T> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await fetchDocument(net, { url: new URL(name, appBase).href, what: name, cache: 'no-store', limit: DOCUMENT_LIMITS.configuration });
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error;
+    const cached = await store.deploymentFile(name);
+    if (cached === undefined) throw new NetworkError('The model registry configuration could not be loaded.', {}, { cause: error });
+    return parse(cached);
   }
-  const cached = await store.deploymentFile(name);
-  if (cached === undefined) throw new NetworkError('The model registry configuration could not be loaded.');
-  return parse(cached);
+  const json = parseJsonDocument(bytes, name);
+  const parsed = parse(json);
+  await store.saveDeploymentFile(name, json);
+  return parsed;
 }
 
 export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
+  const appOrigin = new URL(appBase).origin;
+  const own: NetContext = { policy: new OriginPolicy(appOrigin), fetch: fetcher };
   const store = await ModelStore.open(options.dbName);
   const [config, trust] = await Promise.all([
-    deploymentFile('registry-config.json', appBase, store, fetcher, parseRegistryConfig),
-    deploymentFile('trust-store.json', appBase, store, fetcher, TrustStore.parse),
+    deploymentFile('registry-config.json', appBase, store, own, parseRegistryConfig),
+    deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse),
   ]);
   const registry = new ModelRegistry({
     store,
     trust,
-    policy: new OriginPolicy(new URL(appBase).origin, config.allowedOrigins),
+    policy: new OriginPolicy(appOrigin, config.allowedOrigins),
     catalogUrl: new URL(config.catalogUrl, appBase).href,
     fetch: fetcher,
     storage: options.storage,
@@ -56,7 +62,7 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
   });
   // Revocation reaches installed versions at every start, before anything runs.
   await registry.applyTrust(trust);
-  const refreshTrust = async () => registry.applyTrust(await deploymentFile('trust-store.json', appBase, store, fetcher, TrustStore.parse));
+  const refreshTrust = async () => registry.applyTrust(await deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse));
   return { registry, config, refreshTrust, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload) };
 }
 

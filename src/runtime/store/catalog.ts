@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { NetworkError, ValidationError } from '../errors.ts';
+import { ValidationError } from '../errors.ts';
 import { describeSchemaError, MODEL_ID, MODEL_ID_RULE } from '../model-config.ts';
+import { parseJsonDocument } from './net.ts';
 
 /**
  * A release catalog (`lantern-catalog/2`) lists what a publisher offers. It is signed like a
@@ -40,25 +41,6 @@ export interface Release extends ReleaseEntry {
   signatureUrl: string;
 }
 
-/**
- * Which origins the registry may fetch from: the app's own plus those the deployment lists.
- * Checked before every request so a catalog cannot point the app at an arbitrary host.
- */
-export class OriginPolicy {
-  private readonly allowed: Set<string>;
-  constructor(readonly selfOrigin: string, extra: readonly string[] = []) {
-    this.allowed = new Set([selfOrigin, ...extra.map((o) => new URL(o).origin)]);
-  }
-
-  check(url: string): string {
-    const parsed = new URL(url);
-    if (!this.allowed.has(parsed.origin)) {
-      throw new NetworkError('This address is not an allowed model source; add its origin to the registry configuration.', { origin: parsed.origin });
-    }
-    return parsed.href;
-  }
-}
-
 /** Where a catalog's detached signature lives: `catalog.json` → `catalog.sig.json`. */
 export const signaturePathFor = (path: string): string => path.replace(/(?:\.json)?$/, '.sig.json');
 
@@ -73,13 +55,7 @@ export function catalogSignatureUrl(catalogUrl: string): string {
 export const catalogBytes = (catalog: ReleaseCatalog): Uint8Array<ArrayBuffer> => new TextEncoder().encode(`${JSON.stringify(catalog, null, 1)}\n`);
 
 export function parseCatalog(bytes: Uint8Array): ReleaseCatalog {
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    throw new ValidationError('The model catalog is not valid JSON.');
-  }
-  const parsed = ReleaseCatalogSchema.safeParse(json);
+  const parsed = ReleaseCatalogSchema.safeParse(parseJsonDocument(bytes, 'the model catalog'));
   if (!parsed.success) throw new ValidationError(describeSchemaError('The model catalog', parsed.error));
   return parsed.data;
 }

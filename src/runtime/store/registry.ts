@@ -1,9 +1,10 @@
 import { BusyError, IntegrityError, isAbortError, LanternError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { openBundle, type BundleSource } from './bundle.ts';
-import { assertCatalogFresh, catalogSignatureUrl, parseCatalog, releasesOf, type OriginPolicy, type Release } from './catalog.ts';
+import { assertCatalogFresh, catalogSignatureUrl, parseCatalog, releasesOf, type Release } from './catalog.ts';
 import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
 import { downloadRelease } from './downloader.ts';
 import { sha256Hex } from './bytes.ts';
+import { DOCUMENT_LIMITS, fetchDocument, type NetContext, type OriginPolicy } from './net.ts';
 import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 import type { ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
@@ -28,6 +29,8 @@ export interface RegistryOptions {
   /** Where updates are listed (an allowed origin). */
   catalogUrl?: string;
   fetch?: typeof fetch;
+  /** No byte for this long fails a request with a resumable NetworkError (net.ts default: 30 s). */
+  stallMs?: number;
   storage?: StorageManagerLike;
   retries?: number;
   backoffMs?: number;
@@ -84,13 +87,13 @@ const QUOTA_MARGIN = 1.1;
 export class ModelRegistry {
   private readonly listeners = new Set<() => void>();
   private readonly transfers = new Map<string, Transfer>();
-  private readonly fetcher: typeof fetch;
+  private readonly net: NetContext;
   private persistRequested = false;
   private trust: TrustStore;
   notices: RegistryNotice[] = [];
 
   constructor(private readonly options: RegistryOptions) {
-    this.fetcher = options.fetch ?? fetch.bind(globalThis);
+    this.net = { policy: options.policy, fetch: options.fetch ?? fetch.bind(globalThis), ...(options.stallMs ? { stallMs: options.stallMs } : {}) };
     this.trust = options.trust;
     // Sequence floors set by a key stop counting once the trust store no longer trusts it for that id.
     options.store.useKeyPolicy((keyId, id) => this.trust.allows(keyId, id));
@@ -160,8 +163,8 @@ export class ModelRegistry {
     if (!url) return [];
     const href = this.options.policy.check(url);
     const [bytes, sigBytes] = await Promise.all([
-      this.fetchBytes(href, 'model catalog'),
-      this.fetchBytes(catalogSignatureUrl(href), 'model catalog signature', undefined, 'The model catalog is not signed.'),
+      this.fetchBytes(href, 'the model catalog', DOCUMENT_LIMITS.catalog),
+      this.fetchBytes(catalogSignatureUrl(href), 'the model catalog signature', DOCUMENT_LIMITS.signature, undefined, 'The model catalog is not signed.'),
     ]);
     const signers = await this.trust.signers(bytes, parseSignatureFile(sigBytes), 'model catalog');
     const catalog = parseCatalog(bytes);
@@ -199,8 +202,8 @@ export class ModelRegistry {
   /** Downloads, verifies and activates a release listed in a catalog (or any allowed URL pair). */
   async install(release: Pick<Release, 'manifestUrl' | 'signatureUrl'> & Partial<Release>, signal?: AbortSignal): Promise<VersionRecord> {
     const [bytes, sigBytes] = await Promise.all([
-      this.fetchBytes(release.manifestUrl, 'release manifest', signal),
-      this.fetchBytes(release.signatureUrl, 'release signature', signal, 'The release is not signed.'),
+      this.fetchBytes(release.manifestUrl, 'the release manifest', DOCUMENT_LIMITS.manifest, signal),
+      this.fetchBytes(release.signatureUrl, 'the release signature', DOCUMENT_LIMITS.signature, signal, 'The release is not signed.'),
     ]);
     const signatures = parseSignatureFile(sigBytes);
     const { manifest, keyId } = await this.verify(bytes, signatures);
@@ -232,9 +235,9 @@ export class ModelRegistry {
   }
 
   private download(manifest: Manifest, manifestUrl: string, signal?: AbortSignal) {
-    const { policy, retries, backoffMs } = this.options;
+    const { retries, backoffMs } = this.options;
     return (onProgress: (p: TransferProgress) => void) =>
-      downloadRelease(manifest, manifestUrl, this.options.store, { policy, fetch: this.fetcher, signal, retries, backoffMs, onProgress });
+      downloadRelease(manifest, manifestUrl, this.options.store, { net: this.net, signal, retries, backoffMs, onProgress });
   }
 
   private copyChunks(manifest: Manifest, read: ReadChunk, onProgress: (p: TransferProgress) => void, signal?: AbortSignal) {
@@ -354,18 +357,14 @@ export class ModelRegistry {
     }
   }
 
-  /** A small signed file or its signature; `unsigned` is the error for a signature that is absent (404). */
-  private async fetchBytes(url: string, what: string, signal?: AbortSignal, unsigned?: string): Promise<Uint8Array> {
-    const href = this.options.policy.check(url);
-    let response: Response;
+  /** A small signed document or its detached signature; `unsigned` is the error for an absent signature (404). */
+  private async fetchBytes(url: string, what: string, limit: number, signal?: AbortSignal, unsigned?: string): Promise<Uint8Array> {
     try {
-      response = await this.fetcher(href, { cache: 'no-store', signal });
-    } catch {
-      throw new NetworkError(`The ${what} could not be fetched: the device may be offline.`);
+      return await fetchDocument(this.net, { url, what, cache: 'no-store', signal, limit });
+    } catch (error) {
+      if (unsigned && error instanceof NetworkError && error.details.status === 404) throw new SignatureError(unsigned);
+      throw error;
     }
-    if (unsigned && response.status === 404) throw new SignatureError(unsigned);
-    if (!response.ok) throw new NetworkError(`The ${what} could not be fetched (HTTP ${response.status}).`, { status: response.status });
-    return new Uint8Array(await response.arrayBuffer());
   }
 
   // --- managing -----------------------------------------------------------------------------
