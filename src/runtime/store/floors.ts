@@ -17,8 +17,8 @@ export interface Floor {
 
 export interface SequenceRecord {
   id: string;
-  /** Highest sequence ever activated, whoever signed it (kept for older readers). */
-  highest: number;
+  /** What stores written before per-key floors recorded: the highest sequence, signer unknown. */
+  highest?: number;
   floors?: Floor[];
 }
 
@@ -30,7 +30,7 @@ export const ALL_KEYS: KeyPolicy = () => true;
 
 function floorsOf(record: SequenceRecord | undefined): Floor[] {
   if (!record) return [];
-  return record.floors ?? [{ sequence: record.highest }];
+  return record.floors ?? (record.highest !== undefined ? [{ sequence: record.highest }] : []);
 }
 
 /** The floors still in force: set by a key the policy trusts for this id, or by an unknown key. */
@@ -75,5 +75,5 @@ export function raiseFloor(record: SequenceRecord | undefined, id: string, relea
     sequence: release.sequence,
     ...(release.manifest !== undefined ? { manifest: release.manifest } : {}),
   };
-  return { id, highest: Math.max(release.sequence, record?.highest ?? 0), floors: [...floors, next] };
+  return { id, floors: [...floors, next] };
 }
