@@ -39,9 +39,11 @@ export default defineConfig({
         ],
       },
       workbox: {
-        // App shell, worker and ORT's wasm. Models live in the IndexedDB store, not here.
+        // App shell, worker and ORT's wasm. Models live in the IndexedDB store, not here. The
+        // trust store and registry config are fetched network-first by the app (a revocation must
+        // not wait for an app update); it keeps their last good copy for offline starts.
         globPatterns: ['**/*.{html,js,css,wasm,svg,png,json,webmanifest}'],
-        globIgnores: ['models/**'],
+        globIgnores: ['models/**', 'trust-store.json', 'registry-config.json'],
         maximumFileSizeToCacheInBytes: 40 * 1024 * 1024,
         navigateFallback: 'index.html',
         navigateFallbackDenylist: [/^\/models\//],

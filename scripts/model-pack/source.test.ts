@@ -131,7 +131,7 @@ describe('bare .onnx + flags', () => {
     const onnx = await file('m.onnx', IMAGE_OK());
     const labels = await file('labels.json', JSON.stringify({ 0: 'a', 1: 'b', 2: 'c' }));
     const cases: [SourceOptions, string][] = [
-      [{ id: 'BAD ID <script>' }, '--id must be lowercase letters, digits, . _ -.'],
+      [{ id: 'BAD ID <script>' }, '--id must be lowercase letters, digits, . _ - and at most one namespace/.'],
       [{ version: 'latest' }, '--version must be semver, e.g. 1.0.0.'],
       [{ mean: '0.5,abc' }, '--mean must be one or three comma-separated numbers.'],
       [{ std: '0' }, '--std values must be positive.'],

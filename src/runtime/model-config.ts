@@ -14,9 +14,12 @@ import { MAX_ID_LENGTH, MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from '.
 const labelMap = <T extends z.ZodType>(value: T) =>
   z.record(z.string().max(MAX_LABEL_LENGTH), value).transform((r) => new Map(Object.entries(r) as [string, z.output<T>][]));
 
-/** Model ids name folders, URLs and store keys: lowercase letters, digits, `.`, `_`, `-`. */
-export const MODEL_ID = /^[a-z0-9][a-z0-9._-]*$/;
-export const MODEL_ID_RULE = 'lowercase letters, digits, . _ -';
+/**
+ * A model id: lowercase letters, digits, `.`, `_`, `-`, with at most one publisher namespace
+ * (`acme/spam`), so a trust-store key can be scoped to every id under `acme/`.
+ */
+export const MODEL_ID = /^[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)?$/;
+export const MODEL_ID_RULE = 'lowercase letters, digits, . _ - and at most one namespace/';
 export const ModelIdSchema = z.string().max(MAX_ID_LENGTH).regex(MODEL_ID, `model id: ${MODEL_ID_RULE}`);
 export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 

@@ -114,12 +114,6 @@ export async function verifyChunk(file: ManifestFile, index: number, bytes: Uint
 /** Default chunk size: small enough to resume cheaply on a poor link, big enough to keep requests few. */
 export const DEFAULT_CHUNK_SIZE = 256 * 1024;
 
-/** A sequence number derived from semver, for publishers who do not number releases themselves. */
-export function sequenceFromVersion(version: string): number {
-  const [major = 0, minor = 0, patch = 0] = version.split(/[-+]/)[0]!.split('.').map(Number);
-  return major * 1_000_000 + minor * 1_000 + patch;
-}
-
 export interface PackInput {
   id: string;
   version: string;
