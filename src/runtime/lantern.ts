@@ -1,11 +1,14 @@
 import type { Backend, BackendPreference } from './backend.ts';
-import { deserializeError, IntegrityError, LanternError } from './errors.ts';
-import type { ModelDescriptor, ModelSource } from './model-source.ts';
+import { defaultWorker } from './default-worker.ts';
+import { deserializeError, IntegrityError, LanternError, SignatureError, WorkerCrashedError } from './errors.ts';
+import { toWireInput, type LanternInput, type WireInput } from './inputs.ts';
+import type { LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
 import type { Prediction } from './postprocess.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
+import { signedStore } from './store/signed-store.ts';
 import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type WorkerLifecycleEvent } from './worker-client.ts';
 
-export type { ClassifyInput, DeviceReport, LoadReport, ModelDescriptor, Priority };
+export type { ClassifyInput, DeviceReport, LanternInput, LoadProgress, LoadReport, ModelDescriptor, Priority };
 
 export interface StageTimings {
   queueMs: number;
@@ -28,6 +31,8 @@ export interface LoadBreakdown {
 export interface ClassificationResult {
   modelId: string;
   version: string;
+  /** False when the model came unsigned from a development folder (allowed only with `allowUnsigned`). */
+  signed: boolean;
   predictions: Prediction[];
   /** Things the user should know (truncated text, downscaled image, fallback). */
   notes: string[];
@@ -49,8 +54,15 @@ export type RequestRecord =
   | { ok: false; modelId: string; errorCode: string; errorName: string; totalMs: number };
 
 export interface LanternOptions {
-  createWorker: (name: string) => Worker;
-  models: ModelSource;
+  /** Creates an inference worker; `name` must reach the Worker constructor. Default: the bundled worker. */
+  createWorker?: (name: string) => Worker;
+  /** Where models come from. Default: the signed store configured next to the page (signedStore()). */
+  models?: ModelSource;
+  /**
+   * Lets models that carry no signature run (FolderModelSource, for development). Without it such a
+   * model is refused with a SignatureError; with it, every result says `signed: false`.
+   */
+  allowUnsigned?: boolean;
   backend?: BackendPreference;
   /** Inference workers; on WASM they split the cores' threads between them. */
   poolSize?: number;
@@ -64,6 +76,21 @@ export interface LanternOptions {
   onLifecycle?: (event: WorkerLifecycleEvent) => void;
 }
 
+export interface LoadOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: LoadProgress) => void;
+}
+
+/** What `load` warmed: the version that will answer, on which backend. */
+export interface LoadedModel {
+  descriptor: ModelDescriptor;
+  backend: Backend;
+  backendReason: string;
+  /** False when an earlier call (or request) had already loaded it. */
+  coldStart: boolean;
+  load?: LoadBreakdown;
+}
+
 export interface ClassifyOptions {
   signal?: AbortSignal;
   priority?: Priority;
@@ -73,7 +100,9 @@ export interface ClassifyOptions {
 }
 
 interface Job {
-  input: ClassifyInput;
+  wire: WireInput;
+  /** Set once the input's buffers went to a worker: a crash retry cannot send them again. */
+  handedOver: boolean;
   topK: number;
   submittedAt: number;
 }
@@ -111,10 +140,18 @@ export class Lantern {
   /** Set once a worker runs on WebGPU: one GPU queue, so extra workers would only contend. */
   private onGpu = false;
 
-  constructor(private readonly options: LanternOptions) {
+  private readonly source: ModelSource;
+
+  /** The documented way in: every option has a default (see docs/API.md). */
+  static create(options: LanternOptions = {}): Lantern {
+    return new Lantern(options);
+  }
+
+  constructor(private readonly options: LanternOptions = {}) {
+    this.source = options.models ?? signedStore();
     const poolSize = Math.max(1, options.poolSize ?? defaultPoolSize(globalThis.navigator?.hardwareConcurrency ?? 1));
     this.clients = Array.from({ length: poolSize }, () => new WorkerClient({
-      createWorker: options.createWorker,
+      createWorker: options.createWorker ?? defaultWorker,
       backend: options.backend ?? 'auto',
       poolSize,
       threads: options.threads,
@@ -155,7 +192,7 @@ export class Lantern {
   }
 
   models(): Promise<ModelDescriptor[]> {
-    return this.options.models.list();
+    return this.source.list();
   }
 
   device(): Promise<DeviceReport> {
@@ -167,11 +204,54 @@ export class Lantern {
     this.descriptors.clear();
   }
 
-  async classify(modelId: string, input: ClassifyInput, options: ClassifyOptions = {}): Promise<ClassificationResult> {
+  /**
+   * Makes a model ready before the first request: fetches (or installs) and verifies its files
+   * and creates its session in the first worker. Requests made meanwhile share the same load.
+   */
+  async load(modelId: string, options: LoadOptions = {}): Promise<LoadedModel> {
+    await this.source.prepare?.(modelId, options);
+    const descriptor = await this.describe(modelId);
+    const warm = await this.ensureModel(modelId, 0, options.signal, options.onProgress);
+    options.onProgress?.({ phase: 'ready' });
+    return {
+      descriptor,
+      backend: warm.report.backend,
+      backendReason: warm.report.fallback ?? warm.report.reason,
+      coldStart: warm.cold,
+      ...(warm.cold ? { load: { filesMs: warm.filesMs, createMs: warm.report.createMs } } : {}),
+    };
+  }
+
+  /** The model's descriptor, cached; an unsigned model is refused unless `allowUnsigned` was given. */
+  private async describe(modelId: string): Promise<ModelDescriptor> {
+    const cached = this.descriptors.get(modelId);
+    if (cached) return cached;
+    const descriptor = await this.source.describe(modelId);
+    if (!descriptor.signed && !this.options.allowUnsigned) {
+      throw new SignatureError(`${modelId} is not signed; create Lantern with allowUnsigned: true to run unsigned development models.`, { id: modelId });
+    }
+    this.descriptors.set(modelId, descriptor);
+    return descriptor;
+  }
+
+  /**
+   * Classifies several inputs with one model; the scheduler batches them together. Resolves with
+   * the results in input order, or rejects with the first failure once every item has settled.
+   */
+  async classifyBatch(modelId: string, inputs: LanternInput[], options: ClassifyOptions = {}): Promise<ClassificationResult[]> {
+    const settled = await Promise.allSettled(inputs.map((input) => this.classify(modelId, input, options)));
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((s) => (s as PromiseFulfilledResult<ClassificationResult>).value);
+  }
+
+  async classify(modelId: string, input: LanternInput, options: ClassifyOptions = {}): Promise<ClassificationResult> {
     const submittedAt = performance.now();
+    let wire: WireInput | undefined;
     try {
-      if (!this.descriptors.has(modelId)) this.descriptors.set(modelId, await this.options.models.describe(modelId));
-      const job: Job = { input, topK: options.topK ?? 3, submittedAt };
+      await this.describe(modelId);
+      wire = await toWireInput(input);
+      const job: Job = { wire, handedOver: false, topK: options.topK ?? 3, submittedAt };
       const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
       const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
       const out = scheduled.value;
@@ -194,6 +274,8 @@ export class Lantern {
         ok: false, modelId, errorCode: err instanceof LanternError ? err.code : 'INTERNAL', errorName: err.name, totalMs: performance.now() - submittedAt,
       });
       throw err;
+    } finally {
+      wire?.release?.();
     }
   }
 
@@ -204,15 +286,17 @@ export class Lantern {
       // The store quarantined a version that failed re-verification and activated the previous
       // good one (details.fallback): answer with that one instead of failing the request.
       if (!(error instanceof IntegrityError) || typeof error.details.fallback !== 'string') throw error;
-      this.descriptors.set(modelId, await this.options.models.describe(modelId));
+      this.descriptors.delete(modelId);
+      await this.describe(modelId);
       const { outcomes } = await this.executeOnce(modelId, jobs, slot, signal);
       return { outcomes: outcomes.map((o) => (o instanceof Error ? o : { ...o, notes: [error.message, ...o.notes] })) };
     }
   }
 
-  private async executeOnce(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+  /** Loads the model's active version into one worker (unloading a replaced version first). */
+  private async ensureModel(modelId: string, slot: number, signal?: AbortSignal, onProgress?: LoadOptions['onProgress']) {
     const client = this.clients[slot]!;
-    const descriptor = this.descriptors.get(modelId) ?? (await this.options.models.describe(modelId));
+    const descriptor = await this.describe(modelId);
     const key = `${descriptor.id}@${descriptor.version}`;
     const held = (this.loadedKey[slot] ??= new Map());
     const previous = held.get(modelId);
@@ -222,21 +306,35 @@ export class Lantern {
     let filesMs = 0;
     const { report, cold } = await client.ensureLoaded(key, async () => {
       const started = performance.now();
-      const files = await this.options.models.files(modelId);
+      const files = await this.source.files(modelId, { signal, onProgress });
       filesMs = performance.now() - started;
+      onProgress?.({ phase: 'session' });
       return files;
     }, signal);
-    const loadMs = cold ? performance.now() - loadStarted : 0;
     held.set(modelId, key);
-    const batch = await client.classify(key, jobs.map((j) => j.input), MAX_TOP_K, signal);
+    return { descriptor, key, report, cold, filesMs, loadMs: cold ? performance.now() - loadStarted : 0 };
+  }
+
+  private async executeOnce(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+    const client = this.clients[slot]!;
+    const { descriptor, key, report, cold, filesMs, loadMs } = await this.ensureModel(modelId, slot, signal);
+    // A crash retry cannot resend pixels that were moved into the worker that died.
+    const lost = jobs.map((j) => j.handedOver && j.wire.transfer.length > 0);
+    const sending = jobs.filter((_, i) => !lost[i]);
+    for (const job of sending) job.handedOver = true;
+    const batch = await client.classify(key, sending.map((j) => j.wire.input), MAX_TOP_K, signal, sending.flatMap((j) => j.wire.transfer));
     if (batch.backend === 'webgpu') this.onGpu = true;
     const notes = batch.fallback ? [batch.fallback] : [];
+    const items = [...batch.items];
     return {
-      outcomes: batch.items.map((item) => {
+      outcomes: lost.map((wasLost) => {
+        if (wasLost) return new WorkerCrashedError('The worker stopped while holding this image\'s pixels (they were transferred to it); send the image again.');
+        const item = items.shift()!;
         if (!item.ok) return deserializeError(item.error);
         return {
           modelId,
           version: descriptor.version,
+          signed: descriptor.signed,
           predictions: item.value.predictions,
           notes: [...item.value.notes, ...notes, ...(report.fallback && cold ? [report.fallback] : [])],
           backend: batch.backend,

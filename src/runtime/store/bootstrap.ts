@@ -23,7 +23,7 @@ async function fetchJson(url: string, fetcher: typeof fetch): Promise<unknown> {
   return response.json();
 }
 
-export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean } = {}): Promise<OpenedRegistry> {
+export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean; installBuiltins?: boolean } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
   const [configJson, trustJson, store] = await Promise.all([
     fetchJson(new URL('registry-config.json', appBase).href, fetcher),
@@ -40,6 +40,8 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
     storage: options.storage,
     validate: options.validate,
   });
+  // An embedding app installs models on demand (Lantern.load) instead of all built-ins up front.
+  if (options.installBuiltins === false) return { registry, config, builtinErrors: [] };
   return { registry, config, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload) };
 }
 
