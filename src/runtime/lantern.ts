@@ -1,6 +1,6 @@
 import type { Backend, BackendPreference } from './backend.ts';
 import { defaultWorker } from './default-worker.ts';
-import { deserializeError, IntegrityError, LanternError, SignatureError, WorkerCrashedError } from './errors.ts';
+import { CancelledError, deserializeError, IntegrityError, LanternError, SignatureError, throwIfAborted, WorkerCrashedError } from './errors.ts';
 import { toWireInput, type LanternInput, type WireInput } from './inputs.ts';
 import type { LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
 import type { Prediction } from './postprocess.ts';
@@ -209,9 +209,16 @@ export class Lantern {
    * and creates its session in the first worker. Requests made meanwhile share the same load.
    */
   async load(modelId: string, options: LoadOptions = {}): Promise<LoadedModel> {
-    await this.source.prepare?.(modelId, options);
+    const { signal } = options;
+    try {
+      await this.source.prepare?.(modelId, options);
+    } catch (error) {
+      // However the download noticed the abort (fetch's AbortError, a failed chunk...), it was a cancel.
+      throw signal?.aborted ? new CancelledError('The load was cancelled.') : error;
+    }
+    throwIfAborted(signal);
     const descriptor = await this.describe(modelId);
-    const warm = await this.ensureModel(modelId, 0, options.signal, options.onProgress);
+    const warm = await this.ensureModel(modelId, 0, signal, options.onProgress);
     options.onProgress?.({ phase: 'ready' });
     return {
       descriptor,

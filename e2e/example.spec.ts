@@ -1,0 +1,97 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { ROOT } from './fixtures.ts';
+
+/**
+ * examples/basic as an outside app would use Lantern: `npm pack` the runtime, install the
+ * tarball into a copy of the example, typecheck it against the shipped .d.ts, build it with
+ * Vite, and serve it (with the signed models `npm run build` published) to drive it in Chromium.
+ */
+const PORT = Number(process.env.E2E_PORT ?? 4173) + 3;
+const BASE = `http://127.0.0.1:${PORT}/`;
+const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, stdio: 'pipe', env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' } });
+
+let work: string;
+let server: ChildProcess | undefined;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  work = await mkdtemp(join(tmpdir(), 'lantern-example-'));
+  npm(['pack', '--pack-destination', work], ROOT);
+  const app = join(work, 'app');
+  await cp(join(ROOT, 'examples/basic'), app, { recursive: true });
+  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, 'lantern-0.1.0.tgz')], app);
+  // The shipped declarations must be enough for a strict TypeScript app.
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(app, 'tsconfig.json')], { stdio: 'pipe' });
+  npm(['run', 'build'], app);
+  // The signed store the page reads by default: the releases and trust files of the app's build.
+  for (const file of ['models', 'registry-config.json', 'trust-store.json']) await cp(join(ROOT, 'dist', file), join(app, 'dist', file), { recursive: true });
+  server = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), '--dir', join(app, 'dist'), '--port', String(PORT)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve) => server!.stdout!.once('data', () => resolve()));
+});
+
+test.afterAll(async () => {
+  server?.kill();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+test('the packed example bundles one onnxruntime-web', async () => {
+  const assets = await readdir(join(work, 'app/dist/assets'));
+  expect(assets.filter((f) => f.endsWith('.wasm'))).toHaveLength(1);
+  expect(assets.filter((f) => /^worker-.*\.js$/.test(f))).toHaveLength(1);
+});
+
+test('classifies an image from a URL and a text, showing download progress', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(BASE);
+  // Every status the page shows, in order (downloads of these small models are quick).
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (globalThis as { statuses?: string[] }).statuses = seen;
+    const status = document.getElementById('status')!;
+    new MutationObserver(() => seen.push(status.textContent ?? '')).observe(status, { childList: true, characterData: true, subtree: true });
+  });
+
+  await page.click('#classify-image');
+  await expect(page.locator('#status')).toContainText('fashion-mnist 1.0.0 on wasm');
+  await expect(page.locator('#predictions li').first()).toContainText('Ankle boot');
+  expect(await page.locator('#progress').evaluate((p: HTMLProgressElement) => p.value)).toBe(1);
+  const statuses = await page.evaluate(() => (globalThis as { statuses?: string[] }).statuses ?? []);
+  expect(statuses.some((s) => s.startsWith('Downloading'))).toBe(true);
+  expect(statuses).toContain('Model ready');
+
+  await page.click('#classify-text');
+  await expect(page.locator('#status')).toContainText('spam-filter 1.0.0');
+  await expect(page.locator('#predictions li').first()).toContainText('spam');
+  expect(errors).toEqual([]);
+});
+
+test('cancel stops a load in flight, and the next attempt still works', async ({ page }) => {
+  await page.goto(BASE);
+  // Hold the model's manifest so that the load is still running when Cancel is pressed.
+  let held!: () => void;
+  const requested = new Promise<void>((resolve) => (held = resolve));
+  await page.route('**/models/doc-orientation/**', async (route) => {
+    held();
+    await new Promise(() => undefined);
+    await route.continue();
+  });
+  await page.selectOption('#image-model', 'doc-orientation');
+  await page.click('#classify-image');
+  await requested;
+  await expect(page.locator('#cancel')).toBeEnabled();
+  await page.click('#cancel');
+  await expect(page.locator('#status')).toHaveText('Cancelled');
+  await expect(page.locator('#cancel')).toBeDisabled();
+
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+  await page.click('#classify-image');
+  await expect(page.locator('#status')).toContainText('doc-orientation 1.0.0');
+  await expect(page.locator('#predictions li').first()).toContainText('Upright');
+});
