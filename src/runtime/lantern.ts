@@ -2,7 +2,7 @@ import type { Backend, BackendPreference } from './backend.ts';
 import { defaultWorker } from './default-worker.ts';
 import { CancelledError, deserializeError, IntegrityError, LanternError, SignatureError, throwIfAborted, WorkerCrashedError } from './errors.ts';
 import { toWireInput, type LanternInput, type WireInput } from './inputs.ts';
-import type { LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
+import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
 import type { Prediction } from './postprocess.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
 import { signedStore } from './store/signed-store.ts';
@@ -210,14 +210,14 @@ export class Lantern {
    */
   async load(modelId: string, options: LoadOptions = {}): Promise<LoadedModel> {
     const { signal } = options;
+    let descriptor: ModelDescriptor;
     try {
-      await this.source.prepare?.(modelId, options);
+      descriptor = await this.describe(modelId, options);
     } catch (error) {
       // However the download noticed the abort (fetch's AbortError, a failed chunk...), it was a cancel.
       throw signal?.aborted ? new CancelledError('The load was cancelled.') : error;
     }
     throwIfAborted(signal);
-    const descriptor = await this.describe(modelId);
     const warm = await this.ensureModel(modelId, 0, signal, options.onProgress);
     options.onProgress?.({ phase: 'ready' });
     return {
@@ -229,10 +229,14 @@ export class Lantern {
     };
   }
 
-  /** The model's descriptor, cached; an unsigned model is refused unless `allowUnsigned` was given. */
-  private async describe(modelId: string): Promise<ModelDescriptor> {
+  /**
+   * The model's descriptor, cached. The first time, the source may make the model available
+   * (signedStore installs it from its catalog); an unsigned model is refused unless `allowUnsigned`.
+   */
+  private async describe(modelId: string, fetch: FetchOptions = {}): Promise<ModelDescriptor> {
     const cached = this.descriptors.get(modelId);
     if (cached) return cached;
+    await this.source.prepare?.(modelId, fetch);
     const descriptor = await this.source.describe(modelId);
     if (!descriptor.signed && !this.options.allowUnsigned) {
       throw new SignatureError(`${modelId} is not signed; create Lantern with allowUnsigned: true to run unsigned development models.`, { id: modelId });
@@ -256,7 +260,7 @@ export class Lantern {
     const submittedAt = performance.now();
     let wire: WireInput | undefined;
     try {
-      await this.describe(modelId);
+      await this.describe(modelId, { signal: options.signal });
       wire = await toWireInput(input);
       const job: Job = { wire, handedOver: false, topK: options.topK ?? 3, submittedAt };
       const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;

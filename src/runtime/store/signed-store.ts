@@ -26,5 +26,5 @@ export function signedStore(options: SignedStoreOptions = {}): StoreModelSource 
       ...(globalThis.navigator?.storage ? { storage: navigator.storage } : {}),
     });
     return opened.registry;
-  });
+  }, { installOnDemand: true });
 }

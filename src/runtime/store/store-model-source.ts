@@ -17,15 +17,22 @@ export class StoreModelSource implements ModelSource {
    * Takes a promise so start-up can finish installing the built-in models before the first list,
    * or a function that opens the registry on first use (so an unused default store costs nothing).
    */
-  constructor(private readonly open: Promise<ModelRegistry> | (() => Promise<ModelRegistry>)) {}
+  constructor(
+    private readonly open: Promise<ModelRegistry> | (() => Promise<ModelRegistry>),
+    private readonly options: { installOnDemand?: boolean } = {},
+  ) {}
 
   private registry(): Promise<ModelRegistry> {
     this.opened ??= typeof this.open === 'function' ? this.open() : this.open;
     return this.opened;
   }
 
-  /** Installs the model from the registry's catalog when no version of it is active yet. */
+  /**
+   * With `installOnDemand` (signedStore), installs the model from the registry's catalog when no
+   * version of it is active yet. The PWA installs only through its Models screen and data policy.
+   */
   async prepare(id: string, options: FetchOptions = {}): Promise<void> {
+    if (!this.options.installOnDemand) return;
     const registry = await this.registry();
     if (await registry.activeManifest(id)) return;
     const release = latestReleases(await registry.catalog()).get(id);
