@@ -1,18 +1,9 @@
 import { InputError } from '../src/runtime/errors.ts';
-import { readImageHeader } from '../src/runtime/image-header.ts';
-import { MAX_IMAGE_PIXELS, planResize, rgbaToTensor, workingSize, type ResizePlan } from '../src/runtime/image-preprocess.ts';
-import { resizeRgba, type Pixels } from '../src/runtime/image-resize.ts';
+import { readImageHeader } from './image-header.ts';
+import { MAX_IMAGE_PIXELS, planResize, rgbaToTensor, workingSize, type ResizePlan } from './image-preprocess.ts';
+import { resizeRgba, type Pixels } from './image-resize.ts';
 import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
-
-/** Raw RGBA pixels (an ImageData's, transferred without the ImageData wrapper). */
-export interface RgbaPixels {
-  data: Uint8ClampedArray;
-  width: number;
-  height: number;
-}
-
-/** What the page may send: encoded bytes (Blob, ArrayBuffer), decoded images, or raw RGBA pixels. */
-export type ImageSource = Blob | ArrayBuffer | ImageBitmap | VideoFrame | RgbaPixels;
+import type { ImageSource } from '../src/runtime/protocol.ts';
 
 export interface PreparedImage {
   tensor: Float32Array;

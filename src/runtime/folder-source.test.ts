@@ -4,7 +4,7 @@ import { FolderModelSource } from './folder-source.ts';
 import type { LoadProgress } from './model-source.ts';
 
 /** A transformers.js folder served from memory; `requests` records every URL asked for. */
-function folder(files: Record<string, string | Uint8Array>, status: Record<string, number> = {}) {
+function folder(files: Record<string, string | Uint8Array<ArrayBuffer>>, status: Record<string, number> = {}) {
   const requests: string[] = [];
   const fetcher = (async (input: RequestInfo | URL) => {
     const url = String(input);

@@ -1,5 +1,6 @@
-import { InputError, ModelLoadError, NetworkError } from './errors.ts';
+import { InputError, ModelLoadError } from './errors.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from './model-source.ts';
+import { guardedFetch, OriginPolicy, type GuardedResponse, type NetContext } from './store/net.ts';
 import type { ModelFiles } from './worker-client.ts';
 
 /** Hub-style ids: `name` or `org/name`; never `..`, a scheme or a query (the id becomes a URL path). */
@@ -7,6 +8,9 @@ const FOLDER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*(?:\/[A-Za-z0-9][A-Za-z0-9._-]*)?$
 
 /** transformers.js' file choice for the WASM/WebGPU default (q8), then full precision. */
 const ONNX_FILES = ['onnx/model_quantized.onnx', 'onnx/model.onnx'];
+/** Generous bounds that still stop a misconfigured server from filling the device's memory. */
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
+const MAX_ONNX_BYTES = 2 * 1024 * 1024 * 1024 - 1;
 
 type Task = ModelDescriptor['task'];
 
@@ -23,13 +27,14 @@ export interface FolderSourceOptions {
  */
 export class FolderModelSource implements ModelSource {
   private readonly base: string;
-  private readonly fetcher: typeof fetch;
+  /** Only the folder's own origin: a redirect elsewhere is refused like the store's. */
+  private readonly net: NetContext;
   private readonly described = new Map<string, Promise<{ descriptor: ModelDescriptor; config: Record<string, unknown> }>>();
 
   constructor(base: string | URL, options: FolderSourceOptions = {}) {
     const url = new URL(base, globalThis.document?.baseURI);
     this.base = url.href.endsWith('/') ? url.href : `${url.href}/`;
-    this.fetcher = options.fetch ?? fetch.bind(globalThis);
+    this.net = { policy: new OriginPolicy(url.origin), fetch: options.fetch ?? fetch.bind(globalThis) };
   }
 
   /** Only the models described so far: an HTTP folder cannot be listed. */
@@ -94,34 +99,32 @@ export class FolderModelSource implements ModelSource {
     throw new ModelLoadError('The folder has neither preprocessor_config.json (image model) nor tokenizer.json (text model).', { id });
   }
 
-  private url(id: string, file: string): string {
-    return new URL(`${id}/${file}`, this.base).href;
-  }
-
-  private async get(id: string, file: string, signal?: AbortSignal): Promise<Response | undefined> {
-    let response: Response;
-    try {
-      response = await this.fetcher(this.url(id, file), signal ? { signal } : {});
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      throw new NetworkError(`${file} of ${id} could not be fetched.`, { id, file });
+  /** A file of the folder, or undefined when the server says it does not exist (404). */
+  private async get(id: string, file: string, signal?: AbortSignal): Promise<GuardedResponse | undefined> {
+    const response = await guardedFetch(this.net, { url: new URL(`${id}/${file}`, this.base).href, what: `${file} of ${id}`, where: { id, file }, ...(signal ? { signal } : {}) });
+    if (response.status === 404) {
+      response.discard();
+      return undefined;
     }
-    if (response.status === 404) return undefined;
-    if (!response.ok) throw new NetworkError(`${file} of ${id} could not be fetched (HTTP ${response.status}).`, { id, file });
+    if (!response.ok) {
+      response.discard();
+      throw response.statusError();
+    }
     return response;
   }
 
   private async exists(id: string, file: string): Promise<boolean> {
     const response = await this.get(id, file);
-    await response?.body?.cancel();
+    response?.discard();
     return response !== undefined;
   }
 
   private async json(id: string, file: string, signal?: AbortSignal): Promise<unknown> {
     const response = await this.get(id, file, signal);
     if (!response) throw new ModelLoadError(`The folder of ${id} has no ${file}.`, { id, file });
+    const bytes = await response.read(MAX_JSON_BYTES, () => new ModelLoadError(`${file} of ${id} is larger than ${MAX_JSON_BYTES} bytes.`, { id, file }));
     try {
-      return await response.json();
+      return JSON.parse(new TextDecoder().decode(bytes));
     } catch {
       throw new ModelLoadError(`${file} of ${id} is not valid JSON.`, { id, file });
     }
@@ -132,26 +135,15 @@ export class FolderModelSource implements ModelSource {
     for (const file of ONNX_FILES) {
       const response = await this.get(id, file, options.signal);
       if (!response) continue;
-      const total = Number(response.headers.get('Content-Length')) || undefined;
-      if (!response.body) return response.arrayBuffer();
-      const chunks: Uint8Array[] = [];
-      let loaded = 0;
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-        loaded += value.byteLength;
-        options.onProgress?.({ phase: 'download', loadedBytes: loaded, ...(total ? { totalBytes: total } : {}) });
-      }
-      const bytes = new Uint8Array(loaded);
-      let offset = 0;
-      for (const chunk of chunks) {
-        bytes.set(chunk, offset);
-        offset += chunk.byteLength;
-      }
-      return bytes.buffer;
+      const totalBytes = Number(response.headers.get('Content-Length')) || undefined;
+      const bytes = await response.read(
+        MAX_ONNX_BYTES,
+        () => new ModelLoadError(`${file} of ${id} is larger than ${MAX_ONNX_BYTES} bytes.`, { id, file }),
+        (loadedBytes) => options.onProgress?.({ phase: 'download', loadedBytes, ...(totalBytes ? { totalBytes } : {}) }),
+      );
+      return bytes.buffer as ArrayBuffer;
     }
     throw new ModelLoadError(`The folder of ${id} has no ${ONNX_FILES.join(' or ')}.`, { id });
   }
+
 }
