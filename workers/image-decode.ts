@@ -1,6 +1,6 @@
 import { InputError } from '../src/runtime/errors.ts';
 import { readImageHeader } from './image-header.ts';
-import { MAX_IMAGE_PIXELS, planResize, rgbaToTensor, workingSize, type ResizePlan } from './image-preprocess.ts';
+import { MAX_IMAGE_PIXELS, planResize, resamplingOf, rgbaToTensor, workingSize, type ResizePlan } from './image-preprocess.ts';
 import { resizeRgba, type Pixels } from './image-resize.ts';
 import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
 import type { ImageSource } from '../src/runtime/protocol.ts';
@@ -76,7 +76,7 @@ export async function prepareImage(source: ImageSource, config: PreprocessorConf
   if (pixels.width === 0 || pixels.height === 0) throw new InputError('The image has no pixels.');
   const plan = planResize(pixels.width, pixels.height, config);
   // Resample only the crop: the pixels a centre crop drops are never computed.
-  const cropped = resizeRgba(pixels, plan.resizeWidth, plan.resizeHeight, config.antialias, plan.crop);
+  const cropped = resizeRgba(pixels, plan.resizeWidth, plan.resizeHeight, resamplingOf(config), plan.crop);
   const tensor = rgbaToTensor(cropped.data, cropped.width, cropped.height, config, undefined, plan.outWidth, plan.outHeight);
   return { tensor, plan, notes };
 }
