@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -31,6 +31,11 @@ test.beforeAll(async () => {
   npm(['run', 'build'], app);
   // The signed store the page reads by default: the releases and trust files of the app's build.
   for (const file of ['models', 'registry-config.json', 'trust-store.json']) await cp(join(ROOT, 'dist', file), join(app, 'dist', file), { recursive: true });
+  // dev.html's unsigned folder: the spam filter as the hub lays it out, with no "lantern" block.
+  const hub = join(app, 'dist/hub/spam-filter');
+  await cp(join(ROOT, 'models/spam-filter'), hub, { recursive: true, filter: (p) => !/\/(recipe|eval|samples)(\/|$)/.test(p) });
+  const { lantern: _lantern, ...config } = JSON.parse(await readFile(join(hub, 'config.json'), 'utf8')) as Record<string, unknown>;
+  await writeFile(join(hub, 'config.json'), JSON.stringify(config));
   server = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), '--dir', join(app, 'dist'), '--port', String(PORT)], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve) => server!.stdout!.once('data', () => resolve()));
 });
@@ -95,3 +100,17 @@ test('cancel stops a load in flight, and the next attempt still works', async ({
   await expect(page.locator('#status')).toContainText('doc-orientation 1.0.0');
   await expect(page.locator('#predictions li').first()).toContainText('Upright');
 });
+
+test('an unsigned transformers.js folder runs only with the opt-in, and its results say so', async ({ page }) => {
+  await page.goto(`${BASE}dev.html`);
+  await page.click('#classify');
+  await expect(page.locator('#status')).toHaveText(/^ham \d+\.\d% \(unsigned, wasm\)$/);
+  await page.fill('#text', 'Congratulations! You have WON a free cruise, click here to claim your prize now!!!');
+  await page.click('#classify');
+  await expect(page.locator('#status')).toHaveText(/^spam \d+\.\d% \(unsigned, wasm\)$/);
+  // A folder that is not there is a typed error, not a hang.
+  await page.fill('#model', 'no-such-model');
+  await page.click('#classify');
+  await expect(page.locator('#status')).toHaveText(/^ModelLoadError: The folder of no-such-model has no config.json/);
+});
+
