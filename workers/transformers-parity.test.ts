@@ -172,24 +172,43 @@ describe('hub preprocessing keys vs transformers.js', () => {
   });
 });
 
+const SPAM = join(ROOT, 'models/spam-filter');
+
+/**
+ * The spam filter as a transformers.js folder in a temporary directory, its config.json being
+ * `edit(config)` (transformers.js maps model_type to a class; the graph takes BERT's inputs, as
+ * in bench/), with Lantern's encoder and an onnxruntime-node session on the same graph.
+ */
+async function withSpamFolder(edit: (config: Record<string, unknown>) => Record<string, unknown>, use: (spam: {
+  dir: string; config: Record<string, unknown>; encoder: TokenEncoder; logits: (text: string) => Promise<Float32Array>;
+}) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'lantern-parity-'));
+  const session = await ort.InferenceSession.create(join(SPAM, 'onnx/model_quantized.onnx'));
+  try {
+    await cp(SPAM, dir, { recursive: true, filter: (p) => !/\/(recipe|eval)(\/|$)/.test(p) });
+    const config = edit(JSON.parse(await readFile(join(SPAM, 'config.json'), 'utf8')) as Record<string, unknown>);
+    await writeFile(join(dir, 'config.json'), JSON.stringify(config));
+    const tokenizerJson = JSON.parse(await readFile(join(SPAM, 'tokenizer.json'), 'utf8')) as object;
+    const encoder = new TokenEncoder(tokenizerJson, TokenizerConfigSchema.parse(JSON.parse(await readFile(join(SPAM, 'tokenizer_config.json'), 'utf8'))));
+    const logits = async (text: string) => {
+      const { ids, mask, length } = padBatch([encoder.encode(text)], encoder.padId);
+      return (await session.run({ input_ids: new ort.Tensor('int64', ids, [1, length]), attention_mask: new ort.Tensor('int64', mask, [1, length]) })).logits!.data as Float32Array;
+    };
+    await use({ dir, config, encoder, logits });
+  } finally {
+    await session.release();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 describe('text preprocessing and scores vs transformers.js', () => {
   it('gives identical token ids and spam-filter scores', async () => {
-    const src = join(ROOT, 'models/spam-filter');
-    // transformers.js maps model_type to a class; the graph takes BERT's inputs (as in bench/).
-    const dir = await mkdtemp(join(tmpdir(), 'lantern-parity-'));
-    try {
-      await cp(src, dir, { recursive: true, filter: (p) => !/\/(recipe|eval)(\/|$)/.test(p) });
-      const config = JSON.parse(await readFile(join(src, 'config.json'), 'utf8')) as Record<string, unknown>;
-      await writeFile(join(dir, 'config.json'), JSON.stringify({ ...config, model_type: 'bert' }));
-      const tokenizerJson = JSON.parse(await readFile(join(src, 'tokenizer.json'), 'utf8')) as object;
-      const tokenizerConfig = TokenizerConfigSchema.parse(JSON.parse(await readFile(join(src, 'tokenizer_config.json'), 'utf8')));
-      const encoder = new TokenEncoder(tokenizerJson, tokenizerConfig);
+    await withSpamFolder((config) => ({ ...config, model_type: 'bert' }), async ({ dir, encoder, logits }) => {
       const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
       const model = await AutoModelForSequenceClassification.from_pretrained(dir, { local_files_only: true, dtype: 'q8' });
-      const session = await ort.InferenceSession.create(join(src, 'onnx/model_quantized.onnx'));
       const texts = [
-        await readFile(join(src, 'samples/spam.txt'), 'utf8'),
-        await readFile(join(src, 'samples/ham.txt'), 'utf8'),
+        await readFile(join(SPAM, 'samples/spam.txt'), 'utf8'),
+        await readFile(join(SPAM, 'samples/ham.txt'), 'utf8'),
         'Congratulations! You have WON a free cruise, click here to claim your prize now!!!',
         'Hi Bob, the meeting moved to 3pm tomorrow; agenda attached.',
         'naïve café — résumé 日本語 emoji 🎉',
@@ -203,47 +222,33 @@ describe('text preprocessing and scores vs transformers.js', () => {
         if (!ours.truncated) expect(ours.ids).toEqual(ids);
         else expect(ours.ids.slice(0, -1)).toEqual(ids.slice(0, ours.ids.length - 1));
         if (ours.truncated) continue;
-        const { ids: idTensor, mask, length } = padBatch([ours], encoder.padId);
-        const logits = (await session.run({ input_ids: new ort.Tensor('int64', idTensor, [1, length]), attention_mask: new ort.Tensor('int64', mask, [1, length]) })).logits!.data as Float32Array;
         const output = await model(await tokenizer(text)) as { logits: { data: Float32Array } };
-        const [a, b] = [softmax(logits), softmax(output.logits.data)];
+        const [a, b] = [softmax(await logits(text)), softmax(output.logits.data)];
         expect(argmax(a)).toBe(argmax(b));
         maxScoreDiff = Math.max(maxScoreDiff, ...Array.from(a, (p, i) => Math.abs(p - b[i]!)));
       }
       // Same graph, same ids: only float noise between two ORT builds.
       expect(maxScoreDiff).toBeLessThan(1e-5);
-      await session.release();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('multi-label heads vs transformers.js', () => {
   it('scores every label with a sigmoid, as transformers.js does for problem_type multi_label_classification', async () => {
-    const src = join(ROOT, 'models/spam-filter');
-    const dir = await mkdtemp(join(tmpdir(), 'lantern-parity-'));
-    try {
-      await cp(src, dir, { recursive: true, filter: (p) => !/\/(recipe|eval)(\/|$)/.test(p) });
-      // A plain hub config: no "lantern" block, a multi-label head.
-      const { lantern: _lantern, ...hub } = JSON.parse(await readFile(join(src, 'config.json'), 'utf8')) as Record<string, unknown>;
-      const config = { ...hub, model_type: 'bert', problem_type: 'multi_label_classification' };
-      await writeFile(join(dir, 'config.json'), JSON.stringify(config));
+    // A plain hub config: no "lantern" block, a multi-label head.
+    const hub = ({ lantern: _lantern, ...config }: Record<string, unknown>) => ({ ...config, model_type: 'bert', problem_type: 'multi_label_classification' });
+    await withSpamFolder(hub, async ({ dir, config, logits }) => {
       const runtime = RuntimeConfigSchema.parse(config);
       expect(scoreFunction(runtime)).toBe('sigmoid');
-      const encoder = new TokenEncoder(JSON.parse(await readFile(join(src, 'tokenizer.json'), 'utf8')) as object, TokenizerConfigSchema.parse(JSON.parse(await readFile(join(src, 'tokenizer_config.json'), 'utf8'))));
-      const session = await ort.InferenceSession.create(join(src, 'onnx/model_quantized.onnx'));
       const classifier = await pipeline('text-classification', dir, { local_files_only: true, dtype: 'q8' });
       let maxDiff = 0;
       let fromSoftmax = 0;
-      for (const text of ['Congratulations! You have WON a free cruise, click here to claim your prize now!!!', 'Hi Bob, the meeting moved to 3pm tomorrow; agenda attached.', await readFile(join(src, 'samples/ham.txt'), 'utf8')]) {
-        const encoded = encoder.encode(text);
-        const { ids, mask, length } = padBatch([encoded], encoder.padId);
-        const logits = (await session.run({ input_ids: new ort.Tensor('int64', ids, [1, length]), attention_mask: new ort.Tensor('int64', mask, [1, length]) })).logits!.data as Float32Array;
-        const ours = rankRow(logits, { scores: scoreFunction(runtime), id2label: runtime.id2label, k: 2 });
+      for (const text of ['Congratulations! You have WON a free cruise, click here to claim your prize now!!!', 'Hi Bob, the meeting moved to 3pm tomorrow; agenda attached.', await readFile(join(SPAM, 'samples/ham.txt'), 'utf8')]) {
+        const row = await logits(text);
+        const ours = rankRow(row, { scores: scoreFunction(runtime), id2label: runtime.id2label, k: 2 });
         const theirs = await classifier(text, { top_k: null }) as { label: string; score: number }[];
         expect(ours.map((p) => p.label)).toEqual(theirs.map((p) => p.label));
-        const soft = softmax(logits);
+        const soft = softmax(row);
         fromSoftmax = Math.max(fromSoftmax, ...ours.map((p) => Math.abs(p.score - soft[p.index]!)));
         for (const p of ours) maxDiff = Math.max(maxDiff, Math.abs(p.score - theirs.find((t) => t.label === p.label)!.score));
       }
@@ -251,9 +256,6 @@ describe('multi-label heads vs transformers.js', () => {
       // check can tell: softmax would have given other scores.
       expect(maxDiff).toBeLessThan(1e-5);
       expect(fromSoftmax).toBeGreaterThan(1e-3);
-      await session.release();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
