@@ -11,7 +11,10 @@ function source(signed: boolean): ModelSource & { prepared: string[] } {
     prepared,
     list: async () => [descriptor],
     describe: async () => descriptor,
-    prepare: async (id) => void prepared.push(id),
+    prepare: async (id) => {
+      prepared.push(id);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    },
     files: async () => {
       throw new Error('files are not read in this test');
     },
@@ -49,6 +52,14 @@ describe('Lantern and unsigned models', () => {
     const lantern = Lantern.create({ models: source(true), createWorker: noWorker(created) });
     await expect(lantern.classify('m', 'hello')).rejects.toThrow('no worker in this test');
     expect(created).toHaveLength(1);
+    lantern.dispose();
+  });
+
+  it('concurrent first requests share one prepare (one install, not a busy refusal)', async () => {
+    const models = source(true);
+    const lantern = Lantern.create({ models, createWorker: noWorker([]) });
+    await Promise.allSettled([lantern.classify('m', 'a'), lantern.classify('m', 'b'), lantern.load('m')]);
+    expect(models.prepared).toEqual(['m']);
     lantern.dispose();
   });
 });

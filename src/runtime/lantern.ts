@@ -134,6 +134,7 @@ export class Lantern {
   readonly clients: WorkerClient[];
   private readonly scheduler: Scheduler<Job, JobOutcome>;
   private readonly descriptors = new Map<string, ModelDescriptor>();
+  private readonly describing = new Map<string, Promise<ModelDescriptor>>();
   /** The model version each worker currently holds, so an activation/rollback unloads the old one. */
   private readonly loadedKey: Map<string, string>[] = [];
 
@@ -233,9 +234,19 @@ export class Lantern {
    * The model's descriptor, cached. The first time, the source may make the model available
    * (signedStore installs it from its catalog); an unsigned model is refused unless `allowUnsigned`.
    */
-  private async describe(modelId: string, fetch: FetchOptions = {}): Promise<ModelDescriptor> {
+  private describe(modelId: string, fetch: FetchOptions = {}): Promise<ModelDescriptor> {
     const cached = this.descriptors.get(modelId);
-    if (cached) return cached;
+    if (cached) return Promise.resolve(cached);
+    // Concurrent first requests share one install (a second one would be refused as busy).
+    let pending = this.describing.get(modelId);
+    if (!pending) {
+      pending = this.fetchDescriptor(modelId, fetch).finally(() => this.describing.delete(modelId));
+      this.describing.set(modelId, pending);
+    }
+    return pending;
+  }
+
+  private async fetchDescriptor(modelId: string, fetch: FetchOptions): Promise<ModelDescriptor> {
     await this.source.prepare?.(modelId, fetch);
     const descriptor = await this.source.describe(modelId);
     if (!descriptor.signed && !this.options.allowUnsigned) {
