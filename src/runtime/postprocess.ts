@@ -44,11 +44,18 @@ export function topK(
   });
 }
 
-/** Ranks one output row, applying softmax unless the model already outputs probabilities. */
+/** Independent probabilities per label (multi-label heads). */
+export function sigmoid(values: ArrayLike<number>): Float64Array {
+  return Float64Array.from(values, (v) => 1 / (1 + Math.exp(-v)));
+}
+
+const SCORES = { softmax, sigmoid, none: (row: ArrayLike<number>) => row };
+
+/** Ranks one output row after the model's score function (scoreFunction in model-config.ts). */
 export function rankRow(
   row: ArrayLike<number>,
-  options: { output: 'logits' | 'probabilities'; id2label: Record<string, string>; k: number; displayNames?: ReadonlyMap<string, string>; localizedNames?: ReadonlyMap<string, ReadonlyMap<string, string>> },
+  options: { scores: keyof typeof SCORES; id2label: Record<string, string>; k: number; displayNames?: ReadonlyMap<string, string>; localizedNames?: ReadonlyMap<string, ReadonlyMap<string, string>> },
 ): Prediction[] {
-  const scores = options.output === 'logits' ? softmax(row) : row;
+  const scores = SCORES[options.scores](row);
   return topK(scores, options.id2label, options.k, options.displayNames, options.localizedNames);
 }

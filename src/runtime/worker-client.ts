@@ -136,8 +136,9 @@ export class WorkerClient {
     }, signal);
   }
 
-  classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal): Promise<BatchReport> {
-    return this.call((live) => live.remote.classify(key, inputs, k), signal);
+  /** `transferables` are moved to the worker instead of copied (the caller must not reuse them). */
+  classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal, transferables: Transferable[] = []): Promise<BatchReport> {
+    return this.call((live) => live.remote.classify(key, transfer(inputs, transferables), k), signal);
   }
 
   unload(key: string): Promise<void> {
