@@ -80,6 +80,13 @@ interface Job {
 
 type JobOutcome = Omit<ClassificationResult, 'timings' | 'retried'> & { timings: Omit<StageTimings, 'queueMs' | 'totalMs'> };
 
+/**
+ * Batches in flight per worker: the next one waits inside the worker while the current one runs,
+ * so the worker never idles for a page↔worker round trip between batches.
+ */
+const SLOTS_PER_WORKER = 2;
+const workerOf = (slot: number) => Math.floor(slot / SLOTS_PER_WORKER);
+
 /** Requests waiting before a second worker is started. */
 const EXTRA_WORKER_BACKLOG = 8;
 
@@ -122,13 +129,16 @@ export class Lantern {
       onLifecycle: options.onLifecycle,
     }));
     this.scheduler = new Scheduler<Job, JobOutcome>({
-      slots: poolSize,
+      slots: poolSize * SLOTS_PER_WORKER,
       maxQueued: options.maxQueued ?? 256,
       maxWaitMs: options.maxWaitMs ?? 0,
       maxBatch: (id) => (this.descriptors.get(id)?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
       // Extra workers start only for a real backlog, so a double click never pays a second cold start.
-      slotAvailable: (slot, waiting) => slot === 0 || (!this.onGpu && (this.clients[slot]!.running || waiting >= EXTRA_WORKER_BACKLOG)),
-      execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, slot, signal),
+      slotAvailable: (slot, waiting) => {
+        const worker = workerOf(slot);
+        return worker === 0 || (!this.onGpu && (this.clients[worker]!.running || waiting >= EXTRA_WORKER_BACKLOG));
+      },
+      execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, workerOf(slot), signal),
     });
   }
 
@@ -197,24 +207,24 @@ export class Lantern {
     }
   }
 
-  private async execute(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+  private async execute(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
     try {
-      return await this.executeOnce(modelId, jobs, slot, signal);
+      return await this.executeOnce(modelId, jobs, worker, signal);
     } catch (error) {
       // The store quarantined a version that failed re-verification and activated the previous
       // good one (details.fallback): answer with that one instead of failing the request.
       if (!(error instanceof IntegrityError) || typeof error.details.fallback !== 'string') throw error;
       this.descriptors.set(modelId, await this.options.models.describe(modelId));
-      const { outcomes } = await this.executeOnce(modelId, jobs, slot, signal);
+      const { outcomes } = await this.executeOnce(modelId, jobs, worker, signal);
       return { outcomes: outcomes.map((o) => (o instanceof Error ? o : { ...o, notes: [error.message, ...o.notes] })) };
     }
   }
 
-  private async executeOnce(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
-    const client = this.clients[slot]!;
+  private async executeOnce(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+    const client = this.clients[worker]!;
     const descriptor = this.descriptors.get(modelId) ?? (await this.options.models.describe(modelId));
     const key = `${descriptor.id}@${descriptor.version}`;
-    const held = (this.loadedKey[slot] ??= new Map());
+    const held = (this.loadedKey[worker] ??= new Map());
     const previous = held.get(modelId);
     // A new version was activated (or rolled back): free the old session first.
     if (previous && previous !== key) await client.unload(previous).catch(() => undefined);
