@@ -1,7 +1,7 @@
 import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type Plugin } from 'vite';
+import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
 import { securityHeaders } from '../scripts/headers.mjs';
 
 /**
@@ -65,6 +65,8 @@ export default defineConfig({
   // Not minified: transformers.js looks classes up by their names, which minification renames.
   build: { outDir: OUT, emptyOutDir: true, target: 'es2022', chunkSizeWarningLimit: 4096, minify: false },
   worker: { format: 'es' },
+  // As in the app (vite.config.ts): ORT's glue as a file of its own (workers/ort.ts).
+  resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
   plugins: [benchModels()],
   preview: { headers: securityHeaders({ dev: false }) },
   server: { headers: securityHeaders({ dev: true }) },
