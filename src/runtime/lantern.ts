@@ -220,7 +220,17 @@ export class Lantern {
     }
   }
 
-  private async executeOnce(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+  /**
+   * Loads a model's active version into the first worker ahead of use (the app calls it when
+   * idle after start-up with the last model used), so the first request finds it warm.
+   */
+  async preload(modelId: string): Promise<void> {
+    this.descriptors.set(modelId, await this.options.models.describe(modelId));
+    await this.loadOn(0, modelId);
+  }
+
+  /** Makes sure worker `worker` holds the active version of `modelId`, unloading a replaced one. */
+  private async loadOn(worker: number, modelId: string, signal?: AbortSignal) {
     const client = this.clients[worker]!;
     const descriptor = this.descriptors.get(modelId) ?? (await this.options.models.describe(modelId));
     const key = `${descriptor.id}@${descriptor.version}`;
@@ -236,8 +246,12 @@ export class Lantern {
       filesMs = performance.now() - started;
       return files;
     }, signal);
-    const loadMs = cold ? performance.now() - loadStarted : 0;
     held.set(modelId, key);
+    return { client, descriptor, key, report, cold, filesMs, loadMs: cold ? performance.now() - loadStarted : 0 };
+  }
+
+  private async executeOnce(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+    const { client, descriptor, key, report, cold, filesMs, loadMs } = await this.loadOn(worker, modelId, signal);
     const batch = await client.classify(key, jobs.map((j) => j.input), MAX_TOP_K, signal);
     if (batch.backend === 'webgpu') this.onGpu = true;
     const notes = batch.fallback ? [batch.fallback] : [];

@@ -156,10 +156,10 @@ export class WorkerClient {
    */
   ensureLoaded(key: string, files: () => Promise<ModelFiles>, signal?: AbortSignal): Promise<{ report: LoadReport; cold: boolean }> {
     return this.call(async (live) => {
-      await live.device;
       const existing = live.loads.get(key);
       if (existing) return { report: await existing, cold: false };
-      const loading = files().then((f) => live.remote.load(transfer(f, [f.onnx])));
+      // Reading the model from the store overlaps the worker's start (adapter probe, ORT init).
+      const loading = Promise.all([files(), live.device]).then(([f]) => live.remote.load(transfer(f, [f.onnx])));
       live.loads.set(key, loading);
       loading.catch(() => live.loads.delete(key));
       return { report: await loading, cold: true };
