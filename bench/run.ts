@@ -91,6 +91,11 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = {};
   const out: string[] = [];
   const targets: string[] = ['| # | target | measured (median of runs, range) | verdict |', '|---|---|---|---|'];
+  /** Each section is printed as soon as it is measured; a later failure keeps what was measured. */
+  const section = (...lines: string[]) => {
+    console.log(lines.join('\n'));
+    out.push(...lines);
+  };
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
     await Promise.all([waitFor(`http://127.0.0.1:${APP_PORT}/`), waitFor(`http://127.0.0.1:${BENCH_PORT}/`)]);
@@ -119,7 +124,7 @@ async function main(): Promise<void> {
       targets.push(`| ${m.label} | ${m.id} batch-1 p50 ≤ ${m.target}× (${m.floorName} + echo) | ${spread(reps.map((x) => x.ratio), times)} | ${verdict(ratio <= m.target)} |`);
     }
     if (!SHUFFLENET) latency.push('| shufflenet | skipped: ../shared/models/shufflenet-v2-int8 is absent | | | | | | |');
-    out.push('### Batch-1 latency against the floor (ms; milliseconds are medians over repetitions, range in brackets)', '', ...latency, '');
+    section('### Batch-1 latency against the floor (ms; milliseconds are medians over repetitions, range in brackets)', '', ...latency, '');
 
     // ── b. Spam under a sliding window of 64 in flight ──────────────────────────────────────
     const lanternPage = await benchPage(browser, 'threads=2');
@@ -146,7 +151,7 @@ async function main(): Promise<void> {
     const p95vsPer = load.map((x) => x.lantern.p95 / x.tjs.p95);
     const p95vsArr = load.map((x) => x.lantern.p95 / x.arrays.p95);
     const rate = (x: number) => x.toFixed(0);
-    out.push(
+    section(
       '### Spam filter, 64 requests in flight (sliding window; latency per request, or per call for the list)', '',
       `Both engines give the same top label on ${agree} of ${tjsLabels.length} benchmark mails. Both truncate to 256 tokens (transformers.js drops the final [SEP], Lantern keeps it).`, '',
       '| engine | requests/s | p50 ms | p95 ms | Lantern throughput ratio | Lantern p95 ratio |', '|---|---:|---:|---:|---:|---:|',
@@ -176,7 +181,7 @@ async function main(): Promise<void> {
       await two.close();
       results.threads = tp;
       const ratio = tp.map((x) => x.two / x.one);
-      out.push('### ShuffleNet throughput, 1 vs 2 WASM threads (Lantern, 4 in flight)', '', '| threads | images/s |', '|---:|---:|',
+      section('### ShuffleNet throughput, 1 vs 2 WASM threads (Lantern, 4 in flight)', '', '| threads | images/s |', '|---:|---:|',
         `| 1 | ${spread(tp.map((x) => x.one), (x) => x.toFixed(1))} |`, `| 2 | ${spread(tp.map((x) => x.two), (x) => x.toFixed(1))} |`, '');
       targets.push(`| e | ShuffleNet 2 threads ≥1.4× 1 thread | ${spread(ratio, times)} | ${verdict(med(ratio) >= 1.4)} |`);
     }
@@ -213,7 +218,7 @@ async function main(): Promise<void> {
       }
       results.start = starts;
       const ratio = starts.map((x) => x.lantern / x.tjs);
-      out.push('### Warm start: reload → first spam result (persistent profile, service worker on; ms from navigation start)', '',
+      section('### Warm start: reload → first spam result (persistent profile, service worker on; ms from navigation start)', '',
         '| engine | ms |', '|---|---:|',
         `| transformers.js pipeline (its caches) | ${spread(starts.map((x) => x.tjs))} |`,
         `| Lantern app (service worker controlling: ${starts.every((x) => x.controlled)}) | ${spread(starts.map((x) => x.lantern))} |`, '');
@@ -239,7 +244,10 @@ async function main(): Promise<void> {
       };
       const lantern = await fresh(async (ctx) => {
         const page = await ctx.newPage();
+        page.on('pageerror', (e) => console.error('[first visit]', e.message));
+        page.on('console', (m) => console.error('[first visit console]', m.text()));
         await page.goto(`http://127.0.0.1:${SLOW_APP_PORT}/`, { timeout: 600_000 });
+        await page.waitForFunction(() => 'lantern' in globalThis, undefined, { timeout: 120_000 });
         const offlineReadyAt = await page.evaluate(async (text) => {
           const lantern = (globalThis as unknown as { lantern: { classify(id: string, input: unknown): Promise<unknown> } }).lantern;
           await lantern.classify('spam-filter', { kind: 'text', text });
@@ -254,6 +262,7 @@ async function main(): Promise<void> {
         // Proof that it is offline-ready: a reload without any network still classifies.
         await ctx.setOffline(true);
         await page.reload();
+        await page.waitForFunction(() => 'lantern' in globalThis, undefined, { timeout: 60_000 }).catch(() => undefined);
         const offlineOk = await page.evaluate(async (text) => {
           const lantern = (globalThis as unknown as { lantern: { classify(id: string, input: unknown): Promise<{ predictions: unknown[] }> } }).lantern;
           return (await lantern.classify('spam-filter', { kind: 'text', text })).predictions.length > 0;
@@ -270,7 +279,7 @@ async function main(): Promise<void> {
       });
       results.firstVisit = { lantern, tjs, link: SLOW };
       const mb = (b: number) => `${(b / 1e6).toFixed(2)} MB`;
-      out.push(`### First visit over a slow link (${SLOW.bitsPerSecond / 1e6} Mbps, ${SLOW.rttMs} ms round trip, throttled proxy; one run each)`, '',
+      section(`### First visit over a slow link (${SLOW.bitsPerSecond / 1e6} Mbps, ${SLOW.rttMs} ms round trip, throttled proxy; one run each)`, '',
         '| engine | bytes over the wire | time |', '|---|---:|---:|',
         `| transformers.js page (wasm from our origin) | ${mb(tjs.bytes)} | first result at ${(tjs.firstResultAt / 1000).toFixed(1)} s (no service worker: never offline-ready) |`,
         `| Lantern app | ${mb(lantern.bytes)} | offline-ready at ${(lantern.offlineReadyAt / 1000).toFixed(1)} s (offline reload classifies: ${lantern.offlineOk}) |`, '');
@@ -288,8 +297,11 @@ async function main(): Promise<void> {
     const br = bodies.reduce((n, b) => n + brotliCompressSync(b).length, 0);
     const lazy = readdirSync(join(ROOT, 'dist/assets')).filter((f) => f.endsWith('.js') && !initial.includes(`assets/${f}`));
     results.initialJs = { files: initial, gzip: gz, brotli: br, lazy };
-    out.push('### Initial app JS', '', `${initial.join(', ')}: ${(gz / 1024).toFixed(1)} KB gzip -9 (${(br / 1024).toFixed(1)} KB brotli). Loaded later: ${lazy.join(', ')}.`, '');
+    section('### Initial app JS', '', `${initial.join(', ')}: ${(gz / 1024).toFixed(1)} KB gzip -9 (${(br / 1024).toFixed(1)} KB brotli). Loaded later: ${lazy.join(', ')}.`, '');
     targets.push(`| f | initial app JS ≤60 KB gzip | ${(gz / 1024).toFixed(1)} KB | ${verdict(gz <= 60 * 1024)} |`);
+  } catch (error) {
+    section('', `**The run failed before it finished** (${(error as Error).message.split('\n')[0]}); the tables above were measured.`);
+    process.exitCode = 1;
   } finally {
     await browser.close();
     for (const s of servers) s.kill();
