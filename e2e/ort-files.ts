@@ -11,9 +11,11 @@ export function recordRequests(context: BrowserContext): string[] {
 
 export const count = (paths: string[], pattern: RegExp) => paths.filter((p) => pattern.test(p)).length;
 
+/** Paths in the cache the service worker serves ORT from, glue (.mjs) before wasm. */
 export async function ortCache(page: Page): Promise<string[]> {
-  return page.evaluate(async () => {
+  const paths = await page.evaluate(async () => {
     const cache = await caches.open('lantern-ort');
-    return (await cache.keys()).map((r) => new URL(r.url).pathname).sort();
+    return (await cache.keys()).map((r) => new URL(r.url).pathname);
   });
+  return paths.sort((a, b) => Number(a.endsWith('.wasm')) - Number(b.endsWith('.wasm')) || a.localeCompare(b));
 }
