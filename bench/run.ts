@@ -18,6 +18,7 @@ import { loadCorpus, mailKey } from '../models/spam-filter/recipe/corpus.mjs';
 import { mailToText } from '../models/spam-filter/recipe/mail-text.mjs';
 import heldout from '../models/spam-filter/eval/heldout-ids.json' with { type: 'json' };
 import type { BenchApi, Stages, Summary } from './main.ts';
+import { sharedDir } from './shared-dir.ts';
 import { throttledProxy } from './throttle.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -26,7 +27,8 @@ const BENCH_PORT = 4402;
 const SLOW_APP_PORT = 4403;
 const SLOW_BENCH_PORT = 4404;
 const REPS = 5;
-const SHUFFLENET = existsSync(join(ROOT, '..', 'shared/models/shufflenet-v2-int8/model.onnx'));
+const SHARED = sharedDir(ROOT);
+const SHUFFLENET = SHARED !== undefined && existsSync(join(SHARED, 'models/shufflenet-v2-int8/model.onnx'));
 /** The slow connection of target d: 1.6 Mbps down, 300 ms round trip. */
 const SLOW = { bitsPerSecond: 1.6e6, rttMs: 300 };
 
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
       const ratio = med(reps.map((x) => x.ratio));
       targets.push(`| ${m.label} | ${m.id} batch-1 p50 ≤ ${m.target}× (${m.floorName} + echo) | ${spread(reps.map((x) => x.ratio), times)} | ${verdict(ratio <= m.target)} |`);
     }
-    if (!SHUFFLENET) latency.push('| shufflenet | skipped: ../shared/models/shufflenet-v2-int8 is absent | | | | | | |');
+    if (!SHUFFLENET) latency.push('| shufflenet | skipped: the shared shufflenet-v2-int8 model is absent | | | | | | |');
     section('### Batch-1 latency against the floor (ms; milliseconds are medians over repetitions, range in brackets)', '', ...latency, '');
 
     // ── b. Spam under a sliding window of 64 in flight ──────────────────────────────────────
