@@ -27,6 +27,24 @@ export interface Services {
 /** Chromium-only navigator fields (Network Information API, Device Memory API). */
 type FieldNavigator = Navigator & DeviceHints & { connection?: ConnectionInfo & EventTarget };
 
+const LAST_MODEL_KEY = 'lantern.lastModel';
+
+function readLastModel(): string | undefined {
+  try {
+    return localStorage.getItem(LAST_MODEL_KEY) ?? undefined;
+  } catch {
+    return undefined; // Storage refused (private mode): nothing to preload.
+  }
+}
+
+function saveLastModel(modelId: string | undefined): void {
+  try {
+    if (modelId) localStorage.setItem(LAST_MODEL_KEY, modelId);
+  } catch {
+    // Storage refused: the next start simply loads on first use.
+  }
+}
+
 export function createServices(): Services {
   const params = new URLSearchParams(location.search);
   const nav = navigator as FieldNavigator;
@@ -48,15 +66,25 @@ export function createServices(): Services {
     onRecord: (record) => {
       metrics.record(record);
       watchVersions(record);
+      if (record.ok) lastModel = record.modelId;
     },
   });
+  // The model used last is loaded while the app is idle after start-up: its first request is warm.
+  let lastModel = readLastModel();
+  if (lastModel && typeof requestIdleCallback === 'function') {
+    const wanted = lastModel;
+    // An optimisation only: if it fails, the first real request reports why.
+    requestIdleCallback(() => void lantern.load(wanted).catch(() => undefined));
+  }
   const pwa = new PwaController();
   pwa.start();
   const metricsStore = new MetricsPersistence(metrics);
   void metricsStore.start();
   // Hidden is the last moment a page is reliably alive (mobile browsers kill without unload).
   document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'hidden') void metricsStore.flush();
+    if (document.visibilityState !== 'hidden') return;
+    void metricsStore.flush();
+    saveLastModel(lastModel);
   });
   const memory = new MemorySampler({
     workerWasm: () => lantern.workerMemory(),

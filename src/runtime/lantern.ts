@@ -125,6 +125,13 @@ interface Runnable {
 
 type JobOutcome = Omit<ClassificationResult, 'timings' | 'retried'> & { timings: Omit<StageTimings, 'queueMs' | 'totalMs'> };
 
+/**
+ * Batches in flight per worker: the next one waits inside the worker while the current one runs,
+ * so the worker never idles for a page↔worker round trip between batches.
+ */
+const SLOTS_PER_WORKER = 2;
+const workerOf = (slot: number) => Math.floor(slot / SLOTS_PER_WORKER);
+
 /** Requests waiting before a second worker is started. */
 const EXTRA_WORKER_BACKLOG = 8;
 
@@ -175,13 +182,16 @@ export class Lantern {
       idleMs: options.idleMs ?? 5 * 60_000,
     }));
     this.scheduler = new Scheduler<Job, JobOutcome>({
-      slots: poolSize,
+      slots: poolSize * SLOTS_PER_WORKER,
       maxQueued: options.maxQueued ?? 256,
       maxWaitMs: options.maxWaitMs ?? 0,
       maxBatch: (id) => ((this.candidates.get(id)?.descriptor ?? this.descriptors.get(id))?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
       // Extra workers start only for a real backlog, so a double click never pays a second cold start.
-      slotAvailable: (slot, waiting) => slot === 0 || (!this.onGpu && (this.clients[slot]!.running || waiting >= EXTRA_WORKER_BACKLOG)),
-      execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, slot, signal),
+      slotAvailable: (slot, waiting) => {
+        const worker = workerOf(slot);
+        return worker === 0 || (!this.onGpu && (this.clients[worker]!.running || waiting >= EXTRA_WORKER_BACKLOG));
+      },
+      execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, workerOf(slot), signal),
     });
   }
 
@@ -234,10 +244,10 @@ export class Lantern {
       classify: (input, options = {}) => this.run(id, input, { priority: 'background', ...options }),
       close: async () => {
         this.candidates.delete(id);
-        await Promise.all(this.loadedKey.map(async (held, slot) => {
+        await Promise.all(this.loadedKey.map(async (held, worker) => {
           const key = held.get(id);
           held.delete(id);
-          if (key) await this.clients[slot]!.unload(key).catch(() => undefined);
+          if (key) await this.clients[worker]!.unload(key).catch(() => undefined);
         }));
       },
     };
@@ -351,25 +361,25 @@ export class Lantern {
     return { descriptor, key: `${descriptor.id}@${descriptor.version}`, files: (options) => this.source.files(modelId, options) };
   }
 
-  private async execute(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+  private async execute(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
     try {
-      return await this.executeOnce(modelId, jobs, slot, signal);
+      return await this.executeOnce(modelId, jobs, worker, signal);
     } catch (error) {
       // The store quarantined a version that failed re-verification and activated the previous
       // good one (details.fallback): answer with that one instead of failing the request.
       if (!(error instanceof IntegrityError) || typeof error.details.fallback !== 'string') throw error;
       this.descriptors.delete(modelId);
       await this.describe(modelId);
-      const { outcomes } = await this.executeOnce(modelId, jobs, slot, signal);
+      const { outcomes } = await this.executeOnce(modelId, jobs, worker, signal);
       return { outcomes: outcomes.map((o) => (o instanceof Error ? o : { ...o, notes: [error.message, ...o.notes] })) };
     }
   }
 
   /** Loads the model's active version into one worker (unloading a replaced version first). */
-  private async ensureModel(modelId: string, slot: number, signal?: AbortSignal, onProgress?: LoadOptions['onProgress']) {
-    const client = this.clients[slot]!;
+  private async ensureModel(modelId: string, worker: number, signal?: AbortSignal, onProgress?: LoadOptions['onProgress']) {
+    const client = this.clients[worker]!;
     const { descriptor, key, files: readFiles } = await this.runnable(modelId);
-    const held = (this.loadedKey[slot] ??= new Map());
+    const held = (this.loadedKey[worker] ??= new Map());
     const previous = held.get(modelId);
     // A new version was activated (or rolled back): free the old session first.
     if (previous && previous !== key) await client.unload(previous).catch(() => undefined);
@@ -386,9 +396,9 @@ export class Lantern {
     return { descriptor, key, report, cold, filesMs, loadMs: cold ? performance.now() - loadStarted : 0 };
   }
 
-  private async executeOnce(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
-    const client = this.clients[slot]!;
-    const { descriptor, key, report, cold, filesMs, loadMs } = await this.ensureModel(modelId, slot, signal);
+  private async executeOnce(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+    const client = this.clients[worker]!;
+    const { descriptor, key, report, cold, filesMs, loadMs } = await this.ensureModel(modelId, worker, signal);
     // A crash retry cannot resend pixels that were moved into the worker that died.
     const lost = jobs.map((j) => j.handedOver && j.wire.transfer.length > 0);
     const sending = jobs.filter((_, i) => !lost[i]);

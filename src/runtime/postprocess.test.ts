@@ -62,3 +62,17 @@ describe('scoreFunction', () => {
     expect(RuntimeConfigSchema.safeParse({ id2label, problem_type: 'regression' }).success).toBe(false);
   });
 });
+
+describe('topK by selection', () => {
+  it('matches a full stable sort on random rows, ties to the lower index', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let trial = 0; trial < 200; trial++) {
+      const row = Array.from({ length: 1 + Math.floor(rand() * 50) }, () => Math.floor(rand() * 8) / 8);
+      const k = 1 + Math.floor(rand() * 6);
+      const labels = Object.fromEntries(row.map((_, i) => [String(i), `l${i}`]));
+      const expected = row.map((_, i) => i).sort((a, b) => row[b]! - row[a]! || a - b).slice(0, k);
+      expect(topK(row, labels, k).map((p) => p.index)).toEqual(expected);
+    }
+  });
+});
