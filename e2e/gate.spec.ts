@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORE_PORT } from '../playwright.config.ts';
 import { parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
-import { logPage } from './fixtures.ts';
+import { logPage, withLantern } from './fixtures.ts';
 import { classifySpam, cli, HAM, openModels, SPAM, useTestRegistry, variant, versionRow } from './release-fixtures.ts';
 import { ReleaseServer } from './release-server.ts';
 import { readModelFolder } from '../scripts/model-pack/folder.ts';
@@ -107,8 +107,7 @@ test('a version that fails in real use is rolled back automatically and the roll
   await openModels(page);
   await page.getByTestId('update-spam-filter').click();
   await expect(versionRow(page, 'spam-filter@1.2.0')).toHaveAttribute('data-status', 'active');
-  const codes = await page.evaluate(async (text) => {
-    const lantern = (globalThis as unknown as { lantern: { classify(id: string, input: unknown): Promise<unknown> } }).lantern;
+  const codes = await withLantern(page, async (lantern, text) => {
     const codes: string[] = [];
     for (let i = 0; i < 5; i++) await lantern.classify('spam-filter', { kind: 'text', text }).catch((e: { code: string }) => codes.push(e.code));
     return codes;

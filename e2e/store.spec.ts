@@ -76,6 +76,22 @@ async function expectStillOnBuiltin(page: Page): Promise<void> {
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
 }
 
+/** Chunks in the page's model store (IndexedDB), read beside the app's own connection. */
+function storedChunks(page: Page): Promise<number> {
+  return page.evaluate(() => new Promise<number>((resolve, reject) => {
+    const open = indexedDB.open('lantern-models');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const count = open.result.transaction('chunks').objectStore('chunks').count();
+      count.onsuccess = () => {
+        open.result.close();
+        resolve(count.result);
+      };
+      count.onerror = () => reject(count.error);
+    };
+  }));
+}
+
 async function update(page: Page): Promise<void> {
   await page.getByTestId('update-spam-filter').click();
 }
@@ -140,10 +156,11 @@ test('a download cut at several points resumes and never refetches a verified ch
 test('a download interrupted by closing the tab resumes from the last verified chunk', async ({ context, page }) => {
   server.behaviour = { stallAfter: 5 };
   await openModels(page);
+  const chunksBefore = await storedChunks(page);
   await update(page);
   await expect.poll(() => server.completedRanges().length).toBe(5);
-  // Give the page a moment to store the fifth chunk, then close the tab mid-download.
-  await page.waitForTimeout(500);
+  // Once the page has stored the fifth chunk (verified chunks go to IndexedDB), close the tab mid-download.
+  await expect.poll(() => storedChunks(page)).toBeGreaterThanOrEqual(chunksBefore + 5);
   await page.close();
   const before = server.completedRanges();
   server.behaviour = {};

@@ -1,5 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,26 +7,33 @@ import { generateKey, parseSignatureFile, TrustStore, trustEntryFor, type KeyFil
 import { readModelFolder } from './model-pack/folder.ts';
 import { packRelease, writeRelease } from './model-pack/release.ts';
 import { releaseServer } from './model-serve.ts';
+import { close, listen, rawGet } from './raw-http.test-helpers.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 let dir: string;
+let outside: string;
+let port: number;
 let server: ReturnType<typeof releaseServer>;
 let base: string;
 let key: KeyFile;
 
 beforeAll(async () => {
+  outside = await mkdtemp(join(tmpdir(), 'lantern-outside-'));
+  await writeFile(join(outside, 'outside.txt'), 'private key');
   dir = await mkdtemp(join(tmpdir(), 'lantern-serve-'));
+  await symlink(join(outside, 'outside.txt'), join(dir, 'link.txt'));
+  await symlink(outside, join(dir, 'linked-dir'));
   key = await generateKey('t');
   const release = await packRelease(await readModelFolder(join(ROOT, 'models/fashion-mnist')), { keys: [key] });
   await writeRelease(dir, release, { keys: [key] });
   server = releaseServer(dir);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  port = await listen(server);
+  base = `http://127.0.0.1:${port}`;
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await close(server);
   await rm(dir, { recursive: true, force: true });
+  await rm(outside, { recursive: true, force: true });
 });
 
 describe('model:serve', () => {
@@ -54,7 +60,18 @@ describe('model:serve', () => {
     expect(part.headers.get('content-range')).toBe(`bytes 10-19/${whole.length}`);
     expect(new Uint8Array(await part.arrayBuffer())).toEqual(whole.subarray(10, 20));
     expect((await fetch(url, { headers: { Range: `bytes=${whole.length}-` } })).status).toBe(416);
-    expect((await fetch(`${base}/..%2f..%2fpackage.json`)).status).toBe(404);
-    expect((await fetch(`${base}/%2e%2e/package.json`)).status).toBe(404);
+    const open = await fetch(url, { headers: { Range: `bytes=${whole.length - 4}-` } });
+    expect([open.status, open.headers.get('content-range')]).toEqual([206, `bytes ${whole.length - 4}-${whole.length - 1}/${whole.length}`]);
+  });
+
+  it('never serves outside its folder: raw traversal paths and symlinks (attack case 12)', async () => {
+    // fetch() would normalise these away before sending: a raw socket sends them as written.
+    for (const path of ['/../outside.txt', '/%2e%2e/outside.txt', '/..%2foutside.txt', '/fashion-mnist/%2e%2e/%2e%2e/outside.txt', '/link.txt', '/linked-dir/outside.txt']) {
+      const { status, body } = await rawGet(port, path);
+      expect(body, path).not.toContain('private key');
+      expect(status, path).toBe(404);
+    }
+    expect((await rawGet(port, '/%')).status).toBe(400);
+    expect((await fetch(`${base}/catalog.json`)).status).toBe(200);
   });
 });

@@ -6,6 +6,7 @@ import { BUILTIN_CATALOG, type RegistryConfig } from '../src/runtime/store/confi
 import { generateKey, parseKeyFile, trustEntryFor, TrustStoreSchema, type KeyFile, type TrustStoreFile } from '../src/runtime/store/trust.ts';
 import { readModelFolder } from './model-pack/folder.ts';
 import { daysAfter, packRelease, RELEASE_VALIDITY_DAYS, signedCatalog } from './model-pack/release.ts';
+import { contentType, sendBody } from './static-http.mjs';
 
 /**
  * Publishes the built-in models (models/<id>/) as signed releases under /models/ (catalog +
@@ -77,8 +78,6 @@ export async function publishBuiltinModels(dir = MODELS_DIR): Promise<Map<string
   return out;
 }
 
-const TYPES: Record<string, string> = { json: 'application/json', onnx: 'application/octet-stream', png: 'image/png', jpg: 'image/jpeg', txt: 'text/plain; charset=utf-8' };
-
 export function builtinModels(): Plugin {
   let published: Promise<Map<string, Uint8Array>> | undefined;
   const load = () => (published ??= publishBuiltinModels());
@@ -89,16 +88,7 @@ export function builtinModels(): Plugin {
         const path = (req.url ?? '').split('?')[0]!.replace(/^\//, '');
         const bytes = (await load()).get(path);
         if (!bytes) return next();
-        const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
-        res.setHeader('Content-Type', TYPES[path.split('.').pop() ?? ''] ?? 'application/octet-stream');
-        res.setHeader('Accept-Ranges', 'bytes');
-        if (range && Number(range[1]) < bytes.length) {
-          const end = Math.min(Number(range[2]), bytes.length - 1);
-          res.statusCode = 206;
-          res.setHeader('Content-Range', `bytes ${range[1]}-${end}/${bytes.length}`);
-          return res.end(bytes.subarray(Number(range[1]), end + 1));
-        }
-        res.end(bytes);
+        sendBody(req, res, bytes, { 'Content-Type': contentType(path) });
       });
     },
     async generateBundle() {

@@ -42,7 +42,7 @@ export const CATALOG_VALIDITY_DAYS = 30;
 export const daysAfter = (iso: string, days: number): string => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
 
 export async function packRelease(model: ModelFolder, options: PackOptions): Promise<PackedRelease> {
-  await inspectModel(model);
+  inspectModel(model);
   const files = [...model.files, ...(options.golden?.files ?? [])];
   const createdAt = options.createdAt ?? new Date().toISOString();
   const { manifest, bytes } = await buildManifest({

@@ -1,6 +1,4 @@
-import type { Release } from '../runtime/store/catalog.ts';
-import type { ModelOverview, Transfer } from '../runtime/store/registry.ts';
-import type { VersionRecord } from '../runtime/store/model-store.ts';
+import type { Release, ModelOverview, Transfer, VersionRecord } from '../runtime/store/index.ts';
 import { formatBytes } from './format.ts';
 import { t } from './i18n/index.ts';
 import { TransferBar } from './TransferBar.tsx';

@@ -1,8 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { OpenedRegistry } from '../runtime/store/bootstrap.ts';
-import { latestReleases, type Release } from '../runtime/store/catalog.ts';
-import { releasesFrom, SavedCatalogs } from '../runtime/store/catalog-sources.ts';
-import type { ModelOverview, ModelRegistry, RegistryNotice, Transfer } from '../runtime/store/registry.ts';
+import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type Transfer } from '../runtime/store/index.ts';
 import { AddModel } from './AddModel.tsx';
 import { ConfirmDownload, type DownloadRequest } from './ConfirmDownload.tsx';
 import { DataSettings } from './DataSettings.tsx';

@@ -42,7 +42,7 @@ async function deploymentFile<T>(name: string, appBase: string, store: ModelStor
   return parsed;
 }
 
-export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean } = {}): Promise<OpenedRegistry> {
+export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean; installBuiltins?: boolean } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
   const appOrigin = new URL(appBase).origin;
   const own: NetContext = { policy: new OriginPolicy(appOrigin), fetch: fetcher };
@@ -63,6 +63,8 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
   // Revocation reaches installed versions at every start, before anything runs.
   await registry.applyTrust(trust);
   const refreshTrust = async () => registry.applyTrust(await deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse));
+  // An embedding app installs models on demand (Lantern.load) instead of all built-ins up front.
+  if (options.installBuiltins === false) return { registry, config, refreshTrust, builtinErrors: [] };
   return { registry, config, refreshTrust, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload) };
 }
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
-import { describeSchemaError, MODEL_ID, MODEL_ID_RULE } from '../model-config.ts';
+import { ModelIdSchema } from '../model-config.ts';
+import { parseSchema } from '../schema.ts';
+import { MAX_CATALOG_RELEASES, MAX_TITLE_LENGTH } from '../schema-limits.ts';
 import { parseJsonDocument } from './net.ts';
 
 /**
@@ -14,10 +16,10 @@ import { parseJsonDocument } from './net.ts';
 export const CATALOG_FORMAT = 'lantern-catalog/2';
 
 export const ReleaseEntrySchema = z.object({
-  id: z.string().max(100).regex(MODEL_ID, MODEL_ID_RULE),
+  id: ModelIdSchema,
   version: z.string().max(64),
   sequence: z.number().int().nonnegative(),
-  title: z.string().max(200).optional(),
+  title: z.string().max(MAX_TITLE_LENGTH).optional(),
   /** Relative to the catalog URL. */
   manifest: z.string().max(500),
   signature: z.string().max(500),
@@ -30,7 +32,7 @@ export const ReleaseCatalogSchema = z.object({
   version: z.number().int().nonnegative(),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
-  releases: z.array(ReleaseEntrySchema).max(1000),
+  releases: z.array(ReleaseEntrySchema).max(MAX_CATALOG_RELEASES),
 });
 export type ReleaseEntry = z.infer<typeof ReleaseEntrySchema>;
 export type ReleaseCatalog = z.infer<typeof ReleaseCatalogSchema>;
@@ -55,9 +57,7 @@ export function catalogSignatureUrl(catalogUrl: string): string {
 export const catalogBytes = (catalog: ReleaseCatalog): Uint8Array<ArrayBuffer> => new TextEncoder().encode(`${JSON.stringify(catalog, null, 1)}\n`);
 
 export function parseCatalog(bytes: Uint8Array): ReleaseCatalog {
-  const parsed = ReleaseCatalogSchema.safeParse(parseJsonDocument(bytes, 'the model catalog'));
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The model catalog', parsed.error));
-  return parsed.data;
+  return parseSchema(ReleaseCatalogSchema, parseJsonDocument(bytes, 'the model catalog'), 'The model catalog');
 }
 
 /** Refuses an expired catalog: updates pause (installed models keep working) until a fresh one is signed. */

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DowngradeError, QuotaError, StorageError } from '../errors.ts';
-import { versionKey } from './manifest.ts';
+import { totalSize, versionKey } from './manifest.ts';
 import type { ModelStore } from './model-store.ts';
 import { freshStore, keyAndTrust, makeRelease, type TestRelease } from './test-helpers.ts';
 import type { KeyFile } from './trust.ts';
@@ -101,6 +101,31 @@ describe('ModelStore downgrade rules', () => {
     expect(await store.chunkBytes()).toBe(0);
     const replay = await makeRelease(key, { version: '0.1.0', sequence: 3 });
     await expect(store.beginInstall(replay.manifest, replay.bytes, replay.signatures, { keyId: key.keyId })).rejects.toThrow(DowngradeError);
+  });
+});
+
+describe('ModelStore.chunkBytes', () => {
+  it('counts the chunks present once each, shared or not, as their manifests size them', async () => {
+    const store = await freshStore();
+    const shared = new Uint8Array(9000).fill(7);
+    const v1 = await makeRelease(key, { version: '1.0.0', sequence: 1 }, shared);
+    await install(store, v1);
+    const unique = (releases: TestRelease[]) => {
+      const sizes = new Map<string, number>();
+      for (const r of releases) for (const f of r.manifest.files) f.chunks.forEach((sha, i) => sizes.set(sha, Math.min(f.chunkSize, f.size - i * f.chunkSize)));
+      return [...sizes.values()].reduce((a, b) => a + b, 0);
+    };
+    expect(await store.chunkBytes()).toBe(unique([v1]));
+    // Same onnx, new config: only the config's chunk is new.
+    const v2 = await makeRelease(key, { version: '1.1.0', sequence: 2 }, shared);
+    await install(store, v2);
+    expect(await store.chunkBytes()).toBe(unique([v1, v2]));
+    expect(await store.chunkBytes()).toBeLessThan(totalSize(v1.manifest) + totalSize(v2.manifest));
+    // A partial download counts only what arrived.
+    const pending = await makeRelease(key, { version: '2.0.0', sequence: 3 });
+    await store.beginInstall(pending.manifest, pending.bytes, pending.signatures, { keyId: key.keyId });
+    await putChunks(store, pending, 1);
+    expect(await store.chunkBytes()).toBe(unique([v1, v2]) + pending.manifest.files[0]!.chunkSize);
   });
 });
 

@@ -3,7 +3,7 @@ import { DowngradeError, LanternError, QuotaError, StorageError } from '../error
 import { sha256Hex } from './bytes.ts';
 import { ALL_KEYS, assertNewer, effectiveFloor, raiseFloor, type KeyPolicy, type ReleaseStamp, type SequenceRecord } from './floors.ts';
 import type { SignatureFile } from './trust.ts';
-import { totalSize, versionKey, type Manifest } from './manifest.ts';
+import { chunkRange, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 
 /**
  * The model registry's IndexedDB: content-addressed chunks, verified manifests, installed
@@ -451,15 +451,25 @@ export class ModelStore {
     });
   }
 
-  /** Bytes held by chunks (each counted once, however many versions share it). */
+  /**
+   * Bytes held by chunks (each counted once, however many versions share it), from metadata only:
+   * the keys of the chunks present and the sizes their manifests give. The Models and Metrics
+   * screens ask on every progress tick, so no chunk's bytes are read.
+   */
   async chunkBytes(): Promise<number> {
-    let total = 0;
-    let cursor = await this.db.transaction('chunks').store.openCursor();
-    while (cursor) {
-      total += cursor.value.bytes.byteLength;
-      cursor = await cursor.continue();
+    const tx = this.db.transaction(['chunks', 'manifests']);
+    const [present, manifests] = await Promise.all([tx.objectStore('chunks').getAllKeys(), tx.objectStore('manifests').getAll()]);
+    const sizes = new Map<string, number>();
+    for (const record of manifests) {
+      for (const file of parseManifest(new Uint8Array(record.bytes)).files) {
+        file.chunks.forEach((sha, i) => {
+          const { start, end } = chunkRange(file, i);
+          sizes.set(sha, end - start);
+        });
+      }
     }
-    return total;
+    // A chunk no manifest lists is garbage about to be collected; it is not a model's.
+    return present.reduce((total, sha) => total + (sizes.get(sha) ?? 0), 0);
   }
 }
 

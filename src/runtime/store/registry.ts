@@ -9,6 +9,7 @@ import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest }
 import type { ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
+import { Listeners } from '../listeners.ts';
 
 /**
  * The model registry's front door: verifies releases (signature, expiry, sequence, quota),
@@ -85,7 +86,7 @@ export interface ModelOverview {
 const QUOTA_MARGIN = 1.1;
 
 export class ModelRegistry {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
   private readonly transfers = new Map<string, Transfer>();
   private readonly net: NetContext;
   private persistRequested = false;
@@ -136,12 +137,11 @@ export class ModelRegistry {
 
   /** Called after any change (install, progress, rollback, quarantine...). */
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.subscribe(listener);
   }
 
   private changed(): void {
-    for (const listener of this.listeners) listener();
+    this.listeners.notify();
   }
 
   activeTransfers(): Transfer[] {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SignatureError, ValidationError } from '../errors.ts';
-import { describeSchemaError } from '../model-config.ts';
+import { parseSchema } from '../schema.ts';
 import { fromBase64, sha256Hex, toBase64 } from './bytes.ts';
 
 /**
@@ -51,9 +51,7 @@ export async function generateKey(name: string): Promise<KeyFile> {
 }
 
 export function parseKeyFile(json: unknown): KeyFile {
-  const parsed = KeyFileSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The signing key file', parsed.error));
-  return parsed.data;
+  return parseSchema(KeyFileSchema, json, 'The signing key file');
 }
 
 export async function sign(bytes: Uint8Array, key: KeyFile): Promise<SignatureFile['signatures'][number]> {
@@ -99,9 +97,7 @@ export class TrustStore {
   }
 
   static parse(json: unknown): TrustStore {
-    const parsed = TrustStoreSchema.safeParse(json);
-    if (!parsed.success) throw new ValidationError(describeSchemaError('The trust store', parsed.error));
-    return new TrustStore(parsed.data);
+    return new TrustStore(parseSchema(TrustStoreSchema, json, 'The trust store'));
   }
 
   /** Whether `keyId` is in the trust store and its scope covers model `id`. */
