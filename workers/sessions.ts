@@ -118,14 +118,6 @@ export class Sessions {
     return lost ?? (error as Error).message;
   }
 
-  /** Test hook for fault injection: destroys ORT's GPU device as a driver reset would. */
-  async loseGpuDevice(): Promise<boolean> {
-    const device = (await ortApi().env.webgpu.device) as { destroy?: () => void } | undefined;
-    if (!device?.destroy) return false;
-    device.destroy();
-    return true;
-  }
-
   /**
    * Runs `feeds` and returns the one output asked for. A WebGPU failure rebuilds the session on
    * WASM and retries once; `fallback` then says why.

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Scheduler, type BatchRun } from './scheduler.ts';
 import { BusyError, CancelledError, TimeoutError, WorkerCrashedError } from './errors.ts';
 
@@ -230,16 +230,21 @@ describe('Scheduler', () => {
     await Promise.all(ps);
   });
 
-  it('gathers background batches for maxWaitMs', async () => {
-    const pool = new FakePool();
-    const s = make(pool, { maxWaitMs: 20, maxBatch: () => 8 });
-    const ps = [1, 2, 3].map((x) => s.submit('m', x, { priority: 'background' }));
-    await tick();
-    expect(pool.batches).toHaveLength(0);
-    await new Promise((r) => setTimeout(r, 40));
-    expect(pool.batches[0]!.inputs).toEqual([1, 2, 3]);
-    pool.batches[0]!.release();
-    await Promise.all(ps);
+  it('gathers background batches for maxWaitMs, and not a millisecond less', async () => {
+    vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const pool = new FakePool();
+      const s = make(pool, { maxWaitMs: 20, maxBatch: () => 8, now: Date.now });
+      const ps = [1, 2, 3].map((x) => s.submit('m', x, { priority: 'background' }));
+      await vi.advanceTimersByTimeAsync(19);
+      expect(pool.batches).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(pool.batches.map((b) => b.inputs)).toEqual([[1, 2, 3]]);
+      pool.batches[0]!.release();
+      await Promise.all(ps);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('resolves whenIdle only once nothing is queued or running', async () => {

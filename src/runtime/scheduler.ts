@@ -216,10 +216,6 @@ export class Scheduler<I, O> {
     this.pump();
   }
 
-  get isPaused(): boolean {
-    return this.paused;
-  }
-
   /** Picks the model whose head request has waited longest, interactive before background. */
   private nextModel(): { modelId: string; ready: boolean } | undefined {
     let best: { modelId: string; at: number; interactive: boolean } | undefined;

@@ -2,7 +2,7 @@ import { transfer, wrap, type Remote } from 'comlink';
 import type { BackendPreference } from './backend.ts';
 import { installErrorTransfer } from './error-transfer.ts';
 import { CancelledError, WorkerCrashedError } from './errors.ts';
-import type { BatchReport, ClassifyInput, DeviceReport, FaultInjection, InferenceWorkerApi, LoadReport, ModelFiles } from './protocol.ts';
+import type { BatchReport, ClassifyInput, DeviceReport, InferenceWorkerApi, LoadReport, ModelFiles } from './protocol.ts';
 
 export type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles };
 
@@ -25,19 +25,14 @@ export interface WorkerClientOptions {
   idleMs: number;
   /** WASM threads per worker; by default the cores are split between the pool's workers. */
   threads?: number;
-  onLifecycle?: (event: WorkerLifecycleEvent) => void;
 }
-
-export type WorkerLifecycleEvent =
-  | { type: 'started'; name: string }
-  | { type: 'stopped'; name: string; reason: StopReason };
 
 type StopReason = 'idle' | 'stuck' | 'crashed' | 'disposed';
 
 interface LiveWorker {
   name: string;
   worker: Worker;
-  remote: Remote<InferenceWorkerApi & FaultInjection>;
+  remote: Remote<InferenceWorkerApi>;
   device: Promise<DeviceReport>;
   loads: Map<string, Promise<LoadReport>>;
   inFlight: Set<(error: Error) => void>;
@@ -65,7 +60,7 @@ export class WorkerClient {
     if (this.live && !this.live.dead) return this.live;
     const name = `lantern-inference-${crypto.randomUUID()}`;
     const worker = this.options.createWorker(name);
-    const remote = wrap<InferenceWorkerApi & FaultInjection>(worker);
+    const remote = wrap<InferenceWorkerApi>(worker);
     const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, loads: new Map(), inFlight: new Set(), busy: 0, dead: false };
     worker.addEventListener('error', (event) => this.stop(live, 'crashed', `the worker failed: ${event.message || 'unknown error'}`));
     // Until init returns, the worker holds no liveness lock: a worker that dies while starting
@@ -87,7 +82,6 @@ export class WorkerClient {
       },
     );
     this.live = live;
-    this.options.onLifecycle?.({ type: 'started', name });
     return live;
   }
 
@@ -101,7 +95,6 @@ export class WorkerClient {
       : new WorkerCrashedError(`The inference worker stopped (${detail || reason}).`);
     for (const reject of live.inFlight) reject(error);
     live.inFlight.clear();
-    this.options.onLifecycle?.({ type: 'stopped', name: live.name, reason });
   }
 
   /**
@@ -166,8 +159,9 @@ export class WorkerClient {
     }, signal);
   }
 
-  classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal): Promise<BatchReport> {
-    return this.call((live) => live.remote.classify(key, inputs, k), signal);
+  /** `transferables` are moved to the worker instead of copied (the caller must not reuse them). */
+  classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal, transferables: Transferable[] = []): Promise<BatchReport> {
+    return this.call((live) => live.remote.classify(key, transfer(inputs, transferables), k), signal);
   }
 
   unload(key: string): Promise<void> {
@@ -182,18 +176,6 @@ export class WorkerClient {
   async wasmMemory(): Promise<number | null> {
     if (!this.running) return null;
     return this.call((live) => live.remote.wasmMemory());
-  }
-
-  /** Test hooks for fault injection. */
-  crashForTest(): Promise<void> {
-    // After init, like a real crash mid-run: the page only watches a worker's liveness lock once init returned.
-    return this.call(async (live) => {
-      await live.device;
-      return live.remote.crash();
-    });
-  }
-  loseGpuDeviceForTest(): Promise<boolean> {
-    return this.call((live) => live.remote.loseGpuDevice());
   }
 
   get running(): boolean {
