@@ -1,3 +1,4 @@
+import './trusted-types.ts';
 import { render } from 'preact';
 import { App } from './app/App.tsx';
 import { initLanguage } from './app/i18n/index.ts';

@@ -67,11 +67,6 @@ export class InferenceEngine {
     };
   }
 
-  /** Test hook for fault injection: destroys ORT's GPU device as a driver reset would. */
-  loseGpuDevice(): Promise<boolean> {
-    return this.sessions.loseGpuDevice();
-  }
-
   async classify(key: string, inputs: ClassifyInput[], k: number): Promise<BatchReport> {
     const model = this.models.get(key);
     if (!model) throw new ModelLoadError(`Model ${key} is not loaded in this worker.`, { key });

@@ -131,7 +131,7 @@ describe('bare .onnx + flags', () => {
     const onnx = await file('m.onnx', IMAGE_OK());
     const labels = await file('labels.json', JSON.stringify({ 0: 'a', 1: 'b', 2: 'c' }));
     const cases: [SourceOptions, string][] = [
-      [{ id: 'BAD ID <script>' }, '--id must be lowercase letters, digits, . _ -.'],
+      [{ id: 'BAD ID <script>' }, '--id must be lowercase letters, digits, . _ - and at most one namespace/.'],
       [{ version: 'latest' }, '--version must be semver, e.g. 1.0.0.'],
       [{ mean: '0.5,abc' }, '--mean must be one or three comma-separated numbers.'],
       [{ std: '0' }, '--std values must be positive.'],
@@ -241,9 +241,9 @@ describe('Hugging Face / Lantern folders', () => {
     const key = await file('key.json', JSON.stringify(await generateKey('t')));
     const pack = (...args: string[]) => spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/model-cli.ts'), 'pack', ...args, '--out', join(dir, 'out')], { cwd: ROOT, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
     const missing = pack(join(ROOT, 'models/fashion-mnist/onnx/model_quantized.onnx'), '--key', key);
-    expect([missing.status, missing.stderr.trim()]).toEqual([1, 'Missing --labels: labels file (labels.json or labels.txt).']);
+    expect([missing.status, missing.stderr.trim()]).toEqual([1, 'lantern-model: Missing --labels: labels file (labels.json or labels.txt).']);
     const badKey = pack(join(ROOT, 'models/fashion-mnist'), '--key', join(dir, 'secret-name.json'));
-    expect([badKey.status, badKey.stderr.trim()]).toEqual([1, 'A --key file cannot be read.']);
+    expect([badKey.status, badKey.stderr.trim()]).toEqual([1, 'lantern-model: A --key file cannot be read.']);
   });
 
   it('publishes a Lantern folder\'s config.json unchanged after checking it against the graph', async () => {

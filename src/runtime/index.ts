@@ -26,6 +26,8 @@ export type { Backend, BackendPreference } from './backend.ts';
 export type { Prediction } from './postprocess.ts';
 export { FolderModelSource, type FolderSourceOptions } from './folder-source.ts';
 export { signedStore, type SignedStoreOptions } from './store/signed-store.ts';
+/** The change-listener set Lantern's own objects use; apps may reuse it for theirs. */
+export { Listeners } from './listeners.ts';
 export {
   BusyError,
   CancelledError,

@@ -6,7 +6,7 @@ import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from '.
 import type { Prediction } from './postprocess.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
 import { signedStore } from './store/signed-store.ts';
-import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type WorkerLifecycleEvent } from './worker-client.ts';
+import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles } from './worker-client.ts';
 
 export type { ClassifyInput, DeviceReport, LanternInput, LoadProgress, LoadReport, ModelDescriptor, Priority };
 
@@ -73,7 +73,6 @@ export interface LanternOptions {
   maxBatch?: number;
   maxWaitMs?: number;
   onRecord?: (record: RequestRecord) => void;
-  onLifecycle?: (event: WorkerLifecycleEvent) => void;
 }
 
 export interface LoadOptions {
@@ -107,7 +106,31 @@ interface Job {
   submittedAt: number;
 }
 
+/**
+ * A version that is not active (the validation gate's candidate), run through the same scheduler
+ * and crash retry as every request, at background priority by default. Its results are not
+ * recorded in the metrics. `close` frees its session in every worker.
+ */
+export interface CandidateRun {
+  classify(input: ClassifyInput, options?: ClassifyOptions): Promise<ClassificationResult>;
+  close(): Promise<void>;
+}
+
+/** A model the scheduler can run: its descriptor, the key its session is held under, its files. */
+interface Runnable {
+  descriptor: ModelDescriptor;
+  key: string;
+  files: (options: FetchOptions) => Promise<ModelFiles>;
+}
+
 type JobOutcome = Omit<ClassificationResult, 'timings' | 'retried'> & { timings: Omit<StageTimings, 'queueMs' | 'totalMs'> };
+
+/**
+ * Batches in flight per worker: the next one waits inside the worker while the current one runs,
+ * so the worker never idles for a page↔worker round trip between batches.
+ */
+const SLOTS_PER_WORKER = 2;
+const workerOf = (slot: number) => Math.floor(slot / SLOTS_PER_WORKER);
 
 /** Requests waiting before a second worker is started. */
 const EXTRA_WORKER_BACKLOG = 8;
@@ -119,9 +142,7 @@ const EXTRA_WORKER_BACKLOG = 8;
  * user feels, so one worker it is. `poolSize` (or `?workers=2`) adds workers; extra ones start
  * only under a backlog.
  */
-export function defaultPoolSize(_cores: number): number {
-  return 1;
-}
+const DEFAULT_POOL_SIZE = 1;
 
 /** Largest top-k computed in the worker; requests slice what they asked for. */
 const MAX_TOP_K = 5;
@@ -131,7 +152,9 @@ const MAX_TOP_K = 5;
  * pool and the scheduler together, and turns batch reports into per-request results.
  */
 export class Lantern {
-  readonly clients: WorkerClient[];
+  private readonly clients: WorkerClient[];
+  /** Candidates being validated, by scheduling id (which is also their session key; never a model id: it has a colon). */
+  private readonly candidates = new Map<string, { descriptor: ModelDescriptor; files: ModelFiles }>();
   private readonly scheduler: Scheduler<Job, JobOutcome>;
   private readonly descriptors = new Map<string, ModelDescriptor>();
   private readonly describing = new Map<string, Promise<ModelDescriptor>>();
@@ -150,23 +173,25 @@ export class Lantern {
 
   constructor(private readonly options: LanternOptions = {}) {
     this.source = options.models ?? signedStore();
-    const poolSize = Math.max(1, options.poolSize ?? defaultPoolSize(globalThis.navigator?.hardwareConcurrency ?? 1));
+    const poolSize = Math.max(1, options.poolSize ?? DEFAULT_POOL_SIZE);
     this.clients = Array.from({ length: poolSize }, () => new WorkerClient({
       createWorker: options.createWorker ?? defaultWorker,
       backend: options.backend ?? 'auto',
       poolSize,
       threads: options.threads,
       idleMs: options.idleMs ?? 5 * 60_000,
-      onLifecycle: options.onLifecycle,
     }));
     this.scheduler = new Scheduler<Job, JobOutcome>({
-      slots: poolSize,
+      slots: poolSize * SLOTS_PER_WORKER,
       maxQueued: options.maxQueued ?? 256,
       maxWaitMs: options.maxWaitMs ?? 0,
-      maxBatch: (id) => (this.descriptors.get(id)?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
+      maxBatch: (id) => ((this.candidates.get(id)?.descriptor ?? this.descriptors.get(id))?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
       // Extra workers start only for a real backlog, so a double click never pays a second cold start.
-      slotAvailable: (slot, waiting) => slot === 0 || (!this.onGpu && (this.clients[slot]!.running || waiting >= EXTRA_WORKER_BACKLOG)),
-      execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, slot, signal),
+      slotAvailable: (slot, waiting) => {
+        const worker = workerOf(slot);
+        return worker === 0 || (!this.onGpu && (this.clients[worker]!.running || waiting >= EXTRA_WORKER_BACKLOG));
+      },
+      execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, workerOf(slot), signal),
     });
   }
 
@@ -200,9 +225,32 @@ export class Lantern {
     return this.clients[0]!.device();
   }
 
+  /** ORT's WebAssembly memory in each running worker (none is started to answer). */
+  workerMemory(): Promise<(number | null)[]> {
+    return Promise.all(this.clients.filter((c) => c.running).map((c) => c.wasmMemory()));
+  }
+
   /** Forgets cached model descriptors (after install, activation or rollback). */
   refreshModels(): void {
     this.descriptors.clear();
+  }
+
+  /** Runs a version that is not active yet; see CandidateRun. */
+  candidate(descriptor: ModelDescriptor, files: ModelFiles): CandidateRun {
+    // A key of its own: the candidate's session never stands in for an installed version.
+    const id = `candidate:${crypto.randomUUID()}`;
+    this.candidates.set(id, { descriptor, files: { ...files, key: id } });
+    return {
+      classify: (input, options = {}) => this.run(id, input, { priority: 'background', ...options }),
+      close: async () => {
+        this.candidates.delete(id);
+        await Promise.all(this.loadedKey.map(async (held, worker) => {
+          const key = held.get(id);
+          held.delete(id);
+          if (key) await this.clients[worker]!.unload(key).catch(() => undefined);
+        }));
+      },
+    };
   }
 
   /**
@@ -269,21 +317,9 @@ export class Lantern {
 
   async classify(modelId: string, input: LanternInput, options: ClassifyOptions = {}): Promise<ClassificationResult> {
     const submittedAt = performance.now();
-    let wire: WireInput | undefined;
     try {
       await this.describe(modelId, { signal: options.signal });
-      wire = await toWireInput(input);
-      const job: Job = { wire, handedOver: false, topK: options.topK ?? 3, submittedAt };
-      const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
-      const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
-      const out = scheduled.value;
-      const totalMs = performance.now() - submittedAt;
-      const result: ClassificationResult = {
-        ...out,
-        predictions: out.predictions.slice(0, job.topK),
-        retried: scheduled.retried,
-        timings: { ...out.timings, queueMs: scheduled.queueMs, totalMs },
-      };
+      const result = await this.run(modelId, input, options, submittedAt);
       const top = result.predictions[0];
       this.options.onRecord?.({
         ok: true, modelId, version: result.version, backend: result.backend, label: top?.label ?? '', score: top?.score ?? 0,
@@ -296,31 +332,54 @@ export class Lantern {
         ok: false, modelId, errorCode: err instanceof LanternError ? err.code : 'INTERNAL', errorName: err.name, totalMs: performance.now() - submittedAt,
       });
       throw err;
-    } finally {
-      wire?.release?.();
     }
   }
 
-  private async execute(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+  private async run(modelId: string, input: LanternInput, options: ClassifyOptions, submittedAt = performance.now()): Promise<ClassificationResult> {
+    const wire = await toWireInput(input);
     try {
-      return await this.executeOnce(modelId, jobs, slot, signal);
+      const job: Job = { wire, handedOver: false, topK: options.topK ?? 3, submittedAt };
+      const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
+      const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
+      const out = scheduled.value;
+      return {
+        ...out,
+        predictions: out.predictions.slice(0, job.topK),
+        retried: scheduled.retried,
+        timings: { ...out.timings, queueMs: scheduled.queueMs, totalMs: performance.now() - submittedAt },
+      };
+    } finally {
+      wire.release?.();
+    }
+  }
+
+  /** What runs under a scheduling id: a candidate, or the source's active version of a model. */
+  private async runnable(modelId: string): Promise<Runnable> {
+    const candidate = this.candidates.get(modelId);
+    if (candidate) return { descriptor: candidate.descriptor, key: candidate.files.key, files: () => Promise.resolve(candidate.files) };
+    const descriptor = await this.describe(modelId);
+    return { descriptor, key: `${descriptor.id}@${descriptor.version}`, files: (options) => this.source.files(modelId, options) };
+  }
+
+  private async execute(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+    try {
+      return await this.executeOnce(modelId, jobs, worker, signal);
     } catch (error) {
       // The store quarantined a version that failed re-verification and activated the previous
       // good one (details.fallback): answer with that one instead of failing the request.
       if (!(error instanceof IntegrityError) || typeof error.details.fallback !== 'string') throw error;
       this.descriptors.delete(modelId);
       await this.describe(modelId);
-      const { outcomes } = await this.executeOnce(modelId, jobs, slot, signal);
+      const { outcomes } = await this.executeOnce(modelId, jobs, worker, signal);
       return { outcomes: outcomes.map((o) => (o instanceof Error ? o : { ...o, notes: [error.message, ...o.notes] })) };
     }
   }
 
   /** Loads the model's active version into one worker (unloading a replaced version first). */
-  private async ensureModel(modelId: string, slot: number, signal?: AbortSignal, onProgress?: LoadOptions['onProgress']) {
-    const client = this.clients[slot]!;
-    const descriptor = await this.describe(modelId);
-    const key = `${descriptor.id}@${descriptor.version}`;
-    const held = (this.loadedKey[slot] ??= new Map());
+  private async ensureModel(modelId: string, worker: number, signal?: AbortSignal, onProgress?: LoadOptions['onProgress']) {
+    const client = this.clients[worker]!;
+    const { descriptor, key, files: readFiles } = await this.runnable(modelId);
+    const held = (this.loadedKey[worker] ??= new Map());
     const previous = held.get(modelId);
     // A new version was activated (or rolled back): free the old session first.
     if (previous && previous !== key) await client.unload(previous).catch(() => undefined);
@@ -328,7 +387,7 @@ export class Lantern {
     let filesMs = 0;
     const { report, cold } = await client.ensureLoaded(key, async () => {
       const started = performance.now();
-      const files = await this.source.files(modelId, { signal, onProgress });
+      const files = await readFiles({ signal, onProgress });
       filesMs = performance.now() - started;
       onProgress?.({ phase: 'session' });
       return files;
@@ -337,9 +396,9 @@ export class Lantern {
     return { descriptor, key, report, cold, filesMs, loadMs: cold ? performance.now() - loadStarted : 0 };
   }
 
-  private async executeOnce(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
-    const client = this.clients[slot]!;
-    const { descriptor, key, report, cold, filesMs, loadMs } = await this.ensureModel(modelId, slot, signal);
+  private async executeOnce(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+    const client = this.clients[worker]!;
+    const { descriptor, key, report, cold, filesMs, loadMs } = await this.ensureModel(modelId, worker, signal);
     // A crash retry cannot resend pixels that were moved into the worker that died.
     const lost = jobs.map((j) => j.handedOver && j.wire.transfer.length > 0);
     const sending = jobs.filter((_, i) => !lost[i]);
@@ -354,7 +413,7 @@ export class Lantern {
         const item = items.shift()!;
         if (!item.ok) return deserializeError(item.error);
         return {
-          modelId,
+          modelId: descriptor.id,
           version: descriptor.version,
           signed: descriptor.signed,
           predictions: item.value.predictions,

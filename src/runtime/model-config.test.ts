@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeSchemaError, PreprocessorConfigSchema, RuntimeConfigSchema, tensorSize } from './model-config.ts';
+import { PreprocessorConfigSchema, RuntimeConfigSchema, tensorSize } from './model-config.ts';
+import { describeSchemaError } from './schema.ts';
 
 const refusal = (json: object): string | undefined => {
   const result = PreprocessorConfigSchema.safeParse(json);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ID_LENGTH, MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from './schema-limits.ts';
 
 /**
  * Schemas for the files of a transformers.js-style model folder. Unknown keys pass through
@@ -6,21 +7,39 @@ import { z } from 'zod';
  * folder fails with a clear message at install time, not with NaNs at run time.
  */
 
+/**
+ * Label → value as a Map: looked up with own-property semantics, so a label may be any string
+ * (`constructor`, `toString`...) without meeting Object.prototype's members.
+ */
+const labelMap = <T extends z.ZodType>(value: T) =>
+  z.record(z.string().max(MAX_LABEL_LENGTH), value).transform((r) => new Map(Object.entries(r) as [string, z.output<T>][]));
+
+/**
+ * A model id: lowercase letters, digits, `.`, `_`, `-`, with at most one publisher namespace
+ * (`acme/spam`), so a trust-store key can be scoped to every id under `acme/`.
+ */
+export const MODEL_ID = /^[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)?$/;
+export const MODEL_ID_RULE = 'lowercase letters, digits, . _ - and at most one namespace/';
+export const ModelIdSchema = z.string().max(MAX_ID_LENGTH).regex(MODEL_ID, `model id: ${MODEL_ID_RULE}`);
+export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
+
 const LanternSection = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'model id: lowercase letters, digits, . _ -'),
-  version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver'),
+  id: ModelIdSchema,
+  version: z.string().regex(SEMVER, 'version must be semver'),
   task: z.enum(['text-classification', 'image-classification']),
-  title: z.string().optional(),
+  title: z.string().max(MAX_TITLE_LENGTH).optional(),
   output: z.enum(['logits', 'probabilities']).default('logits'),
   batch: z.enum(['dynamic', 'fixed']).default('dynamic'),
   input_names: z.array(z.string()).optional(),
   output_name: z.string().optional(),
-  display_names: z.record(z.string(), z.string()).optional(),
+  display_names: labelMap(z.string()).optional(),
   /** Language tag → (label → display name), e.g. { "hi": { "Bag": "थैला" } }. Labels never change. */
-  localized_display_names: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  localized_display_names: z.record(z.string().max(35), labelMap(z.string())).transform((r) => new Map(Object.entries(r))).optional(),
 });
 
-const Id2Label = z.record(z.string().regex(/^\d+$/), z.string()).refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels');
+const Id2Label = z.record(z.string().regex(/^\d+$/), z.string().max(MAX_LABEL_LENGTH))
+  .refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels')
+  .refine((m) => Object.keys(m).length <= MAX_LABELS, `id2label may have at most ${MAX_LABELS} labels`);
 /** The hub's head type; transformers.js applies sigmoid for multi-label and softmax otherwise. */
 const ProblemType = z.enum(['single_label_classification', 'multi_label_classification'], 'problem_type must be single_label_classification or multi_label_classification (Lantern classifies; it does not regress)');
 
@@ -134,10 +153,3 @@ export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 
 /** `tokenizer.json` is validated by the tokenizer library itself; we only check its shape. */
 export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.string().optional() }) });
-
-/** Formats a zod error as one human sentence naming the file. */
-export function describeSchemaError(file: string, error: z.ZodError): string {
-  const issue = error.issues[0];
-  const where = issue && issue.path.length ? ` at "${issue.path.join('.')}"` : '';
-  return `${file} is not valid${where}: ${issue?.message ?? 'unknown problem'}.`;
-}

@@ -81,9 +81,3 @@ export interface InferenceWorkerApi {
   /** Bytes of ORT's WebAssembly memory in this worker (null: not seen, e.g. nothing loaded yet). */
   wasmMemory(): number | null;
 }
-
-/** Fault injection for the e2e tests: lose the GPU device, or die like an OOM-killed worker. */
-export interface FaultInjection {
-  loseGpuDevice(): Promise<boolean>;
-  crash(): void;
-}

@@ -1,4 +1,4 @@
-import { ort } from '../ort.ts';
+import { ortApi, type ort } from '../ort.ts';
 import { InputError, ModelLoadError } from '../../src/runtime/errors.ts';
 import { tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
 import type { ClassifyInput } from '../../src/runtime/protocol.ts';
@@ -28,7 +28,7 @@ export class ImageTask implements TaskAdapter<Float32Array> {
     const { height, width } = this.shape(first.length / channels);
     const batch = new Float32Array(first.length * group.length);
     group.forEach((tensor, i) => batch.set(tensor, i * first.length));
-    return { [this.input]: new ort.Tensor('float32', batch, [group.length, channels, height, width]) };
+    return { [this.input]: new (ortApi().Tensor)('float32', batch, [group.length, channels, height, width]) };
   }
 
   private shape(plane: number): { height: number; width: number } {

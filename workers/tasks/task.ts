@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { ort } from '../ort.ts';
 import { ModelLoadError } from '../../src/runtime/errors.ts';
+import { parseSchema } from '../../src/runtime/schema.ts';
 import {
-  describeSchemaError,
   PreprocessorConfigSchema,
   TokenizerConfigSchema,
   TokenizerJsonSchema,
@@ -34,9 +34,7 @@ export type Task = ImageTask | TextTask;
 
 /** Validates one file of the model folder; a bad file is a ModelLoadError naming it. */
 export function parseModelFile<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ModelLoadError(describeSchemaError(file, result.error), { file });
-  return result.data;
+  return parseSchema(schema, value, file, (message) => new ModelLoadError(message, { file }));
 }
 
 /** Reads the task's files (before the session exists, so a bad folder costs no session). */

@@ -1,4 +1,5 @@
 import { CancelledError, LanternError, NetworkError, ValidationError } from '../errors.ts';
+import { isAcceptableModelOrigin } from './secure-origin.mjs';
 
 /**
  * The one way the runtime fetches anything (catalogs, manifests, signatures, configuration,
@@ -23,14 +24,6 @@ export const DOCUMENT_LIMITS = {
 /** No byte for this long means the connection is dead, however slow the link. */
 export const DEFAULT_STALL_MS = 30_000;
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** `http:` is only acceptable where nobody can sit in between: the device itself. */
-export function isLoopbackOrigin(origin: string): boolean {
-  const url = new URL(origin);
-  return LOOPBACK_HOSTS.has(url.hostname) || url.hostname.endsWith('.localhost');
-}
-
 /**
  * Which origins the registry may fetch from: the app's own plus those the deployment lists.
  * A listed origin must be `https:`, or `http:` on loopback (a publisher testing with
@@ -40,7 +33,7 @@ export class OriginPolicy {
   private readonly allowed: Set<string>;
   constructor(readonly selfOrigin: string, extra: readonly string[] = []) {
     const origins = extra.map((o) => new URL(o).origin);
-    const insecure = origins.find((o) => !o.startsWith('https:') && !(o.startsWith('http:') && isLoopbackOrigin(o)));
+    const insecure = origins.find((o) => !isAcceptableModelOrigin(o));
     if (insecure) throw new ValidationError('An allowed model origin must use https (plain http only on this device).', { origin: insecure });
     this.allowed = new Set([selfOrigin, ...origins]);
   }
