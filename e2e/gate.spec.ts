@@ -33,7 +33,7 @@ function pack(catalog: string, source: string, golden?: object): void {
 test.beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'lantern-gate-e2e-'));
   cli('keygen', '--out', join(work, 'key.json'), '--name', 'e2e gate publisher');
-  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8'))));
+  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8'))), ['spam-filter']);
   const good = variant(work, '1.1.0');
   const correct = [{ text: SPAM, label: 'spam-v1.1.0' }, { text: HAM, label: 'ham-v1.1.0' }];
   pack('pass', good, { threshold: 1, items: correct });
@@ -46,7 +46,7 @@ test.beforeAll(async () => {
   truncateSync(onnx, Math.floor(readFileSync(onnx).length / 2));
   // Packed through the library (the CLI's graph check would refuse it): signing does not judge models.
   const release = await packRelease(await readModelFolder(broken), { keys: [parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8')))], chunkSize: 16384 });
-  await writeRelease(join(work, 'pub', 'broken'), release);
+  await writeRelease(join(work, 'pub', 'broken'), release, { keys: [parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8')))] });
   server = new ReleaseServer(join(work, 'pub'));
   await server.listen(STORE_PORT);
 });

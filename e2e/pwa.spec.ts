@@ -4,6 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM, CHROMIUM_ARGS, logPage, ROOT } from './fixtures.ts';
+import { ortCache } from './ort-files.ts';
 
 // These tests need the service worker (the rest of the suite blocks it for isolation).
 test.use({ serviceWorkers: 'allow' });
@@ -35,6 +36,8 @@ test('works offline after the first visit: reload and a new page, in the worker,
   await waitForServiceWorker(page);
   // The first visit installs the built-in models (and shows they work) while online.
   await classifyBoth(page);
+  // ORT's build is not precached: the worker keeps the one this device uses (workers/ort-offline.ts).
+  await expect.poll(() => ortCache(page)).toHaveLength(2);
 
   await context.setOffline(true);
   await page.reload();

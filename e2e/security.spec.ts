@@ -25,6 +25,18 @@ test('the page is served with the strict CSP and contains no inline script', asy
   await page.getByTestId('sample-spam').click();
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
   expect(violations).toEqual([]);
+  // Trusted Types are enforced: a string cannot become markup, and only the app's own
+  // default policy exists (src/trusted-types.ts).
+  const sink = await page.evaluate(() => {
+    try {
+      document.createElement('div').innerHTML = '<img src=x>';
+      return 'assigned';
+    } catch (error) {
+      return (error as Error).name;
+    }
+  });
+  expect(sink).toBe('TypeError');
+  expect(violations).toEqual(['require-trusted-types-for ']);
 });
 
 test('inputs never reach the console, error messages or the page outside their own field', async ({ page }) => {

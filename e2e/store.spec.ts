@@ -30,7 +30,7 @@ test.beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'lantern-store-e2e-'));
   const keyPath = join(work, 'key.json');
   cli('keygen', '--out', keyPath, '--name', 'e2e publisher');
-  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(keyPath, 'utf8'))));
+  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(keyPath, 'utf8'))), ['spam-filter']);
   bundle = join(work, 'spam-1.1.0.lantern');
   const pub = join(work, 'pub');
   cli('pack', variant(work, '1.1.0'), '--key', keyPath, '--out', pub, '--chunk-size', String(CHUNK), '--bundle', bundle);
@@ -194,7 +194,8 @@ test('a sideloaded bundle installs with no network at all', async ({ context, pa
   await page.getByTestId('tab-models').click();
   await page.getByTestId('bundle-file').setInputFiles(bundle);
   await expect(version(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active');
-  expect(server.log).toHaveLength(1); // only the catalog, fetched before going offline
+  // Only the signed catalog, fetched before going offline.
+  expect(server.log.map((e) => e.path).sort()).toEqual(['catalog.json', 'catalog.sig.json']);
   expect(await classifySpam(page)).toEqual({ label: 'spam-v1.1.0', version: expect.stringContaining('1.1.0') });
 });
 

@@ -1,16 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ModelLoadError } from '../src/runtime/errors.ts';
 import type { DeviceReport, ModelFiles } from '../src/runtime/protocol.ts';
 import { InferenceEngine } from './inference-engine.ts';
-import { ort } from './ort.ts';
+import { loadOrt, ortApi, type ort } from './ort.ts';
 import type { SessionHandle, SessionHost } from './sessions.ts';
 
 /**
  * The engine with its real task adapters and tokenizer, over a fake session layer: what it
  * feeds is recorded, and each row's logits favour the label the test chose.
  */
+// The tasks build real ORT tensors: load the WASM build's API (no session is ever created here).
+beforeAll(async () => {
+  vi.stubGlobal('self', { location: { href: 'http://127.0.0.1/' } });
+  await loadOrt('wasm');
+  vi.unstubAllGlobals();
+});
+
 const SPAM = join(import.meta.dirname, '../models/spam-filter');
 const json = (file: string): unknown => JSON.parse(readFileSync(join(SPAM, file), 'utf8'));
 
@@ -48,13 +55,13 @@ class FakeSessions implements SessionHost {
         return Promise.resolve();
       },
     } as unknown as ort.InferenceSession;
-    return Promise.resolve({ handle: { session, backend: 'wasm', onnx } });
+    return Promise.resolve({ handle: { session, backend: 'wasm', onnx, turn: Promise.resolve() } });
   }
   run(_handle: SessionHandle, feeds: Record<string, ort.Tensor>): Promise<{ output: ort.Tensor; fallback?: string }> {
     this.runs.push(Object.fromEntries(Object.entries(feeds).map(([name, t]) => [name, { type: t.type, dims: t.dims, data: Array.from(t.data as ArrayLike<number | bigint>) }])));
     const rows = Object.values(feeds)[0]!.dims[0]!;
     const logits = new Float32Array(rows * 2).map((_, i) => (i % 2 === this.winner ? 5 : 0));
-    return Promise.resolve({ output: new ort.Tensor('float32', logits, [rows, 2]), ...(this.fallback ? { fallback: this.fallback } : {}) });
+    return Promise.resolve({ output: new (ortApi().Tensor)('float32', logits, [rows, 2]), ...(this.fallback ? { fallback: this.fallback } : {}) });
   }
 }
 

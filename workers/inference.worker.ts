@@ -1,4 +1,5 @@
 /// <reference lib="webworker" />
+import '../src/trusted-types.ts';
 import '../src/runtime/zod-jitless.ts';
 import { expose } from 'comlink';
 import { installErrorTransfer } from '../src/runtime/error-transfer.ts';

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { MODEL_ID, MODEL_ID_RULE, PreprocessorConfigSchema, SEMVER, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
+import { MODEL_ID, MODEL_ID_RULE, PreprocessorConfigSchema, SEMVER, tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
 import { readModelFolder, type ModelFolder } from './folder.ts';
 import { inspectOnnx, planGraph, type GraphInfo, type GraphPlan } from './onnx-graph.ts';
@@ -92,13 +92,6 @@ export function parseLabels(bytes: Uint8Array, json: boolean): string[] {
     : [];
   if (!list.every((l): l is string => typeof l === 'string')) throw new ValidationError('The labels file must list labels as strings.');
   return list;
-}
-
-/** Size of the tensor this preprocessing produces, or undefined when it depends on the image. */
-function tensorSize(p: PreprocessorConfig): { height: number; width: number } | undefined {
-  if (p.do_pad && p.pad_size) return p.pad_size;
-  if (p.do_center_crop && p.crop_size) return p.crop_size;
-  return 'height' in p.size && p.resize_mode !== 'fit_height_pad_right' ? p.size : undefined;
 }
 
 /** The preprocessing must produce exactly the tensor the graph takes. */

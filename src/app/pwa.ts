@@ -1,5 +1,5 @@
 import { Workbox } from 'workbox-window';
-import { Listeners } from '../runtime/listeners.ts';
+import { Listeners } from '../runtime/index.ts';
 
 /**
  * Service-worker lifecycle as seen by the UI: whether a new app version is waiting, and

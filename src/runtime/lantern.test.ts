@@ -23,7 +23,7 @@ function setup(ids = ['spam']) {
 }
 
 const text = (t: string) => ({ kind: 'text' as const, text: t });
-const descriptor = { id: 'spam', version: '2.0.0', title: 'spam', task: 'text-classification' as const, batch: 'dynamic' as const, labels: [], sizeBytes: 0, samples: [] };
+const descriptor = { id: 'spam', version: '2.0.0', title: 'spam', task: 'text-classification' as const, batch: 'dynamic' as const, labels: [], sizeBytes: 0, samples: [], signed: true };
 
 describe('Lantern', () => {
   it('classifies through a worker, reports version, stages and a metrics record', async () => {
@@ -94,6 +94,8 @@ describe('Lantern.candidate (the validation gate path)', () => {
     const user = lantern.classify('spam', text('user'), { topK: 1 });
     const cancel = new AbortController();
     const cancelled = lantern.classify('spam', text('cancelled'), { signal: cancel.signal });
+    // classify settles its input before queueing: wait until all three are in the queue.
+    await vi.waitFor(() => expect(lantern.queueDepth).toBe(3));
     cancel.abort();
     lantern.resume();
     await expect(cancelled).rejects.toThrow(CancelledError);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CancelledError, WorkerCrashedError } from './errors.ts';
-import { WorkerClient } from './worker-client.ts';
+import { ABANDONED_CALL_LIMIT_MS, WorkerClient } from './worker-client.ts';
 import { FakeLocks, fakeWorkers } from './worker.test-helpers.ts';
 
 /** WorkerClient over real comlink on MessageChannels, with fake workers (worker.test-helpers.ts). */
@@ -60,18 +60,34 @@ describe('WorkerClient', () => {
     expect(log.started).toHaveLength(2);
   });
 
-  it('cancels by terminating the worker: CancelledError for the caller', async () => {
+  it('cancels without a cold start: CancelledError at once, the worker and its session stay', async () => {
     const { client, log } = setup();
     await client.ensureLoaded('m@1', files('m@1'));
     const controller = new AbortController();
-    // A batch that never finishes: only terminating the worker stops it.
+    const running = client.classify('m@1', [text('a')], 1, controller.signal);
+    controller.abort();
+    await expect(running).rejects.toThrow(CancelledError);
+    expect(client.running).toBe(true);
+    await expect(client.classify('m@1', [text('b')], 1)).resolves.toMatchObject({ items: [{ ok: true }] });
+    expect(log.started).toHaveLength(1);
+    expect(log.started[0]!.loaded.has('m@1')).toBe(true);
+    await expect(client.classify('m@1', [text('a')], 1, controller.signal)).rejects.toThrow(CancelledError);
+  });
+
+  it('restarts a worker that an abandoned call keeps busy past the limit, not before', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { client, log } = setup();
+    await client.ensureLoaded('m@1', files('m@1'));
+    const controller = new AbortController();
+    // A batch that never finishes: only a restart frees the worker.
     log.onClassify = (_, worker) => { worker.dead = true; };
     const running = client.classify('m@1', [text('a')], 1, controller.signal);
     controller.abort();
     await expect(running).rejects.toThrow(CancelledError);
+    vi.advanceTimersByTime(ABANDONED_CALL_LIMIT_MS - 1);
+    expect(client.running).toBe(true);
+    vi.advanceTimersByTime(1);
     expect(client.running).toBe(false);
-    expect(log.started[0]!.dead).toBe(true);
-    await expect(client.classify('m@1', [text('a')], 1, controller.signal)).rejects.toThrow(CancelledError);
   });
 
   it('stops an idle worker after idleMs, not before', async () => {

@@ -101,7 +101,7 @@ export function fakeWorkers(locks: FakeLocks): { createWorker: (name: string) =>
 /** A model source with text models whose files are just their key. */
 export function fakeSource(ids: string[], version = '1.0.0'): ModelSource & { filesRead: string[] } {
   const filesRead: string[] = [];
-  const describe = (id: string): ModelDescriptor => ({ id, version, title: id, task: 'text-classification', batch: 'dynamic', labels: [], sizeBytes: 0, samples: [] });
+  const describe = (id: string): ModelDescriptor => ({ id, version, title: id, task: 'text-classification', batch: 'dynamic', labels: [], sizeBytes: 0, samples: [], signed: true });
   return {
     filesRead,
     list: () => Promise.resolve(ids.map(describe)),

@@ -1,6 +1,6 @@
 import { en, type MessageKey } from './en.ts';
 import { hi } from './hi.ts';
-import { Listeners } from '../../runtime/listeners.ts';
+import { Listeners } from '../../runtime/index.ts';
 
 export type { MessageKey };
 export type Messages = Record<MessageKey, string>;

@@ -150,10 +150,15 @@ function statsOf<K extends string>(set: StageHistograms<K>, keys: readonly K[]):
   return Object.fromEntries(keys.map((k) => [k, stats(set[k])])) as Record<K, StageStats>;
 }
 
-/** Adds to a bounded counter map: past `limit` keys, new keys are counted as "(other)". */
+/**
+ * Adds to a bounded counter map: past `limit` keys, new keys are counted as "(other)". Keys are
+ * model labels, which may be any string: own properties only, and defined rather than assigned
+ * so that `constructor` or `__proto__` count like any other label.
+ */
 function bump(map: Record<string, number>, key: string, limit: number): void {
-  const k = key in map || Object.keys(map).length < limit - 1 ? key : OTHER;
-  map[k] = (map[k] ?? 0) + 1;
+  const k = Object.hasOwn(map, key) || Object.keys(map).length < limit - 1 ? key : OTHER;
+  const count = (Object.hasOwn(map, k) ? map[k]! : 0) + 1;
+  Object.defineProperty(map, k, { value: count, enumerable: true, writable: true, configurable: true });
 }
 
 /** Drops the least recently updated entries beyond `limit`. */
