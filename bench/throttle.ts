@@ -32,14 +32,16 @@ export function throttledProxy(options: { listen: number; target: number; bitsPe
         const head = Object.entries(response.headers).reduce((n, [k, v]) => n + k.length + String(v).length + 4, 20);
         void transmit(head).then(() => {
           res.writeHead(response.statusCode ?? 502, response.headers);
+          // 'end' can come while the last chunk still waits for the link: end after it.
+          let written = Promise.resolve();
           response.on('data', (chunk: Buffer) => {
             response.pause();
-            void transmit(chunk.length).then(() => {
+            written = transmit(chunk.length).then(() => {
               res.write(chunk);
               response.resume();
             });
           });
-          response.on('end', () => void transmit(0).then(() => res.end()));
+          response.on('end', () => void written.then(() => res.end()));
         });
       });
       upstream.on('error', () => res.destroy());
