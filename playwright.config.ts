@@ -32,8 +32,9 @@ export default defineConfig({
   expect: { timeout: 30_000 },
   fullyParallel: false,
   workers: 1,
+  // One retry on CI, and e2e/flaky-reporter.ts names every test that needed it.
   retries: process.env.CI ? 1 : 0,
-  reporter: [['list']],
+  reporter: [['list'], ['./e2e/flaky-reporter.ts']],
   use: {
     baseURL: `http://127.0.0.1:${PORT}/`,
     browserName: 'chromium',

@@ -56,3 +56,19 @@ test('inputs never reach the console, error messages or the page outside their o
   expect(await error.innerText()).not.toContain(MARKER);
   expect(logs.filter((l) => l.includes(MARKER))).toEqual([]);
 });
+
+test('the production bundle carries no test hooks (faults are injected from outside: e2e/worker-faults.ts)', async ({ request }) => {
+  const html = await (await request.get('/')).text();
+  const entry = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/gi)].map((m) => m[1]!);
+  const page = (await Promise.all(entry.map(async (src) => (await request.get(src)).text()))).join('\n');
+  const workerPath = page.match(/assets\/inference\.worker-[\w-]+\.js/)?.[0];
+  expect(workerPath, 'the page bundle names its inference worker').toBeDefined();
+  const worker = await (await request.get(`/${workerPath}`)).text();
+  expect(worker).toContain('lantern-alive:');
+  for (const hook of ['crashForTest', 'loseGpuDevice', 'ForTest']) {
+    expect(page, `page bundle contains ${hook}`).not.toContain(hook);
+    expect(worker, `worker bundle contains ${hook}`).not.toContain(hook);
+  }
+  // The old crash hook was the worker's only self.close() (ORT's threads do not call it).
+  expect(worker).not.toContain('self.close()');
+});

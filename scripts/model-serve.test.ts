@@ -2,8 +2,8 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCatalog } from '../src/runtime/store/catalog.ts';
-import { generateKey } from '../src/runtime/store/trust.ts';
+import { parseCatalog, releasesOf } from '../src/runtime/store/catalog.ts';
+import { generateKey, parseSignatureFile, TrustStore, trustEntryFor, type KeyFile } from '../src/runtime/store/trust.ts';
 import { readModelFolder } from './model-pack/folder.ts';
 import { packRelease, writeRelease } from './model-pack/release.ts';
 import { releaseServer } from './model-serve.ts';
@@ -15,6 +15,7 @@ let outside: string;
 let port: number;
 let server: ReturnType<typeof releaseServer>;
 let base: string;
+let key: KeyFile;
 
 beforeAll(async () => {
   outside = await mkdtemp(join(tmpdir(), 'lantern-outside-'));
@@ -22,10 +23,9 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lantern-serve-'));
   await symlink(join(outside, 'outside.txt'), join(dir, 'link.txt'));
   await symlink(outside, join(dir, 'linked-dir'));
-  const release = await packRelease(await readModelFolder(join(ROOT, 'models/fashion-mnist')), { keys: [await generateKey('t')] });
-  await writeRelease(dir, release);
-  // An unsigned manifest copy must not be listed.
-  await writeFile(join(dir, 'fashion-mnist/manifest.json'), '{}');
+  key = await generateKey('t');
+  const release = await packRelease(await readModelFolder(join(ROOT, 'models/fashion-mnist')), { keys: [key] });
+  await writeRelease(dir, release, { keys: [key] });
   server = releaseServer(dir);
   port = await listen(server);
   base = `http://127.0.0.1:${port}`;
@@ -37,11 +37,17 @@ afterAll(async () => {
 });
 
 describe('model:serve', () => {
-  it('generates a catalog of the signed releases with the headers a cross-origin-isolated app needs', async () => {
+  it('serves the signed catalog model:pack wrote, with the headers a cross-origin-isolated app needs', async () => {
     const response = await fetch(`${base}/catalog.json`);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     expect(response.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
-    const releases = parseCatalog(await response.json(), `${base}/catalog.json`);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const signature = parseSignatureFile(new Uint8Array(await (await fetch(`${base}/catalog.sig.json`)).arrayBuffer()));
+    const trust = new TrustStore({ keys: [trustEntryFor(key, ['fashion-mnist'])] });
+    expect(await trust.signers(bytes, signature, 'model catalog')).toEqual([key.keyId]);
+    const catalog = parseCatalog(bytes);
+    expect(Date.parse(catalog.expiresAt)).toBeGreaterThan(Date.now());
+    const releases = releasesOf(catalog, `${base}/catalog.json`);
     expect(releases.map((r) => `${r.id}@${r.version}`)).toEqual(['fashion-mnist@1.0.0']);
     expect((await fetch(releases[0]!.signatureUrl)).status).toBe(200);
   });

@@ -2,20 +2,17 @@
 /**
  * Publishes a folder of signed releases (what `model:pack --out <dir>` writes) for Lantern apps
  * (usage below; `npm run model:serve -- <dir>` or `npx lantern-model-serve <dir>`).
- * The catalog (`/catalog.json`, lantern-catalog/1) is generated from every
- * `<id>/<version>/manifest.json` that has a `manifest.sig.json` next to it, at each request, so
- * packing another release while serving just works. Files are served with Range support and
- * CORS + `Cross-Origin-Resource-Policy: cross-origin`, which a cross-origin-isolated app needs.
- * Any static host with the same headers works too (README, "Add your own model").
+ * The signed catalog (`catalog.json` + `catalog.sig.json`) is the one `model:pack` wrote and
+ * re-signs on every pack, so packing another release while serving just works. Files are served
+ * with Range support and CORS + `Cross-Origin-Resource-Policy: cross-origin`, which a
+ * cross-origin-isolated app needs. Any static host with the same headers works too (README,
+ * "Add your own model").
  */
 import { createServer } from 'node:http';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ReleaseEntry } from '../src/runtime/store/catalog.ts';
-import { parseManifest, totalSize } from '../src/runtime/store/manifest.ts';
-import { contentType, decodePath, realRoot, resolveInside, sendBody } from './static-http.mjs';
-import { catalogJson } from './model-pack/release.ts';
+import { contentType, realRoot, resolveInside, sendBody } from './static-http.mjs';
 import { integerOption, parseCommandLine, runCli, UsageError } from './cli.ts';
 
 export const RELEASE_HEADERS = {
@@ -25,32 +22,6 @@ export const RELEASE_HEADERS = {
   'Cross-Origin-Resource-Policy': 'cross-origin',
   'Cache-Control': 'no-cache',
 };
-
-async function* manifests(dir: string): AsyncGenerator<string> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* manifests(path);
-    // Regular files only: a symlinked manifest could point anywhere on the machine.
-    else if (entry.isFile() && entry.name === 'manifest.json') yield path;
-  }
-}
-
-/** Catalog entries for every signed release under `root` (unsigned or invalid ones are skipped). */
-export async function scanReleases(root: string): Promise<ReleaseEntry[]> {
-  const entries: ReleaseEntry[] = [];
-  for await (const path of manifests(root)) {
-    const signature = path.replace(/manifest\.json$/, 'manifest.sig.json');
-    if (!(await stat(signature).catch(() => undefined))) continue;
-    try {
-      const manifest = parseManifest(await readFile(path));
-      const rel = (p: string) => relative(root, p).split(sep).join('/');
-      entries.push({ id: manifest.id, version: manifest.version, sequence: manifest.sequence, title: manifest.title, manifest: rel(path), signature: rel(signature), size: totalSize(manifest) });
-    } catch {
-      console.warn(`Skipping ${relative(root, path)}: not a valid release manifest.`);
-    }
-  }
-  return entries.sort((a, b) => a.id.localeCompare(b.id) || a.sequence - b.sequence);
-}
 
 export function releaseServer(rootDir: string) {
   // Resolved once, symlinks included: files are served only if their real path lies inside it.
@@ -65,11 +36,7 @@ export function releaseServer(rootDir: string) {
         res.writeHead(405, { ...RELEASE_HEADERS, Allow: 'GET, HEAD, OPTIONS' });
         return void res.end();
       }
-      const dir = await root;
-      if (decodePath((req.url ?? '/').split('?')[0] ?? '') === '/catalog.json') {
-        return sendBody(req, res, new TextEncoder().encode(catalogJson(await scanReleases(dir))), { ...RELEASE_HEADERS, 'Content-Type': contentType('.json') });
-      }
-      const found = await resolveInside(dir, req.url ?? '/');
+      const found = await resolveInside(await root, req.url ?? '/');
       if (found.status !== 200) {
         res.writeHead(found.status, RELEASE_HEADERS);
         return void res.end();
@@ -86,8 +53,8 @@ export const USAGE = `Usage:
   lantern-model-serve <releases-dir> [--port 8787] [--host 127.0.0.1]
   lantern-model-serve --help | --version
 
-Serves the signed releases that model:pack wrote into <releases-dir>, with a catalog generated
-at /catalog.json. In this repository: npm run model:serve -- <releases-dir>.
+Serves the signed releases that model:pack wrote into <releases-dir>, with the signed catalog
+model:pack wrote (/catalog.json). In this repository: npm run model:serve -- <releases-dir>.
 Exit codes: 0 stopped, 1 failed (e.g. port in use), 2 usage error.`;
 
 /** Starts the server; resolves once it listens (and stays up until the process is stopped). */
@@ -104,8 +71,7 @@ export async function serveCli(args: string[]): Promise<void> {
     server.once('error', reject);
     server.listen(port, values.host, resolveListen);
   });
-  const releases = await scanReleases(await realRoot(dir));
-  console.log(`Serving ${releases.length} release(s); catalog at http://${values.host}:${port}/catalog.json`);
+  console.log(`Serving ${resolve(dir)}; signed catalog at http://${values.host}:${port}/catalog.json`);
   console.log('Allow this origin in the app: LANTERN_ALLOWED_ORIGINS at build time (or registry-config.json allowedOrigins) and the CSP connect-src (serve.mjs --connect-src).');
 }
 

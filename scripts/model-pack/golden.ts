@@ -2,7 +2,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { describeSchemaError } from '../../src/runtime/model-config.ts';
+import { parseSchema } from '../../src/runtime/schema.ts';
 import type { ReleaseValidation } from '../../src/runtime/store/manifest.ts';
 
 /**
@@ -31,12 +31,11 @@ export async function readGoldenSet(file: string): Promise<GoldenSet> {
   } catch {
     throw new ValidationError('The golden set file is missing or not valid JSON.');
   }
-  const parsed = GoldenFileSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The golden set file', parsed.error));
+  const golden = parseSchema(GoldenFileSchema, json, 'The golden set file');
   const folder = await realpath(dirname(resolve(file)));
   const files = new Map<string, { source: string; bytes: Uint8Array }>();
   const items = [];
-  for (const [index, item] of parsed.data.items.entries()) {
+  for (const [index, item] of golden.items.entries()) {
     if ('text' in item) {
       items.push({ input: { kind: 'text' as const, text: item.text }, label: item.label });
       continue;
@@ -53,5 +52,5 @@ export async function readGoldenSet(file: string): Promise<GoldenSet> {
     if (!seen) files.set(path, { source, bytes: await readFile(source) });
     items.push({ input: { kind: 'image' as const, path }, label: item.label });
   }
-  return { validation: { threshold: parsed.data.threshold, items }, files: [...files].map(([path, { bytes }]) => ({ path, role: 'golden' as const, bytes })) };
+  return { validation: { threshold: golden.threshold, items }, files: [...files].map(([path, { bytes }]) => ({ path, role: 'golden' as const, bytes })) };
 }

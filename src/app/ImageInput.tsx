@@ -4,11 +4,11 @@ import { t } from './i18n/index.ts';
 
 interface Props {
   /** Classifies the image; resolves when done (continuous camera mode paces itself on it). */
-  onImage: (image: Blob) => Promise<unknown>;
+  onImage: (image: Blob | ImageBitmap) => Promise<unknown>;
   disabled: boolean;
 }
 
-/** File picker, drag and drop, and camera capture; all produce a Blob. */
+/** File picker and drag and drop (a Blob), and camera capture (an ImageBitmap of the frame). */
 export function ImageInput({ onImage, disabled }: Props) {
   const [dragging, setDragging] = useState(false);
   const onDrop = (event: DragEvent) => {

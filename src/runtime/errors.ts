@@ -6,7 +6,6 @@
 export type ErrorCode =
   | 'INPUT'
   | 'MODEL_LOAD'
-  | 'BACKEND_UNAVAILABLE'
   | 'DEVICE_LOST'
   | 'INTEGRITY'
   | 'SIGNATURE'
@@ -38,8 +37,6 @@ export class LanternError extends Error {
 export class InputError extends LanternError { override readonly code = 'INPUT'; override name = 'InputError'; }
 /** A model file could not be parsed or a session could not be created. */
 export class ModelLoadError extends LanternError { override readonly code = 'MODEL_LOAD'; override name = 'ModelLoadError'; }
-/** The requested backend cannot run here (no adapter, no threads...). */
-export class BackendUnavailableError extends LanternError { override readonly code = 'BACKEND_UNAVAILABLE'; override name = 'BackendUnavailableError'; }
 /** The GPU device went away during a run; callers retry on WASM. */
 export class DeviceLostError extends LanternError { override readonly code = 'DEVICE_LOST'; override name = 'DeviceLostError'; }
 /** Bytes do not match the hash the signed manifest promised. */
@@ -69,7 +66,6 @@ const classes = {
   LanternError,
   InputError,
   ModelLoadError,
-  BackendUnavailableError,
   DeviceLostError,
   IntegrityError,
   SignatureError,

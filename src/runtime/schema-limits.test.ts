@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from './errors.ts';
 import { ModelConfigSchema } from './model-config.ts';
-import { MAX_CHUNK_SIZE, MAX_CHUNKS_PER_FILE, MAX_FILES, MAX_GOLDEN_TEXT_LENGTH, MAX_LABEL_LENGTH, MAX_LABELS } from './schema-limits.ts';
+import { MAX_CATALOG_RELEASES, MAX_CHUNK_SIZE, MAX_CHUNKS_PER_FILE, MAX_FILES, MAX_GOLDEN_TEXT_LENGTH, MAX_LABEL_LENGTH, MAX_LABELS } from './schema-limits.ts';
 import { ReleaseCatalogSchema, CATALOG_FORMAT } from './store/catalog.ts';
 import { parseManifest } from './store/manifest.ts';
 import { keyAndTrust, makeRelease } from './store/test-helpers.ts';
@@ -36,7 +36,8 @@ describe('schema limits', () => {
     const id2label = Object.fromEntries(Array.from({ length: MAX_LABELS + 1 }, (_, i) => [String(i), `l${i}`]));
     expect(ModelConfigSchema.safeParse({ id2label, lantern: { id: 'm', version: '1.0.0', task: 'text-classification' } }).success).toBe(false);
     const release = { id: 'm', version: '1.0.0', sequence: 1, manifest: 'm.json', signature: 's.json', size: 1 };
-    expect(ReleaseCatalogSchema.safeParse({ format: CATALOG_FORMAT, releases: new Array(1001).fill(release) }).success).toBe(false);
-    expect(ReleaseCatalogSchema.safeParse({ format: CATALOG_FORMAT, releases: [release] }).success).toBe(true);
+    const catalog = { format: CATALOG_FORMAT, version: 1, createdAt: '2026-01-01T00:00:00Z', expiresAt: '2027-01-01T00:00:00Z' };
+    expect(ReleaseCatalogSchema.safeParse({ ...catalog, releases: new Array(MAX_CATALOG_RELEASES + 1).fill(release) }).success).toBe(false);
+    expect(ReleaseCatalogSchema.safeParse({ ...catalog, releases: [release] }).success).toBe(true);
   });
 });

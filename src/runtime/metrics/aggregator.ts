@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RequestRecord } from '../lantern.ts';
 import { Histogram, HistogramJsonSchema, RELATIVE_ERROR, type Bucket, type Percentiles } from './histogram.ts';
 import { TimeRing, timeRingJsonSchema } from './time-ring.ts';
+import { Listeners } from '../listeners.ts';
 
 /**
  * Turns RequestRecords into bounded, mergeable aggregates: latency histograms per model and
@@ -176,7 +177,7 @@ export class MetricsAggregator {
   private startedAt: number;
   private readonly series = new Map<string, Series>();
   private readonly models = new Map<string, ModelStats>();
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
 
   constructor(options: AggregatorOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -189,12 +190,11 @@ export class MetricsAggregator {
 
   /** Called on every change (for the view and the debounced save). */
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.subscribe(listener);
   }
 
   private changed(): void {
-    for (const listener of this.listeners) listener();
+    this.listeners.notify();
   }
 
   readonly record = (record: RequestRecord): void => {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { IntegrityError, ValidationError } from '../errors.ts';
-import { describeSchemaError } from '../model-config.ts';
+import { ModelIdSchema } from '../model-config.ts';
+import { parseSchema } from '../schema.ts';
 import {
-  MAX_CHUNK_SIZE, MAX_CHUNKS_PER_FILE, MAX_FILE_SIZE, MAX_FILES, MAX_GOLDEN_ITEMS, MAX_GOLDEN_TEXT_LENGTH, MAX_ID_LENGTH,
+  MAX_CHUNK_SIZE, MAX_CHUNKS_PER_FILE, MAX_FILE_SIZE, MAX_FILES, MAX_GOLDEN_ITEMS, MAX_GOLDEN_TEXT_LENGTH,
   MAX_LABEL_LENGTH, MAX_LABELS, MAX_PATH_LENGTH, MAX_SAMPLES, MAX_TITLE_LENGTH,
 } from '../schema-limits.ts';
 import { sha256Hex } from './bytes.ts';
@@ -46,7 +47,7 @@ export type ReleaseValidation = z.infer<typeof ValidationSchema>;
 
 export const ManifestSchema = z.object({
   format: z.literal(MANIFEST_FORMAT),
-  id: z.string().max(MAX_ID_LENGTH).regex(/^[a-z0-9][a-z0-9._-]*$/, 'model id: lowercase letters, digits, . _ -'),
+  id: ModelIdSchema,
   version: z.string().max(64).regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver'),
   /** Monotonic per model: a lower number than one already seen is a downgrade or a replay. */
   sequence: z.number().int().nonnegative(),
@@ -80,9 +81,7 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   } catch {
     throw new ValidationError('The release manifest is not valid JSON.');
   }
-  const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The release manifest', parsed.error));
-  return parsed.data;
+  return parseSchema(ManifestSchema, json, 'The release manifest');
 }
 
 /** Expiry is checked when installing; an installed model keeps working offline after it. */
@@ -114,12 +113,6 @@ export async function verifyChunk(file: ManifestFile, index: number, bytes: Uint
 
 /** Default chunk size: small enough to resume cheaply on a poor link, big enough to keep requests few. */
 export const DEFAULT_CHUNK_SIZE = 256 * 1024;
-
-/** A sequence number derived from semver, for publishers who do not number releases themselves. */
-export function sequenceFromVersion(version: string): number {
-  const [major = 0, minor = 0, patch = 0] = version.split(/[-+]/)[0]!.split('.').map(Number);
-  return major * 1_000_000 + minor * 1_000 + patch;
-}
 
 export interface PackInput {
   id: string;
@@ -163,7 +156,5 @@ export async function buildManifest(input: PackInput): Promise<{ manifest: Manif
     samples: input.samples ?? [],
     ...(input.validation ? { validation: input.validation } : {}),
   };
-  const parsed = ManifestSchema.safeParse(draft);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The release manifest', parsed.error));
-  return { manifest: parsed.data, bytes: new TextEncoder().encode(`${JSON.stringify(draft, null, 1)}\n`) };
+  return { manifest: parseSchema(ManifestSchema, draft, 'The release manifest'), bytes: new TextEncoder().encode(`${JSON.stringify(draft, null, 1)}\n`) };
 }

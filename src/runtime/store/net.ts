@@ -94,9 +94,10 @@ export class GuardedResponse {
 
   /**
    * Reads the body, at most `limit` bytes: past it, reading stops and `tooLarge()` is thrown
-   * (a Content-Length over the limit is refused before any byte is read).
+   * (a Content-Length over the limit is refused before any byte is read). `onBytes` hears the
+   * running total after each piece (download progress).
    */
-  async read(limit: number, tooLarge: () => LanternError): Promise<Uint8Array> {
+  async read(limit: number, tooLarge: () => LanternError, onBytes?: (total: number) => void): Promise<Uint8Array> {
     const { response, watchdog } = this;
     const declared = Number(response.headers.get('Content-Length') ?? NaN);
     if (declared > limit) {
@@ -117,6 +118,7 @@ export class GuardedResponse {
         total += value.length;
         if (total > limit) throw tooLarge();
         parts.push(value);
+        onBytes?.(total);
         watchdog.arm();
       }
     } catch (error) {
