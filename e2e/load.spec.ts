@@ -55,16 +55,14 @@ test('200 concurrent requests: every answer correct, queued behind the busy work
 test('with a queue bound of 50, the excess gets BusyError at once and the rest is correct', async ({ page }) => {
   await openModel(page, 'spam-filter', '&maxQueued=50');
   const out = await fire(page, 200);
-  const busy = out.errors.filter((e) => e === 'BusyError').length;
   expect(out.errors.filter((e) => e && e !== 'BusyError')).toEqual([]);
   expect(out.maxDepth).toBe(50);
   out.labels.forEach((label, i) => {
     if (label !== null) expect(label, `request ${i}`).toBe(i % 2 ? 'ham' : 'spam');
   });
-  // The queue took exactly its bound (plus what left it for the worker while the burst was
-  // submitted: at most a batch); everything else was refused.
+  // The queue took exactly its bound, plus what left it for the worker while the burst was
+  // submitted (at most two batches of 32 in flight); everything else was refused.
   const answered = out.labels.filter((l) => l !== null).length;
   expect(answered).toBeGreaterThanOrEqual(50);
-  expect(answered).toBeLessThanOrEqual(50 + 32);
-  expect(busy).toBeGreaterThanOrEqual(200 - 50 - 32);
+  expect(answered).toBeLessThanOrEqual(50 + 2 * 32);
 });

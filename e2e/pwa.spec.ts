@@ -122,10 +122,7 @@ test.describe('a new deployment', () => {
     await expect(page.getByTestId('update-banner')).toBeVisible({ timeout: 60_000 });
     await expect(page.getByTestId('build-id')).toHaveAttribute('data-build', oldBuild ?? '');
     // The new worker is installed and held waiting (registerType 'prompt'), not activated behind the user's back.
-    expect(await page.evaluate(async () => {
-      const registration = await navigator.serviceWorker.getRegistration();
-      return { waiting: Boolean(registration?.waiting), controllerIsActive: navigator.serviceWorker.controller?.scriptURL === registration?.active?.scriptURL };
-    })).toEqual({ waiting: true, controllerIsActive: true });
+    expect(await page.evaluate(async () => Boolean((await navigator.serviceWorker.getRegistration())?.waiting))).toBe(true);
     await expect(page.getByTestId('build-id')).toHaveAttribute('data-build', oldBuild ?? '');
 
     await page.getByTestId('apply-update').click();

@@ -9,9 +9,11 @@ import { classifySpam, cli, openModels, useTestRegistry, variant, versionRow } f
 import { ReleaseServer } from './release-server.ts';
 
 /**
- * Scoped publisher keys end to end: the deployment trusts a second publisher, Acme, for the
- * `acme/` namespace only. Acme signs a release of the built-in `spam-filter` (and a catalog
- * listing it). The app refuses both, names the key and the model, and the built-in keeps answering.
+ * The trust model end to end. Scoped keys: the deployment trusts a second publisher, Acme, for
+ * the `acme/` namespace only; Acme signs a release of the built-in `spam-filter` (and a catalog
+ * listing it), and the app refuses both, naming the key and the model, while the built-in keeps
+ * answering. Expiry: a year on, the built-in release and catalog have expired; the model still
+ * answers offline-style and the Models screen says what expired.
  */
 const ORIGIN = `http://127.0.0.1:${STORE_PORT}`;
 
@@ -36,13 +38,10 @@ test.afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test.beforeEach(async ({ context, page }) => {
-  server.reset();
-  logPage(page);
-  await useTestRegistry(context, `${ORIGIN}/catalog.json`, acme);
-});
+test.beforeEach(({ page }) => logPage(page));
 
-test('a publisher scoped to acme/ cannot ship spam-filter: refused with the reason, the built-in keeps answering', async ({ page }) => {
+test('a publisher scoped to acme/ cannot ship spam-filter: refused with the reason, the built-in keeps answering', async ({ context, page }) => {
+  await useTestRegistry(context, `${ORIGIN}/catalog.json`, acme);
   await openModels(page);
   // Its catalog lists spam-filter: refused as a whole, and the screen says which key and which model.
   await expect(page.getByTestId('catalog-error')).toContainText(`Key ${acme.keyId} (Acme) is not trusted to sign spam-filter`);
@@ -55,5 +54,16 @@ test('a publisher scoped to acme/ cannot ship spam-filter: refused with the reas
   await expect(page.getByTestId('models-error')).toContainText(`Key ${acme.keyId} (Acme) is not trusted to sign spam-filter`);
   await expect(versionRow(page, 'spam-filter@9.0.0')).toHaveCount(0);
   await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+});
+
+test('after its release and catalog expire, an installed model keeps answering and the Models screen says what expired', async ({ page }) => {
+  await openModels(page);
+  await expect(page.getByTestId('expired-spam-filter')).toHaveCount(0);
+  // 400 days later (releases last a year by default, the built-in catalog as long).
+  await page.clock.setFixedTime(new Date(Date.now() + 400 * 86_400_000));
+  await page.reload();
+  await expect(page.getByTestId('expired-spam-filter')).toContainText('This release expired on');
+  await expect(page.getByTestId('catalog-error')).toContainText(/catalog expired on .* Installed models keep working/);
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
 });

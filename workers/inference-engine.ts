@@ -3,7 +3,7 @@ import { RuntimeConfigSchema, scoreFunction, type RuntimeConfig, type ScoreFunct
 import { rankRow } from '../src/runtime/postprocess.ts';
 import type { BackendPreference } from '../src/runtime/backend.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, ItemOutcome, LoadReport, ModelFiles } from '../src/runtime/protocol.ts';
-import { Sessions, type SessionHandle } from './sessions.ts';
+import { Sessions, type SessionHandle, type SessionHost } from './sessions.ts';
 import { batchKind, outputName } from './tasks/model-io.ts';
 import { parseModelFile, taskFactory, type Task, type TaskAdapter } from './tasks/task.ts';
 
@@ -26,7 +26,7 @@ interface LoadedModel {
 export class InferenceEngine {
   private readonly models = new Map<string, LoadedModel>();
 
-  constructor(private readonly sessions = new Sessions()) {}
+  constructor(private readonly sessions: SessionHost = new Sessions()) {}
 
   /** `threads` overrides the WASM thread count (benchmarks); otherwise the cores are split between workers. */
   init(preference: BackendPreference, workers = 1, threads?: number): Promise<DeviceReport> {

@@ -17,6 +17,9 @@ export interface SessionHandle {
   turn: Promise<void>;
 }
 
+/** What the engine uses of Sessions (a seam for unit tests). */
+export type SessionHost = Pick<Sessions, 'init' | 'requireDevice' | 'reason' | 'open' | 'run'>;
+
 /**
  * Owns ORT's global state and the backend of every session: the device choice, WebGPU → WASM
  * fallback at load and at run time, and GPU device loss. Knows nothing about tasks.

@@ -53,4 +53,10 @@ describe('FolderModelSource', () => {
     await expect(source.describe('d')).rejects.toBeInstanceOf(NetworkError);
     await expect(source.describe('missing')).rejects.toThrow(/has no config.json/);
   });
+
+  it('refuses a folder server that redirects to another origin', async () => {
+    const redirected = (async () => Object.defineProperty(new Response('{}'), 'url', { value: 'https://elsewhere.example/models/a/config.json' })) as typeof fetch;
+    const source = new FolderModelSource('https://dev.example/models/', { fetch: redirected });
+    await expect(source.describe('a')).rejects.toThrow(/redirected to an address that is not an allowed model source/);
+  });
 });
