@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SignatureError, ValidationError } from '../errors.ts';
 import { parseSchema } from '../schema.ts';
 import { fromBase64, sha256Hex, toBase64 } from './bytes.ts';
+import { ed25519, type Ed25519PublicKey } from './ed25519.ts';
 
 /**
  * Ed25519 detached signatures over the exact manifest (or catalog) bytes, checked with WebCrypto
@@ -80,7 +81,7 @@ export function parseSignatureFile(bytes: Uint8Array): SignatureFile {
 }
 
 export class TrustStore {
-  private readonly keys = new Map<string, Promise<CryptoKey | undefined>>();
+  private readonly keys = new Map<string, Promise<Ed25519PublicKey | undefined>>();
   private readonly byId: Map<string, TrustStoreFile['keys'][number]>;
   readonly entries: TrustStoreFile['keys'];
 
@@ -90,9 +91,7 @@ export class TrustStore {
     for (const entry of file.keys) {
       const raw = fromBase64(entry.publicKey);
       // A malformed key in the configuration simply trusts nothing.
-      this.keys.set(entry.keyId, raw?.length === 32
-        ? crypto.subtle.importKey('raw', raw, { name: 'Ed25519' }, false, ['verify']).catch(() => undefined)
-        : Promise.resolve(undefined));
+      this.keys.set(entry.keyId, raw ? ed25519().importPublicKey(raw) : Promise.resolve(undefined));
     }
   }
 
@@ -121,7 +120,7 @@ export class TrustStore {
       if (!key) continue;
       sawTrusted = true;
       const sig = fromBase64(s.sig);
-      if (sig && await crypto.subtle.verify({ name: 'Ed25519' }, key, sig, bytes as Uint8Array<ArrayBuffer>)) valid.push(s.keyId);
+      if (sig && await ed25519().verify(key, sig, bytes)) valid.push(s.keyId);
     }
     if (valid.length) return valid;
     throw sawTrusted

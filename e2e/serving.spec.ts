@@ -1,0 +1,28 @@
+import { expect, test } from '@playwright/test';
+import { openModel } from './fixtures.ts';
+
+/**
+ * `npm start` sends the precompressed build (scripts/precompress.ts, scripts/serve.mjs): what a
+ * first visit costs on the wire, counted from the browser's own figures.
+ */
+test('a first visit receives the app brotli-compressed', async ({ page }) => {
+  const received: { url: string; encoding: string | undefined; bytes: number }[] = [];
+  page.on('requestfinished', (request) => void (async () => {
+    const [response, sizes] = await Promise.all([request.response(), request.sizes()]);
+    received.push({ url: request.url(), encoding: (await response?.allHeaders())?.['content-encoding'], bytes: sizes.responseBodySize });
+  })());
+  await openModel(page, 'spam-filter');
+  await page.getByTestId('sample-spam').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+  await expect.poll(() => received.some((r) => r.url.endsWith('.wasm'))).toBe(true);
+  const wasm = received.find((r) => r.url.endsWith('.wasm'))!;
+  const scripts = received.filter((r) => /\/assets\/.+\.js$/.test(r.url));
+  expect(wasm.encoding).toBe('br');
+  expect(scripts.length).toBeGreaterThan(0);
+  for (const script of scripts) expect(script.encoding, script.url).toBe('br');
+  // ORT's wasm is 26.8 MB raw; brotli brings it under 4.5 MB.
+  expect(wasm.bytes).toBeLessThan(4.5 * 1024 * 1024);
+  const total = received.reduce((n, r) => n + r.bytes, 0);
+  test.info().annotations.push({ type: 'first-visit wire bytes', description: `${total} (wasm ${wasm.bytes}, ${received.length} responses)` });
+  console.log(`first visit: ${total} bytes on the wire in ${received.length} responses (wasm ${wasm.bytes})`);
+});
