@@ -61,9 +61,10 @@ test('the production bundle carries no test hooks (faults are injected from outs
   const html = await (await request.get('/')).text();
   const entry = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/gi)].map((m) => m[1]!);
   const page = (await Promise.all(entry.map(async (src) => (await request.get(src)).text()))).join('\n');
-  const workerPath = page.match(/assets\/inference\.worker-[\w-]+\.js/)?.[0];
-  expect(workerPath, 'the page bundle names its inference worker').toBeDefined();
-  const worker = await (await request.get(`/${workerPath}`)).text();
+  // Named relative to the entry chunk in assets/ (new URL('inference.worker-….js', import.meta.url)).
+  const workerFile = page.match(/inference\.worker-[\w-]+\.js/)?.[0];
+  expect(workerFile, 'the page bundle names its inference worker').toBeDefined();
+  const worker = await (await request.get(`/assets/${workerFile}`)).text();
   expect(worker).toContain('lantern-alive:');
   for (const hook of ['crashForTest', 'loseGpuDevice', 'ForTest']) {
     expect(page, `page bundle contains ${hook}`).not.toContain(hook);

@@ -19,12 +19,20 @@ async function inferenceWorkers(page: Page): Promise<Worker[]> {
   return named.filter((w) => w.name.startsWith(INFERENCE)).map((w) => w.worker);
 }
 
-/** The running inference worker dies (self.close(), like an OOM kill) right after the next message it receives. */
+/**
+ * The running inference worker dies (self.close(), like an OOM kill) on the next message it
+ * receives, before handling it: a batch (one message) is then lost with the worker for certain,
+ * however fast the model would have answered it.
+ */
 export async function crashOnNextMessage(page: Page): Promise<void> {
   const workers = await inferenceWorkers(page);
   if (workers.length === 0) throw new Error('no inference worker is running');
   await Promise.all(workers.map((worker) => worker.evaluate(() => {
-    self.addEventListener('message', () => setTimeout(() => self.close(), 0), { once: true });
+    // A capturing listener runs before comlink's own (non-capturing) one.
+    self.addEventListener('message', (event) => {
+      event.stopImmediatePropagation();
+      self.close();
+    }, { once: true, capture: true });
   })));
 }
 
