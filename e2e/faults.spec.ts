@@ -28,7 +28,7 @@ test('a worker crash mid-batch: one crash is retried invisibly, repeated crashes
   await crashOnNextMessage(page);
   const once = await burst(page, 64);
   // 2. Every fresh worker dies too: a batch whose retry also crashes fails with WorkerCrashedError.
-  const stopCrashing = crashEveryWorker(page);
+  const stopCrashing = await crashEveryWorker(page);
   const storm = await burst(page, 32);
   stopCrashing();
   // 3. Crashes stop: everything answers again.
@@ -55,7 +55,7 @@ test('the UI shows a crash that survived its retry as a clear error, and the nex
   await page.getByTestId('sample-spam').click();
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
   // Kill every worker the moment it starts, for the duration of one click.
-  const stopCrashing = crashEveryWorker(page);
+  const stopCrashing = await crashEveryWorker(page);
   await page.getByTestId('sample-ham').click();
   const error = page.getByTestId('error');
   await expect(error).toHaveAttribute('data-code', 'WORKER_CRASHED');

@@ -58,13 +58,13 @@ test('inputs never reach the console, error messages or the page outside their o
 });
 
 test('the production bundle carries no test hooks (faults are injected from outside: e2e/worker-faults.ts)', async ({ request }) => {
-  const html = await (await request.get('/')).text();
-  const entry = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/gi)].map((m) => m[1]!);
-  const page = (await Promise.all(entry.map(async (src) => (await request.get(src)).text()))).join('\n');
-  // Named relative to the entry chunk in assets/ (new URL('inference.worker-….js', import.meta.url)).
-  const workerFile = page.match(/inference\.worker-[\w-]+\.js/)?.[0];
-  expect(workerFile, 'the page bundle names its inference worker').toBeDefined();
-  const worker = await (await request.get(`/assets/${workerFile}`)).text();
+  // Every script the app ships is in the service worker's precache list (lazy views included).
+  const sw = await (await request.get('/sw.js')).text();
+  const files = [...new Set(sw.match(/assets\/[\w.-]+\.js/g) ?? [])];
+  const workerFile = files.find((f) => /inference\.worker-[\w-]+\.js$/.test(f));
+  expect(workerFile, 'the precache lists the inference worker').toBeDefined();
+  const worker = await (await request.get(`/${workerFile}`)).text();
+  const page = (await Promise.all(files.filter((f) => f !== workerFile).map(async (f) => (await request.get(`/${f}`)).text()))).join('\n');
   expect(worker).toContain('lantern-alive:');
   for (const hook of ['crashForTest', 'loseGpuDevice', 'ForTest']) {
     expect(page, `page bundle contains ${hook}`).not.toContain(hook);

@@ -19,7 +19,8 @@ test('a first visit receives the app brotli-compressed', async ({ page }) => {
   const scripts = received.filter((r) => /\/assets\/.+\.js$/.test(r.url));
   expect(wasm.encoding).toBe('br');
   expect(scripts.length).toBeGreaterThan(0);
-  for (const script of scripts) expect(script.encoding, script.url).toBe('br');
+  // Files under 1 KiB are sent as they are (scripts/precompress.ts: not worth a second file).
+  for (const script of scripts.filter((r) => r.bytes >= 1024)) expect(script.encoding, script.url).toBe('br');
   // ORT's wasm is 26.8 MB raw; brotli brings it under 4.5 MB.
   expect(wasm.bytes).toBeLessThan(4.5 * 1024 * 1024);
   const total = received.reduce((n, r) => n + r.bytes, 0);

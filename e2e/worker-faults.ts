@@ -37,26 +37,28 @@ export async function crashOnNextMessage(page: Page): Promise<void> {
 }
 
 /**
- * Until the returned function is called, every inference worker (running or started later) dies
- * once it has answered init: the moment the page starts watching its liveness lock, so a death
- * is seen at once instead of after the start timeout.
+ * Until the returned function is called, every inference worker dies once it has answered init:
+ * the moment the page starts watching its liveness lock, so a death is seen at once instead of
+ * after the start timeout. The workers already running are dead when this resolves, so the next
+ * request meets a dead worker for certain.
  */
-export function crashEveryWorker(page: Page): () => void {
+export async function crashEveryWorker(page: Page): Promise<() => void> {
   let active = true;
-  const crash = (worker: Worker) => {
+  const crash = async (worker: Worker): Promise<void> => {
     if (!active) return;
-    void worker.evaluate(async (prefix) => {
+    await worker.evaluate(async (prefix) => {
       if (!self.name.startsWith(prefix)) return;
       const lock = `lantern-alive:${self.name}`;
       while (!(await navigator.locks.query()).pending?.some((l) => l.name === lock)) await new Promise((r) => setTimeout(r, 5));
       self.close();
     }, INFERENCE).catch(() => undefined);
   };
-  page.on('worker', crash);
-  page.workers().forEach(crash);
+  const onWorker = (worker: Worker) => void crash(worker);
+  page.on('worker', onWorker);
+  await Promise.all((await inferenceWorkers(page)).map(crash));
   return () => {
     active = false;
-    page.off('worker', crash);
+    page.off('worker', onWorker);
   };
 }
 
