@@ -1,3 +1,4 @@
+import './trusted-types.ts';
 import { FolderModelSource, Lantern } from 'lantern';
 
 // Development only: unsigned folders need the explicit opt-in, and every result says so.

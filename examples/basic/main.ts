@@ -1,3 +1,4 @@
+import './trusted-types.ts';
 import { CancelledError, Lantern, type LanternInput, type LoadProgress } from 'lantern';
 
 // The signed store configured next to this page (registry-config.json, trust-store.json).
