@@ -14,6 +14,7 @@ import {
 import { rankRow, type Prediction } from '../src/runtime/postprocess.ts';
 import { padBatch, TokenEncoder, type EncodedText } from '../src/runtime/text-preprocess.ts';
 import { prepareImage, type ImageSource } from './image-decode.ts';
+import { cacheKey, ResultCache } from '../src/runtime/release/result-cache.ts';
 import type { z } from 'zod';
 
 /** Everything needed to run one model version; bytes come from the verified store. */
@@ -53,6 +54,8 @@ export interface ItemResult {
   predictions: Prediction[];
   notes: string[];
   preprocessMs: number;
+  /** Answered from the result cache (the model did not run for it). */
+  cached: boolean;
 }
 export type ItemOutcome = { ok: true; value: ItemResult } | { ok: false; error: SerializedError };
 
@@ -93,6 +96,7 @@ export class InferenceEngine {
   private readonly models = new Map<string, LoadedModel>();
   private gpuLost?: string;
   private deviceLost?: Promise<string>;
+  private readonly results = new ResultCache();
 
   /** `threads` overrides the WASM thread count (benchmarks); otherwise the cores are split between workers. */
   async init(preference: BackendPreference, workers = 1, threads?: number): Promise<DeviceReport> {
@@ -225,12 +229,14 @@ export class InferenceEngine {
     return true;
   }
 
-  async classify(key: string, inputs: ClassifyInput[], k: number): Promise<BatchReport> {
+  /** `cache`: the model's result cache is on (opt-in); when off, its entries are dropped. */
+  async classify(key: string, inputs: ClassifyInput[], k: number, cache = false): Promise<BatchReport> {
     const model = this.models.get(key);
     if (!model) throw new ModelLoadError(`Model ${key} is not loaded in this worker.`, { key });
+    if (!cache) this.results.dropVersion(key);
 
     const items: ItemOutcome[] = [];
-    const prepared: { index: number; tensor?: Float32Array; text?: EncodedText }[] = [];
+    const prepared: { index: number; tensor?: Float32Array; text?: EncodedText; cacheKey?: string }[] = [];
     for (const [index, input] of inputs.entries()) {
       const started = performance.now();
       try {
@@ -239,15 +245,17 @@ export class InferenceEngine {
           if (input.kind !== 'image') throw new InputError('This model classifies images, not text.');
           const image = await prepareImage(input.image, model.preprocessor!);
           notes.push(...image.notes);
-          prepared.push({ index, tensor: image.tensor });
+          prepared.push({ index, tensor: image.tensor, ...(cache ? { cacheKey: await cacheKey(key, k, image.tensor) } : {}) });
         } else {
           if (input.kind !== 'text') throw new InputError('This model classifies text, not images.');
           if (typeof input.text !== 'string') throw new InputError('The text is not a string.');
           const encoded = model.encoder!.encode(input.text);
           if (encoded.truncated) notes.push(`The text was truncated to the model's ${model.encoder!.maxLength} tokens.`);
-          prepared.push({ index, text: encoded });
+          prepared.push({ index, text: encoded, ...(cache ? { cacheKey: await cacheKey(key, k, Uint32Array.from(encoded.ids)) } : {}) });
         }
-        items[index] = { ok: true, value: { predictions: [], notes, preprocessMs: performance.now() - started } };
+        const hit = cache ? this.results.get(prepared.at(-1)!.cacheKey!) : undefined;
+        if (hit) prepared.pop();
+        items[index] = { ok: true, value: { predictions: hit ?? [], notes, preprocessMs: performance.now() - started, cached: hit !== undefined } };
       } catch (error) {
         items[index] = { ok: false, error: serializeError(error instanceof LanternError ? error : new InputError(`The input could not be prepared: ${(error as Error).message}`)) };
       }
@@ -285,6 +293,7 @@ export class InferenceEngine {
               displayNames: model.config.lantern.display_names,
               localizedNames: model.config.lantern.localized_display_names,
             });
+            if (p.cacheKey) this.results.set(p.cacheKey, key, outcome.value.predictions);
           }
         });
         output.dispose();
@@ -340,6 +349,7 @@ export class InferenceEngine {
   async unload(key: string): Promise<void> {
     const model = this.models.get(key);
     this.models.delete(key);
+    this.results.dropVersion(key);
     await model?.session.release();
   }
 

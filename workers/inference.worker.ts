@@ -33,7 +33,7 @@ const api = {
     return engine.init(preference, workers, threads);
   },
   load: (files: ModelFiles) => engine.load(files),
-  classify: (key: string, inputs: ClassifyInput[], k: number) => engine.classify(key, inputs, k),
+  classify: (key: string, inputs: ClassifyInput[], k: number, cache?: boolean) => engine.classify(key, inputs, k, cache),
   unload: (key: string) => engine.unload(key),
   loaded: () => engine.loadedKeys(),
   /** Bytes of ORT's WebAssembly memory in this worker (null: not seen, e.g. nothing loaded yet). */

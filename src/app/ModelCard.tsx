@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { Release } from '../runtime/store/catalog.ts';
 import type { ModelOverview, Transfer } from '../runtime/store/registry.ts';
 import type { VersionRecord } from '../runtime/store/model-store.ts';
@@ -24,12 +25,14 @@ function statusOf(model: ModelOverview, v: VersionRecord): string {
 }
 
 /** One installed model: its versions, which is active, and what can be done with each. */
-export function ModelCard({ model, update, transfer, busy, actions }: {
+export function ModelCard({ model, update, transfer, busy, actions, children }: {
   model: ModelOverview;
   update?: Release;
   transfer?: Transfer;
   busy: boolean;
   actions: ModelActions;
+  /** Release controls shown under the versions (fallback, cache, shadow...). */
+  children?: ComponentChildren;
 }) {
   return (
     <section class="card model-card" data-testid={`model-${model.id}`} data-active={model.pointer?.active ?? ''}>
@@ -63,6 +66,7 @@ export function ModelCard({ model, update, transfer, busy, actions }: {
         </tbody>
       </table>
       {transfer && <TransferBar transfer={transfer} onCancel={() => actions.cancel(model.id)} />}
+      {children}
       <p class="actions">
         {update && !transfer && (
           <button type="button" disabled={busy} data-testid={`update-${model.id}`} data-version={update.version} onClick={() => actions.install(update)}>

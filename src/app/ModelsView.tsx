@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { ModelDescriptor } from '../runtime/model-source.ts';
 import type { OpenedRegistry } from '../runtime/store/bootstrap.ts';
 import { latestReleases, type Release } from '../runtime/store/catalog.ts';
 import { releasesFrom, SavedCatalogs } from '../runtime/store/catalog-sources.ts';
@@ -9,6 +10,7 @@ import { DataSettings } from './DataSettings.tsx';
 import { formatBytes, formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
+import { ModelPolicies } from './ModelPolicies.tsx';
 import { ErrorCard } from './ResultCard.tsx';
 import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
@@ -16,14 +18,16 @@ import { TransferBar } from './TransferBar.tsx';
 
 interface Snapshot {
   models: ModelOverview[];
+  /** Active versions, as the runtime sees them (labels for fallback choices). */
+  active: ModelDescriptor[];
   transfers: Transfer[];
   notices: RegistryNotice[];
   storage: { usage?: number; quota?: number; modelBytes: number };
 }
 
-async function snapshot(registry: ModelRegistry): Promise<Snapshot> {
-  const [models, storage] = await Promise.all([registry.overview(), registry.storageEstimate()]);
-  return { models, storage, transfers: registry.activeTransfers(), notices: registry.notices };
+async function snapshot(registry: ModelRegistry, services: Services): Promise<Snapshot> {
+  const [models, storage, active] = await Promise.all([registry.overview(), registry.storageEstimate(), services.lantern.models()]);
+  return { models, active, storage, transfers: registry.activeTransfers(), notices: registry.notices };
 }
 
 function noticeText(n: RegistryNotice): string {
@@ -68,7 +72,7 @@ export function ModelsView({ services }: { services: Services }) {
       pending = true;
       setTimeout(() => {
         pending = false;
-        snapshot(registry).then(setState, setError);
+        snapshot(registry, services).then(setState, setError);
       }, 50);
     };
     refresh();
@@ -169,7 +173,11 @@ export function ModelsView({ services }: { services: Services }) {
       {state.models.map((model) => {
         const release = latest.get(model.id);
         const update = release && release.sequence > (model.highestSequence ?? -1) ? release : undefined;
-        return <ModelCard key={model.id} model={model} update={update} transfer={state.transfers.find((tr) => tr.id === model.id)} busy={busy} actions={actions} />;
+        return (
+          <ModelCard key={model.id} model={model} update={update} transfer={state.transfers.find((tr) => tr.id === model.id)} busy={busy} actions={actions}>
+            {model.pointer && <ModelPolicies modelId={model.id} models={state.active} settings={services.settings} />}
+          </ModelCard>
+        );
       })}
 
       {orphanTransfers.map((tr) => <TransferBar key={tr.id} transfer={tr} onCancel={() => actions.cancel(tr.id)} />)}

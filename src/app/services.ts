@@ -9,6 +9,7 @@ import { goldenValidator } from '../runtime/golden-gate.ts';
 import { DataPolicy, type ConnectionInfo } from '../runtime/field/data-policy.ts';
 import { runtimeDefaults, type DeviceHints, type RuntimeDefaults } from '../runtime/field/device-profile.ts';
 import { pauseWhileHidden } from '../runtime/field/visibility.ts';
+import { ModelSettings } from '../runtime/release/model-settings.ts';
 import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
 
@@ -29,6 +30,8 @@ export interface Services {
   data: DataPolicy;
   /** Batch, thread and metrics-window defaults sized to this device. */
   profile: RuntimeDefaults;
+  /** Per-model fallback and result-cache choices. */
+  settings: ModelSettings;
 }
 
 /** Chromium-only navigator fields (Network Information API, Device Memory API). */
@@ -43,6 +46,7 @@ export function createServices(): Services {
   const models = openRegistry(document.baseURI, { storage: navigator.storage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern.clients[0]!) });
   const metrics = new MetricsAggregator({ windowMs: profile.metricsWindowMs });
   const source = new StoreModelSource(models.then((m) => m.registry));
+  const settings = new ModelSettings(globalThis.localStorage);
   const watchVersions = autoRollback({ registry: models.then((m) => m.registry), source, onRolledBack: () => lantern.refreshModels() });
   const lantern: Lantern = new Lantern({
     createWorker: (name) => new Worker(new URL('../../workers/inference.worker.ts', import.meta.url), { type: 'module', name }),
@@ -53,6 +57,7 @@ export function createServices(): Services {
     maxQueued: Number(params.get('maxQueued')) || profile.maxQueued,
     maxBatch: profile.maxBatch,
     ...(profile.threads ? { threads: profile.threads } : {}),
+    policies: settings,
     onRecord: (record) => {
       metrics.record(record);
       watchVersions(record);
@@ -72,5 +77,5 @@ export function createServices(): Services {
   });
   // No inference while the page is hidden: requests wait for the user to come back.
   pauseWhileHidden(lantern, document);
-  return { lantern, pwa, models, metrics, metricsStore, memory, data, profile };
+  return { lantern, pwa, models, metrics, metricsStore, memory, data, profile, settings };
 }

@@ -1,5 +1,6 @@
 import type { Backend, BackendPreference } from './backend.ts';
-import { deserializeError, IntegrityError, LanternError } from './errors.ts';
+import { deserializeError, IntegrityError, LanternError, type ErrorCode } from './errors.ts';
+import { fallbackTrigger, primaryDeadline, sameLabels } from './release/fallback.ts';
 import type { ModelDescriptor, ModelSource } from './model-source.ts';
 import type { Prediction } from './postprocess.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
@@ -40,6 +41,10 @@ export interface ClassificationResult {
   /** Set on cold starts. */
   load?: LoadBreakdown;
   retried: boolean;
+  /** Answered from the in-memory result cache (the model did not run). */
+  cached: boolean;
+  /** Set when the requested model could not answer and its fallback model did (`modelId` is the fallback). */
+  answeredByFallback?: { requested: string; code: ErrorCode; reason: string };
   timings: StageTimings;
 }
 
@@ -62,6 +67,14 @@ export interface LanternOptions {
   maxWaitMs?: number;
   onRecord?: (record: RequestRecord) => void;
   onLifecycle?: (event: WorkerLifecycleEvent) => void;
+  /** Per-model choices made on this device (release/model-settings.ts); none by default. */
+  policies?: ModelPolicies;
+}
+
+/** Which model answers when one cannot, and which models may answer repeated inputs from memory. */
+export interface ModelPolicies {
+  fallbackFor(modelId: string): string | undefined;
+  cacheEnabled(modelId: string): boolean;
 }
 
 export interface ClassifyOptions {
@@ -167,12 +180,40 @@ export class Lantern {
     this.descriptors.clear();
   }
 
+  /**
+   * Classifies with `modelId`, or with its fallback model when it cannot answer (see
+   * release/fallback.ts). Both outcomes are recorded, so a failing primary still trips its
+   * automatic rollback while the fallback keeps the user answered.
+   */
   async classify(modelId: string, input: ClassifyInput, options: ClassifyOptions = {}): Promise<ClassificationResult> {
     const submittedAt = performance.now();
+    const fallbackId = this.options.policies?.fallbackFor(modelId);
+    const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
     try {
-      if (!this.descriptors.has(modelId)) this.descriptors.set(modelId, await this.options.models.describe(modelId));
+      return await this.classifyWith(modelId, input, options, submittedAt, primaryDeadline(submittedAt, options.timeoutMs, fallbackId !== undefined));
+    } catch (error) {
+      const code = fallbackTrigger(error);
+      if (!fallbackId || !code || (deadline !== undefined && deadline <= performance.now())) throw error;
+      const [primary, backup] = await Promise.all([this.describe(modelId).catch(() => undefined), this.describe(fallbackId).catch(() => undefined)]);
+      if (!backup || (primary && !sameLabels(primary.labels, backup.labels))) throw error;
+      const reason = (error as Error).message;
+      const result = await this.classifyWith(fallbackId, input, options, submittedAt, deadline);
+      return { ...result, answeredByFallback: { requested: modelId, code, reason }, notes: [`${modelId} could not answer (${reason}); ${fallbackId} answered instead.`, ...result.notes] };
+    }
+  }
+
+  private async describe(modelId: string): Promise<ModelDescriptor> {
+    const known = this.descriptors.get(modelId);
+    if (known) return known;
+    const descriptor = await this.options.models.describe(modelId);
+    this.descriptors.set(modelId, descriptor);
+    return descriptor;
+  }
+
+  private async classifyWith(modelId: string, input: ClassifyInput, options: ClassifyOptions, submittedAt: number, deadline: number | undefined): Promise<ClassificationResult> {
+    try {
+      await this.describe(modelId);
       const job: Job = { input, topK: options.topK ?? 3, submittedAt };
-      const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
       const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
       const out = scheduled.value;
       const totalMs = performance.now() - submittedAt;
@@ -228,7 +269,7 @@ export class Lantern {
     }, signal);
     const loadMs = cold ? performance.now() - loadStarted : 0;
     held.set(modelId, key);
-    const batch = await client.classify(key, jobs.map((j) => j.input), MAX_TOP_K, signal);
+    const batch = await client.classify(key, jobs.map((j) => j.input), MAX_TOP_K, signal, this.options.policies?.cacheEnabled(modelId) ?? false);
     if (batch.backend === 'webgpu') this.onGpu = true;
     const notes = batch.fallback ? [batch.fallback] : [];
     return {
@@ -244,8 +285,12 @@ export class Lantern {
           ...(batch.fallback || report.fallback ? { fallback: batch.fallback ?? report.fallback } : {}),
           batchSize: batch.batchSize,
           coldStart: cold,
+          cached: item.value.cached,
           ...(cold ? { load: { filesMs, createMs: report.createMs } } : {}),
-          timings: { loadMs, preprocessMs: item.value.preprocessMs, inferenceMs: batch.inferenceMs, postprocessMs: batch.postprocessMs },
+          // A cached item did not take part in the batch's run.
+          timings: item.value.cached
+            ? { loadMs, preprocessMs: item.value.preprocessMs, inferenceMs: 0, postprocessMs: 0 }
+            : { loadMs, preprocessMs: item.value.preprocessMs, inferenceMs: batch.inferenceMs, postprocessMs: batch.postprocessMs },
         };
       }),
     };

@@ -144,8 +144,9 @@ export class WorkerClient {
     }, signal);
   }
 
-  classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal): Promise<BatchReport> {
-    return this.call((live) => live.remote.classify(key, inputs, k), signal);
+  /** `cache`: answer repeated inputs from the worker's in-memory result cache (opt-in per model). */
+  classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal, cache = false): Promise<BatchReport> {
+    return this.call((live) => live.remote.classify(key, inputs, k, cache), signal);
   }
 
   unload(key: string): Promise<void> {
