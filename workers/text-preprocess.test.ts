@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { padBatch, TokenEncoder } from './text-preprocess.ts';
-import { InputError } from './errors.ts';
+import { InputError } from '../src/runtime/errors.ts';
 
 /** A tiny real WordPiece tokenizer.json, built inline so the test does not depend on a model. */
 const vocab = { '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3, hello: 4, world: 5, win: 6, money: 7, '!': 8 };

@@ -1,6 +1,6 @@
 import { Tokenizer } from '@huggingface/tokenizers';
-import { InputError } from './errors.ts';
-import type { TokenizerConfig } from './model-config.ts';
+import { InputError } from '../src/runtime/errors.ts';
+import type { TokenizerConfig } from '../src/runtime/model-config.ts';
 
 /**
  * Tokenisation with the truncation and padding the tokenizer library leaves to us.
