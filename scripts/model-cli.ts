@@ -4,6 +4,8 @@
  *   npm run model:pack -- <model folder | model.onnx> --key key.json [--key old.json] --out <dir>
  *       [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--bundle file.lantern]
  *       [--golden golden.json]  (validation set run on the device before activation; model-pack/golden.ts)
+ *       [--shadow-runs N --shadow-agreement 0.95]  (install in shadow; promote automatically at that bar)
+ *       [--rollout 0.1]  (staged rollout: the catalog entry reaches this fraction of devices)
  *       [--id ID] [--version X.Y.Z] [--title T] [--output logits|probabilities]
  *       bare .onnx only: --labels labels.json|labels.txt [--size 224] [--resize stretch|shortest_edge:256]
  *       [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
@@ -42,6 +44,7 @@ async function pack(args: string[]): Promise<void> {
       expires: { type: 'string' },
       bundle: { type: 'string' },
       golden: { type: 'string' },
+      'shadow-runs': { type: 'string' }, 'shadow-agreement': { type: 'string' }, rollout: { type: 'string' },
       id: { type: 'string' }, version: { type: 'string' }, title: { type: 'string' }, labels: { type: 'string' }, size: { type: 'string' },
       resize: { type: 'string' }, crop: { type: 'string' }, mean: { type: 'string' }, std: { type: 'string' }, output: { type: 'string' },
     },
@@ -68,6 +71,8 @@ async function pack(args: string[]): Promise<void> {
     ...(values['chunk-size'] !== undefined ? { chunkSize: Number(values['chunk-size']) } : {}),
     ...(values.expires ? { expiresAt: new Date(values.expires).toISOString() } : {}),
     ...(values.golden ? { golden: await readGoldenSet(values.golden) } : {}),
+    ...(values['shadow-runs'] !== undefined ? { shadow: { minRuns: Number(values['shadow-runs']), minAgreement: Number(values['shadow-agreement'] ?? 1) } } : {}),
+    ...(values.rollout !== undefined ? { rollout: Number(values.rollout) } : {}),
   });
   await writeRelease(values.out, release);
   if (values.bundle) await writeFile(values.bundle, bundleOf(release));

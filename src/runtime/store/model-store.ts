@@ -42,6 +42,8 @@ export interface PointerRecord {
   active: string;
   /** The last good version before `active`: kept for rollback and quarantine fallback. */
   previous?: string;
+  /** A candidate installed in shadow: runs next to `active` on real requests, never answers. */
+  shadow?: string;
 }
 
 interface StoreSchema extends DBSchema {
@@ -221,7 +223,7 @@ export class ModelStore {
       const old = await tx.objectStore('pointers').get(version.id);
       if (old?.active === key) return;
       await tx.objectStore('versions').put({ ...version, status: 'ready' });
-      await tx.objectStore('pointers').put({ id: version.id, active: key, ...(old ? { previous: old.active } : {}) });
+      await tx.objectStore('pointers').put({ id: version.id, active: key, ...(old ? { previous: old.active } : {}), ...(old?.shadow && old.shadow !== key ? { shadow: old.shadow } : {}) });
       await sequences.put({ id: version.id, highest: Math.max(version.sequence, (await sequences.get(version.id))?.highest ?? 0) });
       await collectGarbage(tx);
     });
@@ -237,7 +239,7 @@ export class ModelStore {
       const pointer = await tx.objectStore('pointers').get(id);
       if (!target || target.id !== id || target.status !== 'ready' || !pointer) throw new StorageError('That version is not available for rollback.', { key });
       if (pointer.active === key) return;
-      await tx.objectStore('pointers').put({ id, active: key, previous: pointer.active });
+      await tx.objectStore('pointers').put({ ...pointer, active: key, previous: pointer.active });
     });
   }
 
@@ -255,14 +257,18 @@ export class ModelStore {
       const pointers = tx.objectStore('pointers');
       const pointer = await pointers.get(version.id);
       if (!pointer) return undefined;
+      if (pointer.shadow === key) {
+        await pointers.put(without(pointer, 'shadow'));
+        return pointer.active;
+      }
       if (pointer.previous === key) {
-        await pointers.put({ id: pointer.id, active: pointer.active });
+        await pointers.put(without(pointer, 'previous'));
         return pointer.active;
       }
       if (pointer.active !== key) return pointer.active;
       const previous = pointer.previous ? await tx.objectStore('versions').get(pointer.previous) : undefined;
       if (previous?.status === 'ready') {
-        await pointers.put({ id: pointer.id, active: previous.key });
+        await pointers.put({ ...without(pointer, 'previous'), active: previous.key });
         return previous.key;
       }
       await pointers.delete(pointer.id);
@@ -279,6 +285,40 @@ export class ModelStore {
   }
 
   /**
+   * Puts a fully stored candidate in shadow next to its model's active version, in one
+   * transaction: same completeness and downgrade checks as an activation, but the active
+   * version is untouched. A candidate already in shadow is replaced (and collected).
+   */
+  async enterShadow(key: string): Promise<void> {
+    await this.write(ALL, async (tx) => {
+      const version = await tx.objectStore('versions').get(key);
+      const manifest = await tx.objectStore('manifests').get(key);
+      if (!version || !manifest || version.status === 'quarantined' || version.status === 'rejected') throw new StorageError('That version is not installed.', { key });
+      for (const sha of manifest.chunks) {
+        if ((await tx.objectStore('chunks').getKey(sha)) === undefined) throw new StorageError('That version is not completely downloaded.', { key });
+      }
+      await assertNotDowngrade(tx.objectStore('sequences'), version);
+      const pointer = await tx.objectStore('pointers').get(version.id);
+      if (!pointer) throw new StorageError('A version can only be evaluated in shadow next to an active one.', { key });
+      if (pointer.active === key) throw new StorageError('The active version cannot be put in shadow.', { key });
+      await tx.objectStore('versions').put({ ...version, status: 'ready' });
+      await tx.objectStore('pointers').put({ ...pointer, shadow: key });
+      await collectGarbage(tx);
+    });
+  }
+
+  /** Ends a shadow evaluation without promotion: the candidate is marked rejected (with why) and later collected. */
+  async rejectShadow(key: string, reason: string): Promise<void> {
+    await this.write(['versions', 'pointers'], async (tx) => {
+      const version = await tx.objectStore('versions').get(key);
+      const pointer = version && await tx.objectStore('pointers').get(version.id);
+      if (!version || pointer?.shadow !== key) throw new StorageError('That version is not in shadow.', { key });
+      await tx.objectStore('pointers').put(without(pointer, 'shadow'));
+      await tx.objectStore('versions').put({ ...version, status: 'rejected', reason });
+    });
+  }
+
+  /**
    * Automatic rollback, in one transaction: if `key` is still active and its previous version is
    * ready, the previous one becomes active and `key` is marked rejected. Returns the new active key.
    */
@@ -289,7 +329,7 @@ export class ModelStore {
       if (!version || pointer?.active !== key || !pointer.previous) return undefined;
       const previous = await tx.objectStore('versions').get(pointer.previous);
       if (previous?.status !== 'ready') return undefined;
-      await tx.objectStore('pointers').put({ id: version.id, active: previous.key });
+      await tx.objectStore('pointers').put({ ...without(pointer, 'previous'), active: previous.key });
       await tx.objectStore('versions').put({ ...version, status: 'rejected', reason });
       return previous.key;
     });
@@ -302,7 +342,8 @@ export class ModelStore {
       if (!version) return;
       const pointer = await tx.objectStore('pointers').get(version.id);
       if (pointer?.active === key) throw new StorageError('The active version cannot be deleted; activate or roll back to another one first.', { key });
-      if (pointer?.previous === key) await tx.objectStore('pointers').put({ id: pointer.id, active: pointer.active });
+      if (pointer?.previous === key) await tx.objectStore('pointers').put(without(pointer, 'previous'));
+      if (pointer?.shadow === key) await tx.objectStore('pointers').put(without(pointer, 'shadow'));
       await tx.objectStore('versions').delete(key);
       await tx.objectStore('manifests').delete(key);
       await collectGarbage(tx);
@@ -333,6 +374,11 @@ export class ModelStore {
   }
 }
 
+function without(pointer: PointerRecord, field: 'previous' | 'shadow'): PointerRecord {
+  const { [field]: _dropped, ...rest } = pointer;
+  return rest;
+}
+
 async function assertNotDowngrade(
   sequences: { get(id: string): Promise<{ highest: number } | undefined> },
   release: { id: string; version: string; sequence: number },
@@ -346,7 +392,7 @@ async function assertNotDowngrade(
 }
 
 /**
- * Keeps each model's active and previous versions and any download still worth resuming;
+ * Keeps each model's active, previous and shadow versions and any download still worth resuming;
  * deletes every other version and every chunk none of the kept versions uses.
  */
 async function collectGarbage(tx: WriteTx<Name[]>): Promise<void> {
@@ -354,6 +400,7 @@ async function collectGarbage(tx: WriteTx<Name[]>): Promise<void> {
   for (const p of await tx.objectStore('pointers').getAll()) {
     retained.add(p.active);
     if (p.previous) retained.add(p.previous);
+    if (p.shadow) retained.add(p.shadow);
   }
   const highest = new Map((await tx.objectStore('sequences').getAll()).map((s) => [s.id, s.highest]));
   for (const v of await tx.objectStore('versions').getAll()) {

@@ -60,6 +60,9 @@ export interface RegistryNotice {
   reason?: string;
 }
 
+/** `shadow`: evaluate next to the active version on real requests before promotion (release/shadow.ts). */
+export type InstallMode = 'activate' | 'shadow';
+
 export interface Transfer {
   id: string;
   version: string;
@@ -141,8 +144,11 @@ export class ModelRegistry {
 
   // --- installing ---------------------------------------------------------------------------
 
-  /** Downloads, verifies and activates a release listed in a catalog (or any allowed URL pair). */
-  async install(release: Pick<Release, 'manifestUrl' | 'signatureUrl'> & Partial<Release>, signal?: AbortSignal): Promise<VersionRecord> {
+  /**
+   * Downloads, verifies and activates a release listed in a catalog (or any allowed URL pair);
+   * or puts it in shadow next to the active version (`mode`, else what the signed manifest asks).
+   */
+  async install(release: Pick<Release, 'manifestUrl' | 'signatureUrl'> & Partial<Release>, signal?: AbortSignal, mode?: InstallMode): Promise<VersionRecord> {
     const [bytes, sigBytes] = await Promise.all([
       this.fetchBytes(release.manifestUrl, 'manifest', signal),
       this.fetchBytes(release.signatureUrl, 'signature', signal),
@@ -155,7 +161,7 @@ export class ModelRegistry {
       || (release.sequence !== undefined && release.sequence !== manifest.sequence)) {
       throw new ValidationError('The catalog entry does not match the release it points to.');
     }
-    return this.installVerified(manifest, bytes, signatures, release.manifestUrl, this.download(manifest, release.manifestUrl, signal));
+    return this.installVerified(manifest, bytes, signatures, release.manifestUrl, this.download(manifest, release.manifestUrl, signal), mode);
   }
 
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
@@ -198,6 +204,7 @@ export class ModelRegistry {
     signatures: SignatureFile,
     sourceUrl: string | undefined,
     transfer: (onProgress: (p: TransferProgress) => void) => Promise<unknown>,
+    mode?: InstallMode,
   ): Promise<VersionRecord> {
     const key = versionKey(manifest);
     if (this.transfers.has(manifest.id)) throw new BusyError(`${manifest.id} is already being installed.`, { id: manifest.id });
@@ -225,7 +232,9 @@ export class ModelRegistry {
         this.changed();
       }
     }
-    await store.activate(key);
+    // Shadow needs an active version to compare with; a first install is simply activated.
+    if ((mode ?? (manifest.shadow ? 'shadow' : 'activate')) === 'shadow' && await store.pointer(manifest.id)) await store.enterShadow(key);
+    else await store.activate(key);
     this.changed();
     return (await store.version(key))!;
   }
@@ -306,6 +315,38 @@ export class ModelRegistry {
     this.notices = [...this.notices, { kind: 'rolled-back', id: version.id, version: version.version, reason, ...(fallbackVersion ? { fallbackVersion } : {}) }];
     this.changed();
     return active;
+  }
+
+  /** Makes a shadow candidate the active version (the old one becomes previous, kept for rollback). */
+  async promote(key: string): Promise<void> {
+    await this.options.store.activate(key);
+    this.changed();
+  }
+
+  /** Ends a shadow evaluation: the candidate is marked rejected with `reason` (a fixed sentence with figures). */
+  async rejectCandidate(key: string, reason: string): Promise<void> {
+    await this.options.store.rejectShadow(key, reason);
+    this.changed();
+  }
+
+  /** The manifest of the model's candidate in shadow, if it has one (no file is read). */
+  async candidateManifest(id: string): Promise<Manifest | undefined> {
+    const key = (await this.options.store.pointer(id))?.shadow;
+    const record = key ? await this.options.store.manifest(key) : undefined;
+    return record ? parseManifest(new Uint8Array(record.bytes)) : undefined;
+  }
+
+  /** The model's shadow candidate, verified like an active version before it may run; a mismatch quarantines it. */
+  async readCandidate(id: string): Promise<{ manifest: Manifest; read: VerifiedRead & { ok: true } } | undefined> {
+    const manifest = await this.candidateManifest(id);
+    if (!manifest) return undefined;
+    const key = versionKey(manifest);
+    const read = await readVerified(this.options.store, manifest);
+    if (read.ok) return { manifest, read };
+    await this.options.store.quarantine(key, 'stored bytes no longer match the signed manifest', read.badChunks);
+    this.notices = [...this.notices, { kind: 'quarantined', id, version: manifest.version }];
+    this.changed();
+    return undefined;
   }
 
   async removeVersion(key: string): Promise<void> {
