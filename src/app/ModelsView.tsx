@@ -11,6 +11,9 @@ import { formatBytes, formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
 import { ModelPolicies } from './ModelPolicies.tsx';
+import { updatesFor } from '../runtime/release/auto-update.ts';
+import { ShadowPanel } from './ShadowPanel.tsx';
+import { shareFile } from './share.ts';
 import { ErrorCard } from './ResultCard.tsx';
 import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
@@ -42,6 +45,8 @@ export function ModelsView({ services }: { services: Services }) {
   const [opened, setOpened] = useState<OpenedRegistry | null>(null);
   const [state, setState] = useState<Snapshot | null>(null);
   const [releases, setReleases] = useState<Release[]>([]);
+  /** Updates listed for this device's models that its rollout bucket does not reach yet. */
+  const [notYet, setNotYet] = useState<Release[]>([]);
   const [catalogError, setCatalogError] = useState<Error | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
@@ -60,8 +65,11 @@ export function ModelsView({ services }: { services: Services }) {
     if (!registry) return;
     setCatalogError(null);
     setAutoSkipped(false);
-    releasesFrom((url) => registry.catalog(url), savedCatalogs.list()).then(setReleases, setCatalogError);
-  }, [registry, savedCatalogs]);
+    releasesFrom((url) => registry.catalog(url), savedCatalogs.list()).then(async (found) => {
+      setReleases(found);
+      setNotYet((await updatesFor(registry, found, services.release.bucketFor)).notYet);
+    }, setCatalogError);
+  }, [registry, savedCatalogs, services]);
 
   useEffect(() => {
     if (!registry) return undefined;
@@ -117,11 +125,16 @@ export function ModelsView({ services }: { services: Services }) {
 
   const actions: ModelActions = {
     install: (release) => download(`${release.title ?? release.id} ${release.version}`, release.size, () => void withSignal(release.id, (signal) => registry.install(release, signal))),
+    installShadow: (release) => download(`${release.title ?? release.id} ${release.version}`, release.size, () => void withSignal(release.id, (signal) => registry.install(release, signal, 'shadow'))),
     resume: (key) => download(key, versionSize(key), () => void withSignal(key.split('@')[0]!, (signal) => registry.resume(key, signal))),
     rollback: (id, key) => void run(() => registry.rollback(id, key)),
     removeVersion: (key) => void run(() => registry.removeVersion(key)),
     removeModel: (id) => void run(() => registry.removeModel(id)),
     cancel: (id) => controllers.current.get(id)?.abort(),
+    share: (key) => void run(async () => {
+      const { name, blob } = await registry.exportBundle(key);
+      await shareFile(new File([blob], name, { type: 'application/octet-stream' }));
+    }),
   };
 
   const latest = latestReleases(releases);
@@ -175,7 +188,11 @@ export function ModelsView({ services }: { services: Services }) {
         const update = release && release.sequence > (model.highestSequence ?? -1) ? release : undefined;
         return (
           <ModelCard key={model.id} model={model} update={update} transfer={state.transfers.find((tr) => tr.id === model.id)} busy={busy} actions={actions}>
-            {model.pointer && <ModelPolicies modelId={model.id} models={state.active} settings={services.settings} />}
+            {update && notYet.some((r) => r.id === model.id && r.version === update.version) && (
+              <p class="hint" data-testid={`rollout-${model.id}`}>{t('models.rollout.notYet', { version: update.version, percent: formatPercent(update.rollout ?? 1, 0) })}</p>
+            )}
+            <ShadowPanel model={model} release={services.release} busy={busy} run={(action) => void run(action)} />
+            {model.pointer && <ModelPolicies modelId={model.id} models={state.active} settings={services.release.settings} />}
           </ModelCard>
         );
       })}

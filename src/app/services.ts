@@ -9,7 +9,9 @@ import { goldenValidator } from '../runtime/golden-gate.ts';
 import { DataPolicy, type ConnectionInfo } from '../runtime/field/data-policy.ts';
 import { runtimeDefaults, type DeviceHints, type RuntimeDefaults } from '../runtime/field/device-profile.ts';
 import { pauseWhileHidden } from '../runtime/field/visibility.ts';
-import { ModelSettings } from '../runtime/release/model-settings.ts';
+import { releaseControls, type ReleaseControls } from '../runtime/release/controls.ts';
+import { autoUpdate } from '../runtime/release/auto-update.ts';
+import { SavedCatalogs } from '../runtime/store/catalog-sources.ts';
 import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
 
@@ -30,8 +32,8 @@ export interface Services {
   data: DataPolicy;
   /** Batch, thread and metrics-window defaults sized to this device. */
   profile: RuntimeDefaults;
-  /** Per-model fallback and result-cache choices. */
-  settings: ModelSettings;
+  /** Per-model fallback and result-cache choices; shadow evaluation and its decisions. */
+  release: ReleaseControls;
 }
 
 /** Chromium-only navigator fields (Network Information API, Device Memory API). */
@@ -46,7 +48,13 @@ export function createServices(): Services {
   const models = openRegistry(document.baseURI, { storage: navigator.storage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern.clients[0]!) });
   const metrics = new MetricsAggregator({ windowMs: profile.metricsWindowMs });
   const source = new StoreModelSource(models.then((m) => m.registry));
-  const settings = new ModelSettings(globalThis.localStorage);
+  const release = releaseControls({
+    runtime: () => lantern,
+    registry: models.then((m) => m.registry),
+    candidate: (id) => source.candidate(id),
+    storage: globalThis.localStorage,
+    hidden: () => document.visibilityState === 'hidden',
+  });
   const watchVersions = autoRollback({ registry: models.then((m) => m.registry), source, onRolledBack: () => lantern.refreshModels() });
   const lantern: Lantern = new Lantern({
     createWorker: (name) => new Worker(new URL('../../workers/inference.worker.ts', import.meta.url), { type: 'module', name }),
@@ -57,7 +65,8 @@ export function createServices(): Services {
     maxQueued: Number(params.get('maxQueued')) || profile.maxQueued,
     maxBatch: profile.maxBatch,
     ...(profile.threads ? { threads: profile.threads } : {}),
-    policies: settings,
+    policies: release.settings,
+    onAnswer: (modelId, input, result) => release.runner.observe(modelId, input, result),
     onRecord: (record) => {
       metrics.record(record);
       watchVersions(record);
@@ -75,7 +84,11 @@ export function createServices(): Services {
     workerWasm: () => Promise.all(lantern.clients.filter((c) => c.running).map((c) => c.wasmMemory())),
     modelBytes: async () => (await (await models).registry.storageEstimate()).modelBytes,
   });
+  // Fleet updates: releases this device is in the staged rollout of, when the data policy allows.
+  void models
+    .then(({ registry }) => autoUpdate(registry, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed))
+    .then(() => lantern.refreshModels(), () => undefined);
   // No inference while the page is hidden: requests wait for the user to come back.
   pauseWhileHidden(lantern, document);
-  return { lantern, pwa, models, metrics, metricsStore, memory, data, profile, settings };
+  return { lantern, pwa, models, metrics, metricsStore, memory, data, profile, release };
 }

@@ -4,7 +4,7 @@ import { fallbackTrigger, primaryDeadline, sameLabels } from './release/fallback
 import type { ModelDescriptor, ModelSource } from './model-source.ts';
 import type { Prediction } from './postprocess.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
-import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type WorkerLifecycleEvent } from './worker-client.ts';
+import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles, type WorkerLifecycleEvent } from './worker-client.ts';
 
 export type { ClassifyInput, DeviceReport, LoadReport, ModelDescriptor, Priority };
 
@@ -69,6 +69,19 @@ export interface LanternOptions {
   onLifecycle?: (event: WorkerLifecycleEvent) => void;
   /** Per-model choices made on this device (release/model-settings.ts); none by default. */
   policies?: ModelPolicies;
+  /**
+   * Called after the active version of `modelId` answered a request (not from the cache, not by
+   * a fallback), once the answer is settled: shadow evaluation hooks in here (release/shadow-runner.ts).
+   */
+  onAnswer?: (modelId: string, input: ClassifyInput, result: ClassificationResult) => void;
+}
+
+/** A version to run although it is not active (a shadow candidate): its own descriptor and verified files. */
+export interface PinnedVersion {
+  /** `id@version`; never a model id (ids cannot contain "@"), so it has its own queue. */
+  key: string;
+  descriptor: ModelDescriptor;
+  files(): Promise<ModelFiles>;
 }
 
 /** Which model answers when one cannot, and which models may answer repeated inputs from memory. */
@@ -118,6 +131,8 @@ export class Lantern {
   readonly clients: WorkerClient[];
   private readonly scheduler: Scheduler<Job, JobOutcome>;
   private readonly descriptors = new Map<string, ModelDescriptor>();
+  /** Versions run by key rather than as their model's active version (shadow candidates). */
+  private readonly pinned = new Map<string, PinnedVersion>();
   /** The model version each worker currently holds, so an activation/rollback unloads the old one. */
   private readonly loadedKey: Map<string, string>[] = [];
 
@@ -138,7 +153,7 @@ export class Lantern {
       slots: poolSize,
       maxQueued: options.maxQueued ?? 256,
       maxWaitMs: options.maxWaitMs ?? 0,
-      maxBatch: (id) => (this.descriptors.get(id)?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
+      maxBatch: (id) => ((this.pinned.get(id)?.descriptor ?? this.descriptors.get(id))?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
       // Extra workers start only for a real backlog, so a double click never pays a second cold start.
       slotAvailable: (slot, waiting) => slot === 0 || (!this.onGpu && (this.clients[slot]!.running || waiting >= EXTRA_WORKER_BACKLOG)),
       execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, slot, signal),
@@ -190,7 +205,9 @@ export class Lantern {
     const fallbackId = this.options.policies?.fallbackFor(modelId);
     const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
     try {
-      return await this.classifyWith(modelId, input, options, submittedAt, primaryDeadline(submittedAt, options.timeoutMs, fallbackId !== undefined));
+      const result = await this.classifyWith(modelId, input, options, submittedAt, primaryDeadline(submittedAt, options.timeoutMs, fallbackId !== undefined));
+      if (!result.cached) this.options.onAnswer?.(modelId, input, result);
+      return result;
     } catch (error) {
       const code = fallbackTrigger(error);
       if (!fallbackId || !code || (deadline !== undefined && deadline <= performance.now())) throw error;
@@ -199,6 +216,30 @@ export class Lantern {
       const reason = (error as Error).message;
       const result = await this.classifyWith(fallbackId, input, options, submittedAt, deadline);
       return { ...result, answeredByFallback: { requested: modelId, code, reason }, notes: [`${modelId} could not answer (${reason}); ${fallbackId} answered instead.`, ...result.notes] };
+    }
+  }
+
+  /**
+   * Runs a version that is not active (a shadow candidate) at background priority, so real
+   * requests always go first. Not recorded in the metrics: its figures are the caller's.
+   */
+  async classifyPinned(target: PinnedVersion, input: ClassifyInput): Promise<ClassificationResult> {
+    this.pinned.set(target.key, target);
+    const submittedAt = performance.now();
+    const scheduled = await this.scheduler.submit(target.key, { input, topK: 1, submittedAt }, { priority: 'background' });
+    const out = scheduled.value;
+    return { ...out, retried: scheduled.retried, timings: { ...out.timings, queueMs: scheduled.queueMs, totalMs: performance.now() - submittedAt } };
+  }
+
+  /** Forgets a pinned version and frees its sessions, unless it became its model's active version. */
+  async unpin(key: string): Promise<void> {
+    const target = this.pinned.get(key);
+    if (!target) return;
+    this.pinned.delete(key);
+    const active = await this.options.models.describe(target.descriptor.id).catch(() => undefined);
+    for (const [slot, held] of this.loadedKey.entries()) {
+      if (!held?.delete(key) || active?.version === target.descriptor.version) continue;
+      await this.clients[slot]!.unload(key).catch(() => undefined);
     }
   }
 
@@ -253,7 +294,8 @@ export class Lantern {
 
   private async executeOnce(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
     const client = this.clients[slot]!;
-    const descriptor = this.descriptors.get(modelId) ?? (await this.options.models.describe(modelId));
+    const pinned = this.pinned.get(modelId);
+    const descriptor = pinned?.descriptor ?? this.descriptors.get(modelId) ?? (await this.options.models.describe(modelId));
     const key = `${descriptor.id}@${descriptor.version}`;
     const held = (this.loadedKey[slot] ??= new Map());
     const previous = held.get(modelId);
@@ -263,7 +305,7 @@ export class Lantern {
     let filesMs = 0;
     const { report, cold } = await client.ensureLoaded(key, async () => {
       const started = performance.now();
-      const files = await this.options.models.files(modelId);
+      const files = await (pinned ? pinned.files() : this.options.models.files(modelId));
       filesMs = performance.now() - started;
       return files;
     }, signal);

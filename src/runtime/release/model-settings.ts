@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StoredValue, type KeyValueStorage } from './stored-value.ts';
 
 /**
  * Per-model release settings chosen on this device: which installed model answers when a model
@@ -12,24 +13,17 @@ export interface ModelReleaseSettings {
   cache?: boolean;
 }
 
-export interface KeyValueStorage {
-  getItem(key: string): string | null;
-  setItem(key: string, value: string): void;
-}
-
-const KEY = 'lantern.modelSettings';
 const SettingsSchema = z.record(z.string(), z.object({ fallback: z.string().optional(), cache: z.boolean().optional() }));
 
 export class ModelSettings {
-  private readonly listeners = new Set<() => void>();
-  private settings: Record<string, ModelReleaseSettings>;
+  private readonly stored: StoredValue<Record<string, ModelReleaseSettings>>;
 
-  constructor(private readonly storage: KeyValueStorage | undefined) {
-    this.settings = read(storage);
+  constructor(storage: KeyValueStorage | undefined) {
+    this.stored = new StoredValue(storage, 'lantern.modelSettings', SettingsSchema, {});
   }
 
   get(id: string): ModelReleaseSettings {
-    return this.settings[id] ?? {};
+    return this.stored.value[id] ?? {};
   }
 
   fallbackFor(id: string): string | undefined {
@@ -46,26 +40,10 @@ export class ModelSettings {
     const next: ModelReleaseSettings = { ...this.get(id), ...patch };
     if (!next.fallback) delete next.fallback;
     if (!next.cache) delete next.cache;
-    this.settings = { ...this.settings, [id]: next };
-    try {
-      this.storage?.setItem(KEY, JSON.stringify(this.settings));
-    } catch {
-      // Private mode or a full quota: the choice still holds for this session.
-    }
-    for (const listener of this.listeners) listener();
+    this.stored.set({ ...this.stored.value, [id]: next });
   }
 
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-}
-
-function read(storage: KeyValueStorage | undefined): Record<string, ModelReleaseSettings> {
-  try {
-    const parsed = SettingsSchema.safeParse(JSON.parse(storage?.getItem(KEY) ?? '{}'));
-    return parsed.success ? parsed.data : {};
-  } catch {
-    return {};
+    return this.stored.subscribe(listener);
   }
 }

@@ -212,14 +212,8 @@ export class ModelStore {
    */
   async activate(key: string): Promise<void> {
     await this.write(ALL, async (tx) => {
-      const version = await tx.objectStore('versions').get(key);
-      const manifest = await tx.objectStore('manifests').get(key);
-      if (!version || !manifest || version.status === 'quarantined' || version.status === 'rejected') throw new StorageError('That version is not installed.', { key });
-      for (const sha of manifest.chunks) {
-        if ((await tx.objectStore('chunks').getKey(sha)) === undefined) throw new StorageError('That version is not completely downloaded.', { key });
-      }
+      const version = await assertComplete(tx, key);
       const sequences = tx.objectStore('sequences');
-      await assertNotDowngrade(sequences, version);
       const old = await tx.objectStore('pointers').get(version.id);
       if (old?.active === key) return;
       await tx.objectStore('versions').put({ ...version, status: 'ready' });
@@ -291,13 +285,7 @@ export class ModelStore {
    */
   async enterShadow(key: string): Promise<void> {
     await this.write(ALL, async (tx) => {
-      const version = await tx.objectStore('versions').get(key);
-      const manifest = await tx.objectStore('manifests').get(key);
-      if (!version || !manifest || version.status === 'quarantined' || version.status === 'rejected') throw new StorageError('That version is not installed.', { key });
-      for (const sha of manifest.chunks) {
-        if ((await tx.objectStore('chunks').getKey(sha)) === undefined) throw new StorageError('That version is not completely downloaded.', { key });
-      }
-      await assertNotDowngrade(tx.objectStore('sequences'), version);
+      const version = await assertComplete(tx, key);
       const pointer = await tx.objectStore('pointers').get(version.id);
       if (!pointer) throw new StorageError('A version can only be evaluated in shadow next to an active one.', { key });
       if (pointer.active === key) throw new StorageError('The active version cannot be put in shadow.', { key });
@@ -372,6 +360,18 @@ export class ModelStore {
     }
     return total;
   }
+}
+
+/** A version that may be activated or evaluated: installed, not refused, every chunk stored, no downgrade. */
+async function assertComplete(tx: WriteTx<Name[]>, key: string): Promise<VersionRecord> {
+  const version = await tx.objectStore('versions').get(key);
+  const manifest = await tx.objectStore('manifests').get(key);
+  if (!version || !manifest || version.status === 'quarantined' || version.status === 'rejected') throw new StorageError('That version is not installed.', { key });
+  for (const sha of manifest.chunks) {
+    if ((await tx.objectStore('chunks').getKey(sha)) === undefined) throw new StorageError('That version is not completely downloaded.', { key });
+  }
+  await assertNotDowngrade(tx.objectStore('sequences'), version);
+  return version;
 }
 
 function without(pointer: PointerRecord, field: 'previous' | 'shadow'): PointerRecord {

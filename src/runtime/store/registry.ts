@@ -1,5 +1,5 @@
-import { BusyError, IntegrityError, isAbortError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
-import { openBundle, type BundleSource } from './bundle.ts';
+import { BusyError, IntegrityError, isAbortError, ModelLoadError, NetworkError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
+import { bundleParts, openBundle, type BundleSource } from './bundle.ts';
 import { fetchCatalog, type Release } from './catalog.ts';
 import { writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
 import { downloadRelease } from './downloader.ts';
@@ -315,6 +315,23 @@ export class ModelRegistry {
     this.notices = [...this.notices, { kind: 'rolled-back', id: version.id, version: version.version, reason, ...(fallbackVersion ? { fallbackVersion } : {}) }];
     this.changed();
     return active;
+  }
+
+  /**
+   * A signed `.lantern` bundle of an installed version, to hand to a device with no connection
+   * (device-to-device sharing). The stored bytes are re-verified first, so a corrupted copy is
+   * never passed on; the receiving device verifies the bundle like any download.
+   */
+  async exportBundle(key: string): Promise<{ name: string; blob: Blob }> {
+    const { store } = this.options;
+    const [version, record] = await Promise.all([store.version(key), store.manifest(key)]);
+    if (!version || !record || version.status !== 'ready') throw new StorageError('Only a completely installed version can be shared.', { key });
+    const manifest = parseManifest(new Uint8Array(record.bytes));
+    const read = await readVerified(store, manifest);
+    if (!read.ok) throw new IntegrityError(`The stored copy of ${manifest.id} ${manifest.version} no longer matches its signed manifest; it cannot be shared.`, { key });
+    const files = manifest.files.map((f) => ({ path: f.path, bytes: read.byPath.get(f.path)! }));
+    const parts = bundleParts(new Uint8Array(record.bytes), record.signatures, files);
+    return { name: `${manifest.id}-${manifest.version}.lantern`, blob: new Blob(parts, { type: 'application/octet-stream' }) };
   }
 
   /** Makes a shadow candidate the active version (the old one becomes previous, kept for rollback). */

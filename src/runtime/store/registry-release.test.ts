@@ -69,3 +69,35 @@ describe('ModelRegistry shadow installs', () => {
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
   });
 });
+
+describe('ModelRegistry.exportBundle (device-to-device sharing)', () => {
+  it('exports an installed version that another device installs with the same checks and no network', async () => {
+    const { registry } = await setup({ version: '1.0.0', sequence: 1 });
+    await registry.install(urls('1.0.0'));
+    const { name, blob } = await registry.exportBundle('demo@1.0.0');
+    expect(name).toBe('demo-1.0.0.lantern');
+    const other = await setup();
+    const record = await other.registry.installBundle(blob);
+    expect(record).toMatchObject({ key: 'demo@1.0.0', status: 'ready' });
+    expect((await other.store.pointer('demo'))?.active).toBe('demo@1.0.0');
+  });
+
+  it('refuses to export a version whose stored bytes changed, or one that is not installed', async () => {
+    const { registry, store } = await setup({ version: '1.0.0', sequence: 1 });
+    await registry.install(urls('1.0.0'));
+    await expect(registry.exportBundle('demo@9.9.9')).rejects.toThrow('Only a completely installed version can be shared.');
+    const manifest = (await registry.activeManifest('demo'))!.manifest;
+    await store.putChunk(manifest.files[0]!.chunks[0]!, new Uint8Array(4096).buffer);
+    await expect(registry.exportBundle('demo@1.0.0')).rejects.toThrow(/no longer matches its signed manifest/);
+  });
+
+  it('a tampered export is refused by the receiving device, which keeps what it had', async () => {
+    const { registry } = await setup({ version: '1.0.0', sequence: 1 });
+    await registry.install(urls('1.0.0'));
+    const bytes = new Uint8Array(await (await registry.exportBundle('demo@1.0.0')).blob.arrayBuffer());
+    bytes[bytes.length - 100]! ^= 1;
+    const other = await setup();
+    await expect(other.registry.installBundle(new Blob([bytes]))).rejects.toThrow(/does not match/);
+    expect(await other.store.pointer('demo')).toBeUndefined();
+  });
+});
