@@ -185,7 +185,9 @@ export function ModelsView({ services }: { services: Services }) {
 
       {state.models.map((model) => {
         const release = latest.get(model.id);
-        const update = release && release.sequence > (model.highestSequence ?? -1) ? release : undefined;
+        // A release already in shadow is decided by Promote / Reject, not installed again.
+        const inShadow = release !== undefined && model.pointer?.shadow === `${release.id}@${release.version}`;
+        const update = release && !inShadow && release.sequence > (model.highestSequence ?? -1) ? release : undefined;
         return (
           <ModelCard key={model.id} model={model} update={update} transfer={state.transfers.find((tr) => tr.id === model.id)} busy={busy} actions={actions}>
             {update && notYet.some((r) => r.id === model.id && r.version === update.version) && (
