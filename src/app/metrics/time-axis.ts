@@ -1,0 +1,26 @@
+import { formatDateTime } from '../i18n/index.ts';
+
+const MINUTE_S = 60;
+const DAY_S = 86_400;
+/** The narrowest time span a chart shows: one sample alone still gets a readable minute. */
+export const MIN_SPAN_S = 60;
+
+/**
+ * Labels for time-axis ticks `incrementS` seconds apart (uPlot's x values are seconds since the
+ * epoch), in the UI language, at the precision that spacing needs: seconds when ticks are less
+ * than a minute apart, dates when they are a day or more apart. A fixed format would print the
+ * same "7:13 PM" under six ticks, or "12:00 AM" under day ticks.
+ */
+export function timeTickLabels(ticksS: readonly number[], incrementS: number): string[] {
+  const options: Intl.DateTimeFormatOptions = incrementS >= DAY_S ? { month: 'short', day: 'numeric' }
+    : incrementS >= MINUTE_S ? { hour: 'numeric', minute: '2-digit' }
+    : { hour: 'numeric', minute: '2-digit', second: '2-digit' };
+  return ticksS.map((s) => formatDateTime(s * 1000, options));
+}
+
+/** The x range in seconds: the data's, widened around its middle to at least MIN_SPAN_S. */
+export function timeRange(min: number | null, max: number | null): [number | null, number | null] {
+  if (min === null || max === null || max - min >= MIN_SPAN_S) return [min, max];
+  const middle = (min + max) / 2;
+  return [middle - MIN_SPAN_S / 2, middle + MIN_SPAN_S / 2];
+}
