@@ -42,7 +42,7 @@ test.describe('bad input gets a clear message and breaks nothing', () => {
     await openModel(page, 'doc-orientation');
     await pick(page, { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') });
     await expect(page.getByTestId('error')).toHaveAttribute('data-code', 'INPUT');
-    await expect(page.getByTestId('error')).toContainText('not an image');
+    await expect(page.getByTestId('error-text')).toHaveText('That file is not an image (its type is text/plain).');
     await stillWorks(page);
   });
 
@@ -50,7 +50,7 @@ test.describe('bad input gets a clear message and breaks nothing', () => {
     await openModel(page, 'doc-orientation');
     await pick(page, { name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from('<!doctype html><title>Login</title>') });
     await expect(page.getByTestId('error')).toHaveAttribute('data-code', 'INPUT');
-    await expect(page.getByTestId('error')).toContainText('not an image Lantern can read');
+    await expect(page.getByTestId('error-text')).toContainText('not an image Lantern can read');
     await stillWorks(page);
   });
 
@@ -58,7 +58,7 @@ test.describe('bad input gets a clear message and breaks nothing', () => {
     await openModel(page, 'doc-orientation');
     await pick(page, { name: 'corrupt.png', mimeType: 'image/png', buffer: corruptPng() });
     await expect(page.getByTestId('error')).toHaveAttribute('data-code', 'INPUT');
-    await expect(page.getByTestId('error')).toContainText('corrupt');
+    await expect(page.getByTestId('error-text')).toHaveText('The image could not be decoded: the file is damaged or incomplete.');
     await stillWorks(page);
   });
 
@@ -72,7 +72,7 @@ test.describe('bad input gets a clear message and breaks nothing', () => {
   test('a 0-byte image', async ({ page }) => {
     await openModel(page, 'doc-orientation');
     await pick(page, { name: 'empty.png', mimeType: 'image/png', buffer: Buffer.alloc(0) });
-    await expect(page.getByTestId('error')).toContainText('empty (0 bytes)');
+    await expect(page.getByTestId('error-text')).toHaveText('The file is empty.');
     await stillWorks(page);
   });
 
@@ -90,7 +90,7 @@ test.describe('bad input gets a clear message and breaks nothing', () => {
     bomb.writeUInt32BE(60000, 16);
     bomb.writeUInt32BE(60000, 20);
     await pick(page, { name: 'bomb.png', mimeType: 'image/png', buffer: bomb });
-    await expect(page.getByTestId('error')).toContainText('too large to decode');
+    await expect(page.getByTestId('error-text')).toContainText('The image is too large (60,000×60,000 pixels');
     await stillWorks(page);
   });
 
@@ -99,7 +99,7 @@ test.describe('bad input gets a clear message and breaks nothing', () => {
     await page.getByTestId('text-input').fill('   ');
     await page.getByTestId('classify-text').click();
     await expect(page.getByTestId('error')).toHaveAttribute('data-code', 'INPUT');
-    await expect(page.getByTestId('error')).toContainText('empty');
+    await expect(page.getByTestId('error-text')).toHaveText('The text is empty: type or paste something to classify.');
   });
 
   test('a 1 MB text is truncated to the model length, and says so', async ({ page }) => {
@@ -113,5 +113,19 @@ test.describe('bad input gets a clear message and breaks nothing', () => {
     await page.getByTestId('classify-text').click();
     await expect(page.getByTestId('notes')).toContainText('truncated to the model\'s 256 tokens');
     await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'ham');
+  });
+
+  test('in the Hindi UI, errors, notes and the backend reason are Hindi: no English sentence', async ({ page }) => {
+    await page.addInitScript(() => localStorage.setItem('lantern.language', 'hi'));
+    await openModel(page, 'doc-orientation');
+    await pick(page, { name: 'corrupt.png', mimeType: 'image/png', buffer: corruptPng() });
+    await expect(page.getByTestId('error')).toHaveAttribute('data-code', 'INPUT');
+    await expect(page.getByTestId('error-text')).toHaveText('चित्र पढ़ा नहीं जा सका: फ़ाइल खराब या अधूरी है।');
+    await pick(page, { name: 'upright.png', mimeType: 'image/png', buffer: upright });
+    await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', '0');
+    // The sentence is Hindi; only names (WebGPU, WASM) stay in Latin letters.
+    const reason = await page.getByTestId('backend-reason').textContent();
+    expect(reason).toMatch(/[\u0900-\u097F]/);
+    expect(reason?.replace(/WebGPU|WASM/g, '')).not.toMatch(/[A-Za-z]/);
   });
 });

@@ -12,7 +12,7 @@ test('WebGPU device lost (device.destroy()): the next request falls back to WASM
   test.setTimeout(240_000);
   await openModel(page, 'spam-filter', '&backend=webgpu&workers=1');
   const out = await page.evaluate(async (text) => {
-    type Result = { predictions: { label: string }[]; backend: string; fallback?: string };
+    type Result = { predictions: { label: string }[]; backend: string; fallback?: { kind: string; detail?: string } };
     const lantern = (globalThis as unknown as { lantern: { classify(id: string, input: unknown): Promise<Result>; clients: { loseGpuDeviceForTest(): Promise<boolean> }[] } }).lantern;
     const run = async () => {
       const r = await lantern.classify('spam-filter', { kind: 'text', text });
@@ -28,6 +28,7 @@ test('WebGPU device lost (device.destroy()): the next request falls back to WASM
   expect(out.destroyed).toBe(true);
   expect(out.after.label).toBe('spam');
   expect(out.after.backend).toBe('wasm');
-  expect(out.after.fallback).toMatch(/WebGPU run failed \(The WebGPU device was lost.*\); retried on WASM\./);
+  // The runtime reports the kind (the UI words it) and the browser's own words as the detail.
+  expect(out.after.fallback).toMatchObject({ kind: 'webgpu-run-failed', detail: expect.stringMatching(/The WebGPU device was lost/) });
   expect(out.later).toMatchObject({ label: 'spam', backend: 'wasm' });
 });

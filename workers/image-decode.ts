@@ -1,4 +1,5 @@
 import { InputError } from '../src/runtime/errors.ts';
+import type { Note } from '../src/runtime/notes.ts';
 import { readImageHeader } from '../src/runtime/image-header.ts';
 import { MAX_IMAGE_PIXELS, planResize, rgbaToTensor, workingSize, type ResizePlan } from '../src/runtime/image-preprocess.ts';
 import { resizeRgba, type Pixels } from '../src/runtime/image-resize.ts';
@@ -9,7 +10,7 @@ export type ImageSource = Blob | ImageBitmap | ImageData;
 export interface PreparedImage {
   tensor: Float32Array;
   plan: ResizePlan;
-  notes: string[];
+  notes: Note[];
 }
 
 /** Largest encoded file we accept; photos from phones are far below this. */
@@ -18,7 +19,7 @@ export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 function bitmapPixels(bitmap: ImageBitmap): Pixels {
   const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
   const ctx = canvas.getContext('2d', { willReadFrequently: true });
-  if (!ctx) throw new InputError('This browser cannot read images in a worker (no 2D canvas).');
+  if (!ctx) throw new InputError('This browser cannot read images in a worker (no 2D canvas).', { reason: 'no-canvas' });
   ctx.drawImage(bitmap, 0, 0);
   return { data: ctx.getImageData(0, 0, bitmap.width, bitmap.height).data, width: bitmap.width, height: bitmap.height };
 }
@@ -29,17 +30,19 @@ function bitmapPixels(bitmap: ImageBitmap): Pixels {
  * is refused before anything is allocated, and a huge photo is decoded straight to a bounded
  * working size (the browser can decode JPEGs at reduced scale). EXIF orientation is applied.
  */
-async function decode(source: ImageSource, notes: string[]): Promise<Pixels> {
+async function decode(source: ImageSource, notes: Note[]): Promise<Pixels> {
   if (source instanceof ImageData) return { data: source.data, width: source.width, height: source.height };
   if (!(source instanceof Blob)) return bitmapPixels(source);
 
-  if (source.size === 0) throw new InputError('The file is empty (0 bytes).');
-  if (source.size > MAX_IMAGE_BYTES) throw new InputError(`The file is too large (${Math.round(source.size / 1048576)} MB; the limit is 50 MB).`);
-  if (source.type && !source.type.startsWith('image/')) throw new InputError(`That file is not an image (its type is ${source.type}).`);
+  if (source.size === 0) throw new InputError('The file is empty (0 bytes).', { reason: 'empty-file' });
+  const mb = Math.round(source.size / 1048576);
+  if (source.size > MAX_IMAGE_BYTES) throw new InputError(`The file is too large (${mb} MB; the limit is 50 MB).`, { reason: 'file-too-large', mb, limitMb: MAX_IMAGE_BYTES / 1048576 });
+  if (source.type && !source.type.startsWith('image/')) throw new InputError(`That file is not an image (its type is ${source.type}).`, { reason: 'not-an-image', type: source.type });
   const header = readImageHeader(new Uint8Array(await source.slice(0, 256 * 1024).arrayBuffer()));
-  if (!header) throw new InputError('That file is not an image Lantern can read (PNG, JPEG, GIF, WebP or BMP).');
+  if (!header) throw new InputError('That file is not an image Lantern can read (PNG, JPEG, GIF, WebP or BMP).', { reason: 'unknown-format' });
   if (header.width * header.height > MAX_IMAGE_PIXELS) {
-    throw new InputError(`The image is too large to decode (${header.width}×${header.height} pixels; the limit is ${MAX_IMAGE_PIXELS / 1e6} megapixels).`);
+    const { width, height } = header;
+    throw new InputError(`The image is too large to decode (${width}×${height} pixels; the limit is ${MAX_IMAGE_PIXELS / 1e6} megapixels).`, { reason: 'too-many-pixels', width, height, limitMp: MAX_IMAGE_PIXELS / 1e6 });
   }
   const working = workingSize(header.width, header.height);
   let bitmap: ImageBitmap;
@@ -48,9 +51,9 @@ async function decode(source: ImageSource, notes: string[]): Promise<Pixels> {
       ? await createImageBitmap(source, { resizeWidth: working.width, resizeHeight: working.height, resizeQuality: 'high' })
       : await createImageBitmap(source);
   } catch {
-    throw new InputError('The image could not be decoded: the file is corrupt or truncated.');
+    throw new InputError('The image could not be decoded: the file is corrupt or truncated.', { reason: 'corrupt' });
   }
-  if (working.scaled) notes.push(`Downscaled from ${header.width}×${header.height} to ${working.width}×${working.height} before classifying.`);
+  if (working.scaled) notes.push({ kind: 'downscaled', width: header.width, height: header.height, toWidth: working.width, toHeight: working.height });
   try {
     return bitmapPixels(bitmap);
   } finally {
@@ -59,9 +62,9 @@ async function decode(source: ImageSource, notes: string[]): Promise<Pixels> {
 }
 
 export async function prepareImage(source: ImageSource, config: PreprocessorConfig): Promise<PreparedImage> {
-  const notes: string[] = [];
+  const notes: Note[] = [];
   const pixels = await decode(source, notes);
-  if (pixels.width === 0 || pixels.height === 0) throw new InputError('The image has no pixels.');
+  if (pixels.width === 0 || pixels.height === 0) throw new InputError('The image has no pixels.', { reason: 'no-pixels' });
   const plan = planResize(pixels.width, pixels.height, config);
   // Resample only the crop: the pixels a centre crop drops are never computed.
   const cropped = resizeRgba(pixels, plan.resizeWidth, plan.resizeHeight, config.antialias, plan.crop);

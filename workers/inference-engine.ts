@@ -1,5 +1,5 @@
 import { ort } from './ort.ts';
-import { chooseBackend, probeAdapter, type AdapterSummary, type Backend, type BackendChoice, type BackendPreference } from '../src/runtime/backend.ts';
+import { chooseBackend, probeAdapter, type AdapterSummary, type Backend, type BackendChoice, type BackendPreference, type BackendReason } from '../src/runtime/backend.ts';
 import { DeviceLostError, InputError, LanternError, ModelLoadError, serializeError, type SerializedError } from '../src/runtime/errors.ts';
 import { channelCount } from '../src/runtime/image-preprocess.ts';
 import {
@@ -11,6 +11,7 @@ import {
   type ModelConfig,
   type PreprocessorConfig,
 } from '../src/runtime/model-config.ts';
+import type { Note } from '../src/runtime/notes.ts';
 import { rankRow, type Prediction } from '../src/runtime/postprocess.ts';
 import { padBatch, TokenEncoder, type EncodedText } from '../src/runtime/text-preprocess.ts';
 import { prepareImage, type ImageSource } from './image-decode.ts';
@@ -40,9 +41,9 @@ export interface DeviceReport {
 export interface LoadReport {
   key: string;
   backend: Backend;
-  reason: string;
+  reason: BackendReason;
   /** Set when the chosen backend failed and WASM took over. */
-  fallback?: string;
+  fallback?: BackendReason;
   threads: number;
   createMs: number;
   inputNames: string[];
@@ -51,7 +52,7 @@ export interface LoadReport {
 
 export interface ItemResult {
   predictions: Prediction[];
-  notes: string[];
+  notes: Note[];
   preprocessMs: number;
 }
 export type ItemOutcome = { ok: true; value: ItemResult } | { ok: false; error: SerializedError };
@@ -60,11 +61,16 @@ export interface BatchReport {
   items: ItemOutcome[];
   backend: Backend;
   /** Set when this batch fell back to WASM at run time. */
-  fallback?: string;
+  fallback?: BackendReason;
   batchSize: number;
   inferenceMs: number;
   postprocessMs: number;
 }
+
+type DeviceLost = Extract<BackendReason, { kind: 'device-lost' }>;
+
+/** The loss in words, for the error's (diagnostic) message. */
+const lostMessage = (lost: DeviceLost) => `The WebGPU device was lost (${lost.detail || 'no reason given'})`;
 
 interface LoadedModel {
   key: string;
@@ -91,8 +97,8 @@ export class InferenceEngine {
   private device?: DeviceReport;
   private warm?: Promise<void>;
   private readonly models = new Map<string, LoadedModel>();
-  private gpuLost?: string;
-  private deviceLost?: Promise<string>;
+  private gpuLost?: DeviceLost;
+  private deviceLost?: Promise<DeviceLost>;
 
   /** `threads` overrides the WASM thread count (benchmarks); otherwise the cores are split between workers. */
   async init(preference: BackendPreference, workers = 1, threads?: number): Promise<DeviceReport> {
@@ -152,13 +158,13 @@ export class InferenceEngine {
 
     const started = performance.now();
     let backend: Backend = this.gpuLost ? 'wasm' : device.choice.backend;
-    let fallback: string | undefined;
+    let fallback: BackendReason | undefined;
     let session: ort.InferenceSession;
     try {
       session = await this.createSession(files.onnx, backend);
     } catch (error) {
       if (backend !== 'webgpu') throw new ModelLoadError(`The model could not be loaded: ${(error as Error).message}`, { key: files.key });
-      fallback = `WebGPU session creation failed (${(error as Error).message}); using WASM.`;
+      fallback = { kind: 'webgpu-load-failed', detail: (error as Error).message };
       backend = 'wasm';
       try {
         session = await this.createSession(files.onnx, backend);
@@ -181,7 +187,7 @@ export class InferenceEngine {
     return {
       key: model.key,
       backend: model.backend,
-      reason: model.backend === device.choice.backend ? device.choice.reason : (this.gpuLost ?? 'WebGPU failed; using WASM.'),
+      reason: model.backend === device.choice.backend ? device.choice.reason : (this.gpuLost ?? { kind: 'webgpu-load-failed', detail: '' }),
       threads: device.choice.threads,
       createMs,
       inputNames: [...model.session.inputNames],
@@ -202,7 +208,7 @@ export class InferenceEngine {
   private async watchDevice(): Promise<void> {
     const device = (await ort.env.webgpu.device) as { lost?: Promise<{ message?: string }> } | undefined;
     this.deviceLost = device?.lost?.then((info) => {
-      this.gpuLost = `The WebGPU device was lost (${info?.message || 'no reason given'}); using WASM.`;
+      this.gpuLost = { kind: 'device-lost', detail: info?.message ?? '' };
       return this.gpuLost;
     });
   }
@@ -214,7 +220,7 @@ export class InferenceEngine {
   private async gpuFailureReason(error: unknown): Promise<string> {
     const settle = new Promise<undefined>((resolve) => setTimeout(resolve, 100));
     const lost = this.gpuLost ?? (this.deviceLost ? await Promise.race([this.deviceLost, settle]) : undefined);
-    return lost ?? (error as Error).message;
+    return lost ? lostMessage(lost) : (error as Error).message;
   }
 
   /** Test hook for fault injection: destroys ORT's GPU device as a driver reset would. */
@@ -234,28 +240,28 @@ export class InferenceEngine {
     for (const [index, input] of inputs.entries()) {
       const started = performance.now();
       try {
-        const notes: string[] = [];
+        const notes: Note[] = [];
         if (model.config.lantern.task === 'image-classification') {
-          if (input.kind !== 'image') throw new InputError('This model classifies images, not text.');
+          if (input.kind !== 'image') throw new InputError('This model classifies images, not text.', { reason: 'wants-image' });
           const image = await prepareImage(input.image, model.preprocessor!);
           notes.push(...image.notes);
           prepared.push({ index, tensor: image.tensor });
         } else {
-          if (input.kind !== 'text') throw new InputError('This model classifies text, not images.');
-          if (typeof input.text !== 'string') throw new InputError('The text is not a string.');
+          if (input.kind !== 'text') throw new InputError('This model classifies text, not images.', { reason: 'wants-text' });
+          if (typeof input.text !== 'string') throw new InputError('The text is not a string.', { reason: 'not-text' });
           const encoded = model.encoder!.encode(input.text);
-          if (encoded.truncated) notes.push(`The text was truncated to the model's ${model.encoder!.maxLength} tokens.`);
+          if (encoded.truncated) notes.push({ kind: 'truncated', maxTokens: model.encoder!.maxLength });
           prepared.push({ index, text: encoded });
         }
         items[index] = { ok: true, value: { predictions: [], notes, preprocessMs: performance.now() - started } };
       } catch (error) {
-        items[index] = { ok: false, error: serializeError(error instanceof LanternError ? error : new InputError(`The input could not be prepared: ${(error as Error).message}`)) };
+        items[index] = { ok: false, error: serializeError(error instanceof LanternError ? error : new InputError(`The input could not be prepared: ${(error as Error).message}`, { reason: 'unprepared' })) };
       }
     }
 
     let inferenceMs = 0;
     let postprocessMs = 0;
-    let fallback: string | undefined;
+    let fallback: BackendReason | undefined;
     if (prepared.length > 0) {
       const groups = model.config.lantern.batch === 'fixed' ? prepared.map((p) => [p]) : [prepared];
       for (const group of groups) {
@@ -267,7 +273,7 @@ export class InferenceEngine {
         } catch (error) {
           if (model.backend !== 'webgpu') throw error;
           // Run-time fallback: rebuild the session on WASM and retry once.
-          fallback = `WebGPU run failed (${await this.gpuFailureReason(error)}); retried on WASM.`;
+          fallback = { kind: 'webgpu-run-failed', detail: await this.gpuFailureReason(error) };
           await this.moveToWasm(model);
           output = await this.run(model, feeds);
         }
@@ -295,7 +301,7 @@ export class InferenceEngine {
   }
 
   private async run(model: LoadedModel, feeds: Record<string, ort.Tensor>): Promise<ort.Tensor> {
-    if (model.backend === 'webgpu' && this.gpuLost) throw new DeviceLostError(this.gpuLost);
+    if (model.backend === 'webgpu' && this.gpuLost) throw new DeviceLostError(lostMessage(this.gpuLost));
     const results = await model.session.run(feeds, [model.outputName]);
     const output = results[model.outputName];
     if (!output) throw new ModelLoadError(`The model returned no "${model.outputName}" output.`);
@@ -334,7 +340,7 @@ export class InferenceEngine {
     const p = model.preprocessor!;
     const target = p.do_pad && p.pad_size ? p.pad_size : p.crop_size ?? ('height' in p.size ? p.size : undefined);
     if (target && target.height * target.width === plane) return { outHeight: target.height, outWidth: target.width };
-    throw new InputError('The image could not be brought to the model\'s input size.');
+    throw new InputError('The image could not be brought to the model\'s input size.', { reason: 'unprepared' });
   }
 
   async unload(key: string): Promise<void> {

@@ -2,6 +2,7 @@ import type { ClassificationResult } from '../runtime/lantern.ts';
 import type { Prediction } from '../runtime/postprocess.ts';
 import { formatMs as ms, formatPercent } from './format.ts';
 import { language, t } from './i18n/index.ts';
+import { backendReasonText, diagnosticDetail, errorText, noteText } from './i18n/runtime-text.ts';
 
 /** The model's own name for a label in the UI language, else its default one, else the label. */
 function shownName(p: Prediction): string {
@@ -29,25 +30,48 @@ export function ResultCard({ result }: { result: ClassificationResult }) {
         <dt>{t('result.latency', { ms: ms(timings.totalMs) })}</dt>
         <dd data-testid="timings">{t('result.timings', { queue: ms(timings.queueMs), load: ms(timings.loadMs), pre: ms(timings.preprocessMs), inf: ms(timings.inferenceMs), post: ms(timings.postprocessMs) })}</dd>
         <dt data-testid="backend" data-backend={result.backend}>{t('result.backend', { backend: result.backend.toUpperCase() })}</dt>
-        <dd data-testid="backend-reason">{result.backendReason}</dd>
+        <dd data-testid="backend-reason" data-kind={result.backendReason.kind}>{backendReasonText(result.backendReason)}</dd>
         <dt data-testid="model-version">{t('result.model', { id: result.modelId, version: result.version })}</dt>
         <dd>{result.coldStart ? t('result.cold') : t('result.warm')} · {t('result.batch', { size: result.batchSize })}</dd>
       </dl>
       {result.notes.length > 0 && (
         <ul class="notes" data-testid="notes">
-          {result.notes.map((n) => <li key={n}>{n}</li>)}
+          {result.notes.map((n, i) => <li key={i} data-kind={n.kind}>{noteText(n)}</li>)}
         </ul>
       )}
     </section>
   );
 }
 
-export function ErrorCard({ error }: { error: Error }) {
-  const code = 'code' in error ? String((error as { code: unknown }).code) : 'INTERNAL';
+/** An error's code as the runtime reports it ('INTERNAL' for errors from outside Lantern). */
+export function errorCode(error: Error): string {
+  return 'code' in error ? String(error.code) : 'INTERNAL';
+}
+
+/**
+ * What went wrong, in the UI language; the runtime's own English message only collapsed,
+ * marked as English, for whoever supports the user.
+ */
+export function ErrorMessage({ error }: { error: Error }) {
+  const detail = diagnosticDetail(error);
   return (
-    <section class="card error" role="alert" data-testid="error" data-code={code} data-error={error.name}>
+    <>
+      <p data-testid="error-text">{errorText(error)}</p>
+      {detail && (
+        <details class="diagnostic">
+          <summary>{t('error.details')}</summary>
+          <code lang="en">{detail}</code>
+        </details>
+      )}
+    </>
+  );
+}
+
+export function ErrorCard({ error }: { error: Error }) {
+  return (
+    <section class="card error" role="alert" data-testid="error" data-code={errorCode(error)} data-error={error.name}>
       <h2>{t('error.heading')}</h2>
-      <p>{error.message}</p>
+      <ErrorMessage error={error} />
     </section>
   );
 }

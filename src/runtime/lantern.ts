@@ -1,6 +1,7 @@
-import type { Backend, BackendPreference } from './backend.ts';
+import type { Backend, BackendPreference, BackendReason } from './backend.ts';
 import { deserializeError, IntegrityError, LanternError } from './errors.ts';
 import type { ModelDescriptor, ModelSource } from './model-source.ts';
+import type { Note } from './notes.ts';
 import type { Prediction } from './postprocess.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
 import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type WorkerLifecycleEvent } from './worker-client.ts';
@@ -29,12 +30,12 @@ export interface ClassificationResult {
   modelId: string;
   version: string;
   predictions: Prediction[];
-  /** Things the user should know (truncated text, downscaled image, fallback). */
-  notes: string[];
+  /** Things the user should know (truncated text, downscaled image, fallback), as kinds. */
+  notes: Note[];
   backend: Backend;
-  backendReason: string;
+  backendReason: BackendReason;
   /** Set when WebGPU failed and WASM answered instead. */
-  fallback?: string;
+  fallback?: BackendReason;
   batchSize: number;
   coldStart: boolean;
   /** Set on cold starts. */
@@ -206,7 +207,8 @@ export class Lantern {
       if (!(error instanceof IntegrityError) || typeof error.details.fallback !== 'string') throw error;
       this.descriptors.set(modelId, await this.options.models.describe(modelId));
       const { outcomes } = await this.executeOnce(modelId, jobs, slot, signal);
-      return { outcomes: outcomes.map((o) => (o instanceof Error ? o : { ...o, notes: [error.message, ...o.notes] })) };
+      const note: Note = { kind: 'version-fallback', id: modelId, version: String(error.details.version ?? ''), fallback: error.details.fallback };
+      return { outcomes: outcomes.map((o) => (o instanceof Error ? o : { ...o, notes: [note, ...o.notes] })) };
     }
   }
 
@@ -230,7 +232,8 @@ export class Lantern {
     held.set(modelId, key);
     const batch = await client.classify(key, jobs.map((j) => j.input), MAX_TOP_K, signal);
     if (batch.backend === 'webgpu') this.onGpu = true;
-    const notes = batch.fallback ? [batch.fallback] : [];
+    const fallbacks = [batch.fallback, cold ? report.fallback : undefined].filter((r) => r !== undefined);
+    const notes = fallbacks.map((reason): Note => ({ kind: 'backend-fallback', reason }));
     return {
       outcomes: batch.items.map((item) => {
         if (!item.ok) return deserializeError(item.error);
@@ -238,7 +241,7 @@ export class Lantern {
           modelId,
           version: descriptor.version,
           predictions: item.value.predictions,
-          notes: [...item.value.notes, ...notes, ...(report.fallback && cold ? [report.fallback] : [])],
+          notes: [...item.value.notes, ...notes],
           backend: batch.backend,
           backendReason: batch.fallback ?? report.fallback ?? report.reason,
           ...(batch.fallback || report.fallback ? { fallback: batch.fallback ?? report.fallback } : {}),

@@ -46,7 +46,7 @@ export class TokenEncoder {
 
   encode(text: string): EncodedText {
     const clean = text.replace(LONE_SURROGATE, '\uFFFD');
-    if (clean.trim().length === 0) throw new InputError('The text is empty: type or paste something to classify.');
+    if (clean.trim().length === 0) throw new InputError('The text is empty: type or paste something to classify.', { reason: 'empty-text' });
     const budget = this.maxLength - this.prefix.length - this.suffix.length;
     const charLimit = this.maxLength * CHARS_PER_TOKEN_BOUND;
     const cut = clean.length > charLimit;
