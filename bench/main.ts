@@ -98,7 +98,7 @@ const bench = {
     await worker.load(files.onnx, threads);
     if (model === 'spam-filter') {
       // Same ids Lantern computes, from the same tokenizer code.
-      const { TokenEncoder } = await import('../src/runtime/text-preprocess.ts');
+      const { TokenEncoder } = await import('../workers/text-preprocess.ts');
       const encoder = new TokenEncoder(files.tokenizer as object, (files.tokenizerConfig ?? {}) as Record<string, unknown>);
       await worker.setTextInput(encoder.encode(texts[0]!).ids);
     } else {

@@ -1,11 +1,10 @@
 import { InputError } from '../src/runtime/errors.ts';
 import type { Note } from '../src/runtime/notes.ts';
-import { readImageHeader } from '../src/runtime/image-header.ts';
-import { MAX_IMAGE_PIXELS, planResize, rgbaToTensor, workingSize, type ResizePlan } from '../src/runtime/image-preprocess.ts';
-import { resizeRgba, type Pixels } from '../src/runtime/image-resize.ts';
+import { readImageHeader } from './image-header.ts';
+import { MAX_IMAGE_PIXELS, planResize, rgbaToTensor, workingSize, type ResizePlan } from './image-preprocess.ts';
+import { resizeRgba, type Pixels } from './image-resize.ts';
 import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
-
-export type ImageSource = Blob | ImageBitmap | ImageData;
+import type { ImageSource } from '../src/runtime/protocol.ts';
 
 export interface PreparedImage {
   tensor: Float32Array;

@@ -2,9 +2,10 @@
 import '../src/runtime/zod-jitless.ts';
 import { expose } from 'comlink';
 import { installErrorTransfer } from '../src/runtime/error-transfer.ts';
-import { InferenceEngine, type ClassifyInput, type ModelFiles } from './inference-engine.ts';
+import { InferenceEngine } from './inference-engine.ts';
 import { wasmMemoryBytes, watchWasmMemory } from './wasm-memory.ts';
 import type { BackendPreference } from '../src/runtime/backend.ts';
+import type { ClassifyInput, FaultInjection, InferenceWorkerApi, ModelFiles } from '../src/runtime/protocol.ts';
 
 // Before any session exists: ORT instantiates its wasm on the first one.
 watchWasmMemory();
@@ -26,7 +27,7 @@ function holdAliveLock(): Promise<void> {
   return alive;
 }
 
-/** The page-facing API. Its type (InferenceWorkerApi) is the one contract with the page. */
+/** The page-facing API: implements the contract in src/runtime/protocol.ts. */
 const api = {
   init: async (preference: BackendPreference, workers: number, threads?: number) => {
     await holdAliveLock();
@@ -35,17 +36,13 @@ const api = {
   load: (files: ModelFiles) => engine.load(files),
   classify: (key: string, inputs: ClassifyInput[], k: number) => engine.classify(key, inputs, k),
   unload: (key: string) => engine.unload(key),
-  loaded: () => engine.loadedKeys(),
-  /** Bytes of ORT's WebAssembly memory in this worker (null: not seen, e.g. nothing loaded yet). */
   wasmMemory: () => wasmMemoryBytes(),
   /** Fault injection for tests: lose the GPU device, or die like an OOM-killed worker. */
   loseGpuDevice: () => engine.loseGpuDevice(),
   crash: (): void => {
     setTimeout(() => self.close(), 0);
   },
-};
-
-export type InferenceWorkerApi = typeof api;
+} satisfies InferenceWorkerApi & FaultInjection;
 
 // ORT's threaded wasm starts its helper threads from this same bundled file (named
 // "em-pthread…"); installing comlink there would replace ORT's own message handler.

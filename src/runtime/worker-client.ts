@@ -1,9 +1,8 @@
 import { transfer, wrap, type Remote } from 'comlink';
-import type { InferenceWorkerApi } from '../../workers/inference.worker.ts';
-import type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles } from '../../workers/inference-engine.ts';
 import type { BackendPreference } from './backend.ts';
 import { installErrorTransfer } from './error-transfer.ts';
 import { CancelledError, WorkerCrashedError } from './errors.ts';
+import type { BatchReport, ClassifyInput, DeviceReport, FaultInjection, InferenceWorkerApi, LoadReport, ModelFiles } from './protocol.ts';
 
 export type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles };
 
@@ -30,7 +29,7 @@ export type WorkerLifecycleEvent =
 interface LiveWorker {
   name: string;
   worker: Worker;
-  remote: Remote<InferenceWorkerApi>;
+  remote: Remote<InferenceWorkerApi & FaultInjection>;
   device: Promise<DeviceReport>;
   loads: Map<string, Promise<LoadReport>>;
   inFlight: Set<(error: Error) => void>;
@@ -54,7 +53,7 @@ export class WorkerClient {
     if (this.live && !this.live.dead) return this.live;
     const name = `lantern-inference-${crypto.randomUUID()}`;
     const worker = this.options.createWorker(name);
-    const remote = wrap<InferenceWorkerApi>(worker);
+    const remote = wrap<InferenceWorkerApi & FaultInjection>(worker);
     const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, loads: new Map(), inFlight: new Set(), dead: false };
     worker.addEventListener('error', (event) => this.stop(live, 'crashed', `the worker failed: ${event.message || 'unknown error'}`));
     // Until init returns, the worker holds no liveness lock: a worker that dies while starting

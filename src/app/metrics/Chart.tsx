@@ -60,7 +60,7 @@ export function lineOptions(title: string, names: string[], yLabel: string): Cha
     title,
     // The legend's time, in the UI language (uPlot's own formats are English).
     fmtDate: () => (date) => formatDateTime(date, { hour: 'numeric', minute: '2-digit', second: '2-digit' }),
-    scales: { x: { time: true, range: (_u, min, max) => timeRange(min, max) as uPlot.Range.MinMax } },
+    scales: { x: { time: true, range: (u, min, max) => timeRange(u.data[0], min, max) as uPlot.Range.MinMax } },
     axes: [{ values: (_u, ticks, _axis, _space, increment) => timeTickLabels(ticks, increment) }, { label: yLabel }],
     series: [{}, ...names.map((name, i) => ({ label: name, stroke: PALETTE[i % PALETTE.length]!, width: 2 }))],
   };

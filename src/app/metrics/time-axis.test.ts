@@ -24,9 +24,10 @@ describe('time axis', () => {
     expect(label).not.toMatch(/PM/);
   });
 
-  it('widens a single sample to a minute around it and keeps wider spans', () => {
-    expect(timeRange(AT, AT)).toEqual([AT - MIN_SPAN_S / 2, AT + MIN_SPAN_S / 2]);
-    expect(timeRange(AT, AT + 600)).toEqual([AT, AT + 600]);
-    expect(timeRange(null, null)).toEqual([null, null]);
+  it('shows a single sample in the minute around it (uPlot would stretch it to a day), and keeps wider spans', () => {
+    expect(timeRange([AT], AT, AT + 86_400)).toEqual([AT - MIN_SPAN_S / 2, AT + MIN_SPAN_S / 2]);
+    expect(timeRange([AT, AT + 10], AT, AT + 10)).toEqual([AT + 5 - MIN_SPAN_S / 2, AT + 5 + MIN_SPAN_S / 2]);
+    expect(timeRange([AT, AT + 600], AT, AT + 600)).toEqual([AT, AT + 600]);
+    expect(timeRange([], null, null)).toEqual([null, null]);
   });
 });

@@ -18,9 +18,16 @@ export function timeTickLabels(ticksS: readonly number[], incrementS: number): s
   return ticksS.map((s) => formatDateTime(s * 1000, options));
 }
 
-/** The x range in seconds: the data's, widened around its middle to at least MIN_SPAN_S. */
-export function timeRange(min: number | null, max: number | null): [number | null, number | null] {
-  if (min === null || max === null || max - min >= MIN_SPAN_S) return [min, max];
-  const middle = (min + max) / 2;
+/**
+ * The x range in seconds: uPlot's (`min`, `max`), unless the data `xs` span less than
+ * MIN_SPAN_S; then that minute around the data. uPlot itself stretches a single time value to a
+ * whole day, so the data, not uPlot's range, decides.
+ */
+export function timeRange(xs: ArrayLike<number>, min: number | null, max: number | null): [number | null, number | null] {
+  if (min === null || max === null || xs.length === 0) return [min, max];
+  const first = xs[0]!;
+  const last = xs[xs.length - 1]!;
+  if (last - first >= MIN_SPAN_S) return [min, max];
+  const middle = (first + last) / 2;
   return [middle - MIN_SPAN_S / 2, middle + MIN_SPAN_S / 2];
 }

@@ -1,7 +1,8 @@
 import { LanternError, NetworkError } from '../errors.ts';
-import { latestReleases, OriginPolicy } from './catalog.ts';
+import { latestReleases } from './catalog.ts';
 import { BUILTIN_CATALOG, parseRegistryConfig, type RegistryConfig } from './config.ts';
 import { ModelStore } from './model-store.ts';
+import { DOCUMENT_LIMITS, fetchDocument, OriginPolicy, parseJsonDocument, type NetContext } from './net.ts';
 import { ModelRegistry, type CandidateValidator, type StorageManagerLike } from './registry.ts';
 import { TrustStore } from './trust.ts';
 
@@ -17,24 +18,26 @@ export interface OpenedRegistry {
   builtinErrors: LanternError[];
 }
 
-async function fetchJson(url: string, fetcher: typeof fetch): Promise<unknown> {
-  const response = await fetcher(url, { cache: 'no-cache' }).catch(() => undefined);
-  if (!response?.ok) throw new NetworkError('The model registry configuration could not be loaded.');
-  return response.json();
+/** The deployment's configuration files, from the app's own origin. */
+async function fetchConfiguration(url: string, net: NetContext): Promise<unknown> {
+  const what = url.slice(url.lastIndexOf('/') + 1);
+  return parseJsonDocument(await fetchDocument(net, { url, what, cache: 'no-cache', limit: DOCUMENT_LIMITS.configuration }), what);
 }
 
 export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
+  const appOrigin = new URL(appBase).origin;
+  const own: NetContext = { policy: new OriginPolicy(appOrigin), fetch: fetcher };
   const [configJson, trustJson, store] = await Promise.all([
-    fetchJson(new URL('registry-config.json', appBase).href, fetcher),
-    fetchJson(new URL('trust-store.json', appBase).href, fetcher),
+    fetchConfiguration(new URL('registry-config.json', appBase).href, own),
+    fetchConfiguration(new URL('trust-store.json', appBase).href, own),
     ModelStore.open(options.dbName),
   ]);
   const config = parseRegistryConfig(configJson);
   const registry = new ModelRegistry({
     store,
     trust: TrustStore.parse(trustJson),
-    policy: new OriginPolicy(new URL(appBase).origin, config.allowedOrigins),
+    policy: new OriginPolicy(appOrigin, config.allowedOrigins),
     catalogUrl: new URL(config.catalogUrl, appBase).href,
     fetch: fetcher,
     storage: options.storage,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { NetworkError, ValidationError } from '../errors.ts';
+import { ValidationError } from '../errors.ts';
 import { describeSchemaError } from '../model-config.ts';
+import { DOCUMENT_LIMITS, fetchDocument, parseJsonDocument, type NetContext } from './net.ts';
 
 /**
  * A release catalog (`lantern-catalog/1`) lists what a publisher offers. It is not signed:
@@ -29,25 +30,6 @@ export interface Release extends ReleaseEntry {
   signatureUrl: string;
 }
 
-/**
- * Which origins the registry may fetch from: the app's own plus those the deployment lists.
- * Checked before every request so a catalog cannot point the app at an arbitrary host.
- */
-export class OriginPolicy {
-  private readonly allowed: Set<string>;
-  constructor(readonly selfOrigin: string, extra: readonly string[] = []) {
-    this.allowed = new Set([selfOrigin, ...extra.map((o) => new URL(o).origin)]);
-  }
-
-  check(url: string): string {
-    const parsed = new URL(url);
-    if (!this.allowed.has(parsed.origin)) {
-      throw new NetworkError('This address is not an allowed model source; add its origin to the registry configuration.', { origin: parsed.origin });
-    }
-    return parsed.href;
-  }
-}
-
 export function parseCatalog(json: unknown, catalogUrl: string): Release[] {
   const parsed = ReleaseCatalogSchema.safeParse(json);
   if (!parsed.success) throw new ValidationError(describeSchemaError('The model catalog', parsed.error));
@@ -58,22 +40,10 @@ export function parseCatalog(json: unknown, catalogUrl: string): Release[] {
   }));
 }
 
-export async function fetchCatalog(url: string, policy: OriginPolicy, fetcher: typeof fetch): Promise<Release[]> {
-  const href = policy.check(url);
-  let response: Response;
-  try {
-    response = await fetcher(href, { cache: 'no-cache' });
-  } catch {
-    throw new NetworkError('The model catalog could not be fetched: the device may be offline.');
-  }
-  if (!response.ok) throw new NetworkError(`The model catalog could not be fetched (HTTP ${response.status}).`, { status: response.status });
-  let json: unknown;
-  try {
-    json = await response.json();
-  } catch {
-    throw new ValidationError('The model catalog is not valid JSON.');
-  }
-  return parseCatalog(json, href);
+export async function fetchCatalog(url: string, net: NetContext): Promise<Release[]> {
+  const what = 'the model catalog';
+  const bytes = await fetchDocument(net, { url, what, cache: 'no-cache', limit: DOCUMENT_LIMITS.catalog });
+  return parseCatalog(parseJsonDocument(bytes, what), net.policy.check(url));
 }
 
 /** The newest release per model (highest sequence). */

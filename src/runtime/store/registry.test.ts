@@ -3,51 +3,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DowngradeError, IntegrityError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { writeBundle } from './bundle.ts';
 import { installBuiltins } from './bootstrap.ts';
-import { CATALOG_FORMAT, OriginPolicy } from './catalog.ts';
+import { CATALOG_FORMAT } from './catalog.ts';
+import { OriginPolicy } from './net.ts';
 import { ModelRegistry, type StorageManagerLike } from './registry.ts';
 import { StoreModelSource } from './store-model-source.ts';
-import { freshStore, keyAndTrust, makeRelease, type TestRelease } from './test-helpers.ts';
+import { BASE, FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, type KeyFile, type TrustStore } from './trust.ts';
 import type { ModelStore } from './model-store.ts';
 
-const ORIGIN = 'https://models.example';
-const BASE = `${ORIGIN}/demo/`;
 let key: KeyFile;
 let trust: TrustStore;
 beforeAll(async () => ({ key, trust } = await keyAndTrust()));
-
-/**
- * A fake HTTP server for one or more releases, honouring Range like a real one, with hooks
- * to misbehave and a log of every byte range it fully served.
- */
-class FakeServer {
-  served: string[] = [];
-  misbehave?: (path: string, range: [number, number] | undefined) => Response | 'drop' | undefined;
-  private readonly files = new Map<string, Uint8Array>();
-
-  add(release: TestRelease, signatures = release.signatures): void {
-    const dir = `${BASE}${release.manifest.version}/`;
-    this.files.set(`${dir}manifest.json`, release.bytes);
-    this.files.set(`${dir}manifest.sig.json`, new TextEncoder().encode(JSON.stringify(signatures)));
-    for (const [path, bytes] of release.files) this.files.set(`${dir}${path}`, bytes);
-  }
-
-  fetch: typeof fetch = async (input, init) => {
-    const url = String(input);
-    const header = new Headers(init?.headers).get('Range');
-    const match = header ? /^bytes=(\d+)-(\d+)$/.exec(header) : null;
-    const range: [number, number] | undefined = match ? [Number(match[1]), Number(match[2])] : undefined;
-    const bad = this.misbehave?.(url.slice(BASE.length), range);
-    if (bad === 'drop') throw new TypeError('Failed to fetch');
-    if (bad) return bad;
-    const body = this.files.get(url);
-    if (!body) return new Response('not found', { status: 404 });
-    if (!range) return new Response(body.slice(), { status: 200 });
-    this.served.push(`${url.slice(BASE.length)}:${range[0]}`);
-    const end = Math.min(range[1], body.length - 1);
-    return new Response(body.slice(range[0], end + 1), { status: 206, headers: { 'Content-Range': `bytes ${range[0]}-${end}/${body.length}` } });
-  };
-}
 
 const urls = (version: string) => ({ manifestUrl: `${BASE}${version}/manifest.json`, signatureUrl: `${BASE}${version}/manifest.sig.json` });
 

@@ -1,8 +1,9 @@
 import { BusyError, IntegrityError, isAbortError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { openBundle, type BundleSource } from './bundle.ts';
-import { fetchCatalog, type OriginPolicy, type Release } from './catalog.ts';
+import { fetchCatalog, type Release } from './catalog.ts';
 import { writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
 import { downloadRelease } from './downloader.ts';
+import { DOCUMENT_LIMITS, fetchDocument, type NetContext, type OriginPolicy } from './net.ts';
 import { assertNotExpired, parseManifest, versionKey, type Manifest } from './manifest.ts';
 import type { ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
@@ -27,6 +28,8 @@ export interface RegistryOptions {
   /** Where updates are listed (an allowed origin). */
   catalogUrl?: string;
   fetch?: typeof fetch;
+  /** No byte for this long fails a request with a resumable NetworkError (net.ts default: 30 s). */
+  stallMs?: number;
   storage?: StorageManagerLike;
   retries?: number;
   backoffMs?: number;
@@ -78,12 +81,12 @@ const QUOTA_MARGIN = 1.1;
 export class ModelRegistry {
   private readonly listeners = new Set<() => void>();
   private readonly transfers = new Map<string, Transfer>();
-  private readonly fetcher: typeof fetch;
+  private readonly net: NetContext;
   private persistRequested = false;
   notices: RegistryNotice[] = [];
 
   constructor(private readonly options: RegistryOptions) {
-    this.fetcher = options.fetch ?? fetch.bind(globalThis);
+    this.net = { policy: options.policy, fetch: options.fetch ?? fetch.bind(globalThis), ...(options.stallMs ? { stallMs: options.stallMs } : {}) };
   }
 
   get store(): ModelStore {
@@ -113,7 +116,7 @@ export class ModelRegistry {
 
   async catalog(url = this.options.catalogUrl): Promise<Release[]> {
     if (!url) return [];
-    return fetchCatalog(url, this.options.policy, this.fetcher);
+    return fetchCatalog(url, this.net);
   }
 
   async overview(): Promise<ModelOverview[]> {
@@ -172,9 +175,9 @@ export class ModelRegistry {
   }
 
   private download(manifest: Manifest, manifestUrl: string, signal?: AbortSignal) {
-    const { policy, retries, backoffMs } = this.options;
+    const { retries, backoffMs } = this.options;
     return (onProgress: (p: TransferProgress) => void) =>
-      downloadRelease(manifest, manifestUrl, this.options.store, { policy, fetch: this.fetcher, signal, retries, backoffMs, onProgress });
+      downloadRelease(manifest, manifestUrl, this.options.store, { net: this.net, signal, retries, backoffMs, onProgress });
   }
 
   private copyChunks(manifest: Manifest, read: ReadChunk, onProgress: (p: TransferProgress) => void, signal?: AbortSignal) {
@@ -276,16 +279,12 @@ export class ModelRegistry {
   }
 
   private async fetchBytes(url: string, what: 'manifest' | 'signature', signal?: AbortSignal): Promise<Uint8Array> {
-    const href = this.options.policy.check(url);
-    let response: Response;
     try {
-      response = await this.fetcher(href, { cache: 'no-store', signal });
-    } catch {
-      throw new NetworkError(`The release ${what} could not be fetched: the device may be offline.`);
+      return await fetchDocument(this.net, { url, what: `the release ${what}`, cache: 'no-store', signal, limit: DOCUMENT_LIMITS[what] });
+    } catch (error) {
+      if (what === 'signature' && error instanceof NetworkError && error.details.status === 404) throw new SignatureError('The release is not signed.');
+      throw error;
     }
-    if (what === 'signature' && response.status === 404) throw new SignatureError('The release is not signed.');
-    if (!response.ok) throw new NetworkError(`The release ${what} could not be fetched (HTTP ${response.status}).`, { status: response.status });
-    return new Uint8Array(await response.arrayBuffer());
   }
 
   // --- managing -----------------------------------------------------------------------------

@@ -42,3 +42,40 @@ export async function keyAndTrust(): Promise<{ key: KeyFile; trust: TrustStore }
   const key = await generateKey('test publisher');
   return { key, trust: new TrustStore({ keys: [trustEntryFor(key)] }) };
 }
+
+export const ORIGIN = 'https://models.example';
+/** Where FakeServer publishes releases: `${BASE}<version>/manifest.json`. */
+export const BASE = `${ORIGIN}/demo/`;
+
+/**
+ * A fake HTTP server for one or more releases, honouring Range like a real one, with hooks
+ * to misbehave and a log of every byte range it fully served.
+ */
+export class FakeServer {
+  served: string[] = [];
+  misbehave?: (path: string, range: [number, number] | undefined) => Response | 'drop' | undefined;
+  private readonly files = new Map<string, Uint8Array>();
+
+  add(release: TestRelease, signatures = release.signatures): void {
+    const dir = `${BASE}${release.manifest.version}/`;
+    this.files.set(`${dir}manifest.json`, release.bytes);
+    this.files.set(`${dir}manifest.sig.json`, new TextEncoder().encode(JSON.stringify(signatures)));
+    for (const [path, bytes] of release.files) this.files.set(`${dir}${path}`, bytes);
+  }
+
+  fetch: typeof fetch = async (input, init) => {
+    const url = String(input);
+    const header = new Headers(init?.headers).get('Range');
+    const match = header ? /^bytes=(\d+)-(\d+)$/.exec(header) : null;
+    const range: [number, number] | undefined = match ? [Number(match[1]), Number(match[2])] : undefined;
+    const bad = this.misbehave?.(url.slice(BASE.length), range);
+    if (bad === 'drop') throw new TypeError('Failed to fetch');
+    if (bad) return bad;
+    const body = this.files.get(url);
+    if (!body) return new Response('not found', { status: 404 });
+    if (!range) return new Response(body.slice(), { status: 200 });
+    this.served.push(`${url.slice(BASE.length)}:${range[0]}`);
+    const end = Math.min(range[1], body.length - 1);
+    return new Response(body.slice(range[0], end + 1), { status: 206, headers: { 'Content-Range': `bytes ${range[0]}-${end}/${body.length}` } });
+  };
+}

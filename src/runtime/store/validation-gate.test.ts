@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.ts';
-import { OriginPolicy } from './catalog.ts';
+import { OriginPolicy } from './net.ts';
 import { parseManifest, type ReleaseValidation } from './manifest.ts';
 import { ModelRegistry, type CandidateValidator, type GoldenOutcome } from './registry.ts';
 import { freshStore, keyAndTrust, makeRelease } from './test-helpers.ts';

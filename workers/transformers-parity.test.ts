@@ -8,8 +8,8 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { planResize, rgbaToTensor } from './image-preprocess.ts';
 import { resizeRgba } from './image-resize.ts';
-import { PreprocessorConfigSchema, TokenizerConfigSchema, type PreprocessorConfig } from './model-config.ts';
-import { softmax } from './postprocess.ts';
+import { PreprocessorConfigSchema, TokenizerConfigSchema, type PreprocessorConfig } from '../src/runtime/model-config.ts';
+import { softmax } from '../src/runtime/postprocess.ts';
 import { padBatch, TokenEncoder } from './text-preprocess.ts';
 
 /**
@@ -22,7 +22,7 @@ import { padBatch, TokenEncoder } from './text-preprocess.ts';
  * Python processors do). Upscales agree closely; large downscales differ in high-frequency
  * detail. The bounds below are the measured values rounded up; top-1 must agree regardless.
  */
-const ROOT = join(import.meta.dirname, '../..');
+const ROOT = join(import.meta.dirname, '..');
 const SHARED = join(ROOT, '../shared');
 const SHUFFLENET = join(SHARED, 'models/shufflenet-v2-int8/model.onnx');
 

@@ -1,4 +1,4 @@
-import type { PreprocessorConfig } from './model-config.ts';
+import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
 
 /**
  * Image preprocessing split in two: a geometric plan (pure numbers) and a pixel → tensor

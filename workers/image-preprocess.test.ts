@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planResize, rgbaToTensor, workingSize } from './image-preprocess.ts';
-import { PreprocessorConfigSchema } from './model-config.ts';
+import { PreprocessorConfigSchema } from '../src/runtime/model-config.ts';
 
 const torchvision = PreprocessorConfigSchema.parse({
   size: { shortest_edge: 256 },

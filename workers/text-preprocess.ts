@@ -1,6 +1,7 @@
 import { Tokenizer } from '@huggingface/tokenizers';
-import { InputError } from './errors.ts';
-import type { TokenizerConfig } from './model-config.ts';
+import { InputError } from '../src/runtime/errors.ts';
+import type { TokenizerConfig } from '../src/runtime/model-config.ts';
+import { FastWordPiece } from './wordpiece-fast.ts';
 
 /**
  * Tokenisation with the truncation and padding the tokenizer library leaves to us.
@@ -11,8 +12,6 @@ export interface EncodedText {
   ids: number[];
   /** The text was longer than the model accepts and was cut. */
   truncated: boolean;
-  /** Content tokens before truncation (lower bound when the text was pre-cut by characters). */
-  tokenCount: number;
 }
 
 /** HF writes huge sentinels (1e30) for "no limit"; no classifier here needs more than this. */
@@ -26,6 +25,8 @@ export class TokenEncoder {
   readonly maxLength: number;
   readonly padId: number;
   private readonly tokenizer: Tokenizer;
+  /** Same ids as the library, faster, for BERT WordPiece tokenizers (undefined for others). */
+  private readonly fast?: FastWordPiece;
   private readonly prefix: number[];
   private readonly suffix: number[];
 
@@ -42,34 +43,53 @@ export class TokenEncoder {
     const start = plain.length ? full.indexOf(plain[0]!) : full.length;
     this.prefix = full.slice(0, Math.max(0, start));
     this.suffix = full.slice(Math.max(0, start) + plain.length);
+    this.fast = FastWordPiece.from(tokenizerJson, tokenizerConfig, (text) => this.content(text));
+  }
+
+  private content(text: string): number[] {
+    return this.tokenizer.encode(text.replace(LONE_SURROGATE, '\uFFFD'), { add_special_tokens: false }).ids;
   }
 
   encode(text: string): EncodedText {
-    const clean = text.replace(LONE_SURROGATE, '\uFFFD');
-    if (clean.trim().length === 0) throw new InputError('The text is empty: type or paste something to classify.', { reason: 'empty-text' });
+    if (text.trim().length === 0) throw new InputError('The text is empty: type or paste something to classify.', { reason: 'empty-text' });
     const budget = this.maxLength - this.prefix.length - this.suffix.length;
     const charLimit = this.maxLength * CHARS_PER_TOKEN_BOUND;
-    const cut = clean.length > charLimit;
-    const content = this.tokenizer.encode(cut ? clean.slice(0, charLimit) : clean, { add_special_tokens: false }).ids;
-    const truncated = cut || content.length > budget;
+    const cut = text.length > charLimit;
+    const kept = cut ? text.slice(0, charLimit) : text;
+    // The fast path stops one token past the budget: enough to know the text was cut.
+    const content = this.fast ? this.fast.encode(kept, budget) : this.content(kept);
     return {
       ids: [...this.prefix, ...content.slice(0, budget), ...this.suffix],
-      truncated,
-      tokenCount: content.length,
+      truncated: cut || content.length > budget,
     };
   }
 }
 
-/** Stacks encodings into [batch, longest] id and mask matrices, padded on the right. */
+/** Index of an int64's low 32-bit word within its pair of Int32 words (0 on little-endian hosts). */
+const LOW_WORD = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? 0 : 1;
+
+/**
+ * Stacks encodings into [batch, longest] id and mask matrices, padded on the right. Token ids
+ * are small non-negative integers, so each int64 is written as its low 32-bit word through an
+ * Int32Array view of the same memory (the high word stays 0): no BigInt per token.
+ */
 export function padBatch(encodings: readonly EncodedText[], padId: number): { ids: BigInt64Array; mask: BigInt64Array; length: number } {
   const length = Math.max(1, ...encodings.map((e) => e.ids.length));
-  const ids = new BigInt64Array(encodings.length * length).fill(BigInt(padId));
+  const ids = new BigInt64Array(encodings.length * length);
   const mask = new BigInt64Array(encodings.length * length);
+  const idWords = new Int32Array(ids.buffer);
+  const maskWords = new Int32Array(mask.buffer);
   encodings.forEach((e, row) => {
-    e.ids.forEach((id, col) => {
-      ids[row * length + col] = BigInt(id);
-      mask[row * length + col] = 1n;
-    });
+    const tokens = e.ids;
+    for (let col = 0; col < length; col++) {
+      const at = (row * length + col) * 2 + LOW_WORD;
+      if (col < tokens.length) {
+        idWords[at] = tokens[col]!;
+        maskWords[at] = 1;
+      } else {
+        idWords[at] = padId;
+      }
+    }
   });
   return { ids, mask, length };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resizeRgba } from './image-resize.ts';
-import { resizeBilinear } from '../../models/_tools/preprocess.mjs';
+import { resizeBilinear } from '../models/_tools/preprocess.mjs';
 
 function random(width: number, height: number, seed = 1): Uint8Array {
   let s = seed;

@@ -1,0 +1,80 @@
+import type { AdapterSummary, Backend, BackendChoice, BackendPreference, BackendReason } from './backend.ts';
+import type { SerializedError } from './errors.ts';
+import type { Note } from './notes.ts';
+import type { Prediction } from './postprocess.ts';
+
+/**
+ * The page↔worker contract: every type that crosses the comlink boundary, and the worker's API.
+ * The worker implements `InferenceWorkerApi` (workers/inference.worker.ts checks it with
+ * `satisfies`); the page wraps it (worker-client.ts). Neither side imports the other.
+ */
+
+/** What the worker can decode; anything else is converted on the page first. */
+export type ImageSource = Blob | ImageBitmap | ImageData;
+
+export type ClassifyInput = { kind: 'text'; text: string } | { kind: 'image'; image: ImageSource };
+
+/** Everything needed to run one model version; bytes come from the verified store. */
+export interface ModelFiles {
+  /** `id@version`: one session per key. */
+  key: string;
+  onnx: ArrayBuffer;
+  config: unknown;
+  preprocessor?: unknown;
+  tokenizer?: unknown;
+  tokenizerConfig?: unknown;
+}
+
+export interface DeviceReport {
+  adapter: AdapterSummary;
+  crossOriginIsolated: boolean;
+  hardwareConcurrency: number;
+  choice: BackendChoice;
+  ortVersion: string;
+}
+
+export interface LoadReport {
+  key: string;
+  backend: Backend;
+  reason: BackendReason;
+  /** Set when the chosen backend failed and WASM took over. */
+  fallback?: BackendReason;
+  threads: number;
+  createMs: number;
+  inputNames: string[];
+  outputNames: string[];
+}
+
+export interface ItemResult {
+  predictions: Prediction[];
+  notes: Note[];
+  preprocessMs: number;
+}
+export type ItemOutcome = { ok: true; value: ItemResult } | { ok: false; error: SerializedError };
+
+export interface BatchReport {
+  items: ItemOutcome[];
+  backend: Backend;
+  /** Set when this batch fell back to WASM at run time. */
+  fallback?: BackendReason;
+  batchSize: number;
+  inferenceMs: number;
+  postprocessMs: number;
+}
+
+/** The worker's API as the page calls it (comlink turns each result into a promise). */
+export interface InferenceWorkerApi {
+  /** `threads` overrides the WASM thread count; otherwise the cores are split between `workers`. */
+  init(preference: BackendPreference, workers: number, threads?: number): Promise<DeviceReport>;
+  load(files: ModelFiles): Promise<LoadReport>;
+  classify(key: string, inputs: ClassifyInput[], k: number): Promise<BatchReport>;
+  unload(key: string): Promise<void>;
+  /** Bytes of ORT's WebAssembly memory in this worker (null: not seen, e.g. nothing loaded yet). */
+  wasmMemory(): number | null;
+}
+
+/** Fault injection for the e2e tests: lose the GPU device, or die like an OOM-killed worker. */
+export interface FaultInjection {
+  loseGpuDevice(): Promise<boolean>;
+  crash(): void;
+}

@@ -1,0 +1,251 @@
+import { CancelledError, LanternError, NetworkError, ValidationError } from '../errors.ts';
+
+/**
+ * The one way the runtime fetches anything (catalogs, manifests, signatures, configuration,
+ * chunks). Every request:
+ * - is checked against the allowed origins before it is sent, and its final URL after any
+ *   redirect is checked again (a 302 to another host is refused, not trusted);
+ * - is watched: when no byte arrives for `stallMs` (headers or body), it fails with a
+ *   `NetworkError` marked retryable, which the downloader turns into a resume;
+ * - reads its body as a stream that stops at a byte limit, so a hostile server cannot make the
+ *   device buffer more than the caller expects (a chunk is cut at its signed size).
+ * The CSP's connect-src is the browser's own second line behind the origin checks.
+ */
+
+/** Largest bodies accepted for the small signed or configuration documents (SECURITY.md). */
+export const DOCUMENT_LIMITS = {
+  manifest: 4 * 1024 * 1024,
+  signature: 64 * 1024,
+  catalog: 1024 * 1024,
+  configuration: 256 * 1024,
+} as const;
+
+/** No byte for this long means the connection is dead, however slow the link. */
+export const DEFAULT_STALL_MS = 30_000;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** `http:` is only acceptable where nobody can sit in between: the device itself. */
+export function isLoopbackOrigin(origin: string): boolean {
+  const url = new URL(origin);
+  return LOOPBACK_HOSTS.has(url.hostname) || url.hostname.endsWith('.localhost');
+}
+
+/**
+ * Which origins the registry may fetch from: the app's own plus those the deployment lists.
+ * A listed origin must be `https:`, or `http:` on loopback (a publisher testing with
+ * `model:serve`): a plain-HTTP mirror elsewhere could be rewritten in transit.
+ */
+export class OriginPolicy {
+  private readonly allowed: Set<string>;
+  constructor(readonly selfOrigin: string, extra: readonly string[] = []) {
+    const origins = extra.map((o) => new URL(o).origin);
+    const insecure = origins.find((o) => !o.startsWith('https:') && !(o.startsWith('http:') && isLoopbackOrigin(o)));
+    if (insecure) throw new ValidationError('An allowed model origin must use https (plain http only on this device).', { origin: insecure });
+    this.allowed = new Set([selfOrigin, ...origins]);
+  }
+
+  check(url: string): string {
+    const parsed = new URL(url);
+    if (!this.allowed.has(parsed.origin)) {
+      throw new NetworkError('This address is not an allowed model source; add its origin to the registry configuration.', { origin: parsed.origin });
+    }
+    return parsed.href;
+  }
+}
+
+export interface NetContext {
+  policy: OriginPolicy;
+  fetch: typeof fetch;
+  /** Silence (no headers, no body bytes) after which a request fails; default 30 s. */
+  stallMs?: number;
+}
+
+export interface NetRequest {
+  url: string;
+  /** Names the resource in messages, e.g. "the release manifest". Never user input. */
+  what: string;
+  headers?: Record<string, string>;
+  cache?: RequestCache;
+  signal?: AbortSignal;
+  /** Extra error details (file, chunk...) for every error of this request. */
+  where?: Record<string, string | number>;
+}
+
+/** Statuses worth another try: the server is briefly unwell or asks us to slow down. */
+const isTransientStatus = (status: number) => status === 408 || status === 429 || status >= 500;
+
+/** A response whose body can only be read through a limit and the stall watchdog. */
+export class GuardedResponse {
+  constructor(
+    private readonly response: Response,
+    private readonly watchdog: Watchdog,
+    private readonly request: NetRequest,
+  ) {}
+
+  get status(): number { return this.response.status; }
+  get ok(): boolean { return this.response.ok; }
+  get headers(): Headers { return this.response.headers; }
+
+  /** The NetworkError for a status the caller does not handle; 408/429/5xx are retryable. */
+  statusError(): NetworkError {
+    const { status } = this.response;
+    return new NetworkError(`${capitalise(this.request.what)} could not be fetched (HTTP ${status}).`, { ...this.request.where, status, retryable: isTransientStatus(status) });
+  }
+
+  /** Drops the body unread (an error status, an unwanted response). */
+  discard(): void {
+    this.watchdog.stop();
+    void this.response.body?.cancel().catch(() => undefined);
+  }
+
+  /**
+   * Reads the body, at most `limit` bytes: past it, reading stops and `tooLarge()` is thrown
+   * (a Content-Length over the limit is refused before any byte is read).
+   */
+  async read(limit: number, tooLarge: () => LanternError): Promise<Uint8Array> {
+    const { response, watchdog } = this;
+    const declared = Number(response.headers.get('Content-Length') ?? NaN);
+    if (declared > limit) {
+      this.discard();
+      throw tooLarge();
+    }
+    const reader = response.body?.getReader();
+    if (!reader) {
+      watchdog.stop();
+      return new Uint8Array(0);
+    }
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    try {
+      for (;;) {
+        const { done, value } = await watchdog.race(reader.read());
+        if (done) break;
+        total += value.length;
+        if (total > limit) throw tooLarge();
+        parts.push(value);
+        watchdog.arm();
+      }
+    } catch (error) {
+      void reader.cancel().catch(() => undefined);
+      throw this.watchdog.translate(error, this.request, 'body');
+    } finally {
+      watchdog.stop();
+    }
+    const out = new Uint8Array(total);
+    let offset = 0;
+    for (const part of parts) {
+      out.set(part, offset);
+      offset += part.length;
+    }
+    return out;
+  }
+}
+
+/**
+ * Aborts the request when nothing arrives for `ms`, and forwards the caller's abort. The abort
+ * also rejects any pending read, since a body stream does not always see its request's signal.
+ */
+class Watchdog {
+  readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stalled = false;
+  private readonly aborted: Promise<never>;
+  private readonly onAbort = () => this.controller.abort();
+
+  constructor(private readonly ms: number, private readonly external?: AbortSignal) {
+    this.aborted = new Promise<never>((_, reject) => {
+      this.controller.signal.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError')), { once: true });
+    });
+    this.aborted.catch(() => undefined);
+    if (external?.aborted) this.controller.abort();
+    external?.addEventListener('abort', this.onAbort, { once: true });
+    this.arm();
+  }
+
+  arm(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.stalled = true;
+      this.controller.abort();
+    }, this.ms);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.external?.removeEventListener('abort', this.onAbort);
+  }
+
+  race<T>(promise: Promise<T>): Promise<T> {
+    return Promise.race([promise, this.aborted]);
+  }
+
+  /** Maps whatever a failed fetch or read threw to Lantern's typed errors. */
+  translate(error: unknown, request: NetRequest, stage: 'connect' | 'body'): LanternError {
+    if (error instanceof LanternError) return error;
+    const where = request.where ?? {};
+    if (this.stalled) {
+      return new NetworkError(`No data arrived for ${Math.round(this.ms / 1000)} s while fetching ${request.what}; try again to resume.`, { ...where, stalled: true, retryable: true }, { cause: error });
+    }
+    if (this.external?.aborted) return new CancelledError('The download was cancelled.');
+    return stage === 'connect'
+      ? new NetworkError(`${capitalise(request.what)} could not be fetched: the device may be offline.`, { ...where, retryable: true }, { cause: error })
+      : new NetworkError(`The connection dropped while fetching ${request.what}.`, { ...where, retryable: true }, { cause: error });
+  }
+}
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * Sends one request under the origin policy and the stall watchdog. Resolves with the response
+ * whatever its status (callers decide what a 404 or a 206 means); throws `NetworkError`
+ * (`details.retryable` when trying again may help) or `CancelledError`.
+ */
+export async function guardedFetch(context: NetContext, request: NetRequest): Promise<GuardedResponse> {
+  const href = context.policy.check(request.url);
+  const watchdog = new Watchdog(context.stallMs ?? DEFAULT_STALL_MS, request.signal);
+  let response: Response;
+  try {
+    response = await watchdog.race(context.fetch(href, {
+      signal: watchdog.controller.signal,
+      ...(request.headers ? { headers: request.headers } : {}),
+      ...(request.cache ? { cache: request.cache } : {}),
+    }));
+  } catch (error) {
+    watchdog.stop();
+    throw watchdog.translate(error, request, 'connect');
+  }
+  const guarded = new GuardedResponse(response, watchdog, request);
+  // `url` is empty for synthetic responses (tests, a service worker's constructed ones).
+  if (response.url && response.url !== href) {
+    try {
+      context.policy.check(response.url);
+    } catch {
+      guarded.discard();
+      throw new NetworkError(`${capitalise(request.what)} was redirected to an address that is not an allowed model source.`, { ...request.where, origin: new URL(response.url).origin });
+    }
+  }
+  return guarded;
+}
+
+/**
+ * Fetches a small document (manifest, signature, catalog, configuration) whole: a 2xx status
+ * is required and the body may not exceed `limit` bytes (`ValidationError` past it).
+ */
+export async function fetchDocument(context: NetContext, request: NetRequest & { limit: number }): Promise<Uint8Array> {
+  const response = await guardedFetch(context, request);
+  if (!response.ok) {
+    response.discard();
+    throw response.statusError();
+  }
+  return response.read(request.limit, () => new ValidationError(`${capitalise(request.what)} is larger than the ${request.limit} bytes allowed; it was not read.`, { ...request.where, limit: request.limit }));
+}
+
+/** Parses a fetched JSON document; malformed JSON is a `ValidationError` naming the document. */
+export function parseJsonDocument(bytes: Uint8Array, what: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new ValidationError(`${capitalise(what)} is not valid JSON.`);
+  }
+}

@@ -1,0 +1,151 @@
+import { ort } from './ort.ts';
+import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from '../src/runtime/backend.ts';
+import { DeviceLostError, LanternError, ModelLoadError } from '../src/runtime/errors.ts';
+import type { DeviceReport } from '../src/runtime/protocol.ts';
+
+
+type DeviceLost = Extract<BackendReason, { kind: 'device-lost' }>;
+
+/** The loss in words, for the error's (diagnostic) message. */
+const lostMessage = (lost: DeviceLost) => `The WebGPU device was lost (${lost.detail || 'no reason given'})`;
+
+/** ONNX bytes of `y = Identity(x)` (opset 13, 77 bytes), written with the onnx Python package. */
+const WARM_UP_MODEL = Uint8Array.from(atob('CAcSB2xhbnRlcm46OgoQCgF4EgF5IghJZGVudGl0eRIEd2FybVoPCgF4EgoKCAgBEgQKAggBYg8KAXkSCgoICAESBAoCCAFCBAoAEA0='), (c) => c.charCodeAt(0));
+
+/** One model's ORT session and the backend it runs on; `run` may move it to WASM. */
+export interface SessionHandle {
+  session: ort.InferenceSession;
+  backend: Backend;
+  /** Kept to rebuild the session on WASM after a WebGPU failure. */
+  readonly onnx: ArrayBuffer;
+}
+
+/**
+ * Owns ORT's global state and the backend of every session: the device choice, WebGPU → WASM
+ * fallback at load and at run time, and GPU device loss. Knows nothing about tasks.
+ */
+export class Sessions {
+  private device?: DeviceReport;
+  private warm?: Promise<void>;
+  private gpuLost?: DeviceLost;
+  private deviceLost?: Promise<DeviceLost>;
+
+  async init(preference: BackendPreference, workers: number, threads?: number): Promise<DeviceReport> {
+    if (this.device) return this.device;
+    const adapter = await probeAdapter();
+    const facts = { adapter, crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency };
+    const chosen = chooseBackend(preference, facts, workers);
+    const choice = threads && facts.crossOriginIsolated ? { ...chosen, threads } : chosen;
+    // ORT reads these once, when its wasm starts: they must be set before the first session.
+    ort.env.wasm.numThreads = choice.threads;
+    ort.env.wasm.proxy = false;
+    ort.env.logLevel = 'error';
+    this.device = { adapter, crossOriginIsolated: facts.crossOriginIsolated, hardwareConcurrency: facts.hardwareConcurrency, choice, ortVersion: ort.env.versions.web ?? 'unknown' };
+    this.warm = this.warmUp();
+    return this.device;
+  }
+
+  /**
+   * Starts ORT's wasm (download, compile, threads) as soon as the worker exists, so it overlaps
+   * with the page opening the model store instead of following it. ORT has no init API: a
+   * session on a one-node graph is the cheapest way to trigger it.
+   */
+  private async warmUp(): Promise<void> {
+    try {
+      const session = await ort.InferenceSession.create(WARM_UP_MODEL, { executionProviders: ['wasm'] });
+      await session.release();
+    } catch {
+      // A real load reports the real error.
+    }
+  }
+
+  requireDevice(): DeviceReport {
+    if (!this.device) throw new LanternError('The inference worker was used before init().');
+    return this.device;
+  }
+
+  /** Why a session runs where it does, for the load report. */
+  reason(backend: Backend): BackendReason {
+    const device = this.requireDevice();
+    return backend === device.choice.backend ? device.choice.reason : (this.gpuLost ?? { kind: 'webgpu-load-failed', detail: '' });
+  }
+
+  /** Creates a session on the chosen backend, falling back to WASM when WebGPU cannot load it. */
+  async open(key: string, onnx: ArrayBuffer): Promise<{ handle: SessionHandle; fallback?: BackendReason }> {
+    const device = this.requireDevice();
+    await this.warm;
+    const backend: Backend = this.gpuLost ? 'wasm' : device.choice.backend;
+    try {
+      return { handle: { session: await this.create(onnx, backend), backend, onnx } };
+    } catch (error) {
+      if (backend !== 'webgpu') throw new ModelLoadError(`The model could not be loaded: ${(error as Error).message}`, { key });
+      const fallback: BackendReason = { kind: 'webgpu-load-failed', detail: (error as Error).message };
+      try {
+        return { handle: { session: await this.create(onnx, 'wasm'), backend: 'wasm', onnx }, fallback };
+      } catch (wasmError) {
+        throw new ModelLoadError(`The model could not be loaded: ${(wasmError as Error).message}`, { key });
+      }
+    }
+  }
+
+  private async create(bytes: ArrayBuffer, backend: Backend): Promise<ort.InferenceSession> {
+    const session = await ort.InferenceSession.create(new Uint8Array(bytes), {
+      executionProviders: [backend],
+      graphOptimizationLevel: 'all',
+    });
+    if (backend === 'webgpu') await this.watchDevice();
+    return session;
+  }
+
+  /** A lost GPU device (driver reset, `device.destroy()`) sends every later session to WASM. */
+  private async watchDevice(): Promise<void> {
+    const device = (await ort.env.webgpu.device) as { lost?: Promise<{ message?: string }> } | undefined;
+    this.deviceLost = device?.lost?.then((info) => {
+      this.gpuLost = { kind: 'device-lost', detail: info?.message ?? '' };
+      return this.gpuLost;
+    });
+  }
+
+  /**
+   * Why a WebGPU run failed. A destroyed device fails the run (a buffer map) and resolves
+   * `device.lost` in either order; give the loss a moment so the user sees the real cause.
+   */
+  private async gpuFailureReason(error: unknown): Promise<string> {
+    const settle = new Promise<undefined>((resolve) => setTimeout(resolve, 100));
+    const lost = this.gpuLost ?? (this.deviceLost ? await Promise.race([this.deviceLost, settle]) : undefined);
+    return lost ? lostMessage(lost) : (error as Error).message;
+  }
+
+  /** Test hook for fault injection: destroys ORT's GPU device as a driver reset would. */
+  async loseGpuDevice(): Promise<boolean> {
+    const device = (await ort.env.webgpu.device) as { destroy?: () => void } | undefined;
+    if (!device?.destroy) return false;
+    device.destroy();
+    return true;
+  }
+
+  /**
+   * Runs `feeds` and returns the one output asked for. A WebGPU failure rebuilds the session on
+   * WASM and retries once; `fallback` then says why.
+   */
+  async run(handle: SessionHandle, feeds: Record<string, ort.Tensor>, outputName: string): Promise<{ output: ort.Tensor; fallback?: BackendReason }> {
+    try {
+      return { output: await this.runOnce(handle, feeds, outputName) };
+    } catch (error) {
+      if (handle.backend !== 'webgpu') throw error;
+      const fallback: BackendReason = { kind: 'webgpu-run-failed', detail: await this.gpuFailureReason(error) };
+      await handle.session.release().catch(() => undefined);
+      handle.session = await this.create(handle.onnx, 'wasm');
+      handle.backend = 'wasm';
+      return { output: await this.runOnce(handle, feeds, outputName), fallback };
+    }
+  }
+
+  private async runOnce(handle: SessionHandle, feeds: Record<string, ort.Tensor>, outputName: string): Promise<ort.Tensor> {
+    if (handle.backend === 'webgpu' && this.gpuLost) throw new DeviceLostError(lostMessage(this.gpuLost));
+    const results = await handle.session.run(feeds, [outputName]);
+    const output = results[outputName];
+    if (!output) throw new ModelLoadError(`The model returned no "${outputName}" output.`);
+    return output;
+  }
+}

@@ -1,0 +1,49 @@
+import { ort } from '../ort.ts';
+import { InputError, ModelLoadError } from '../../src/runtime/errors.ts';
+import type { PreprocessorConfig } from '../../src/runtime/model-config.ts';
+import type { ClassifyInput } from '../../src/runtime/protocol.ts';
+import { prepareImage } from '../image-decode.ts';
+import { channelCount } from '../image-preprocess.ts';
+import type { InputInfo } from './model-io.ts';
+import type { Prepared, TaskAdapter } from './task.ts';
+
+/** Image classification: decode + resize + normalise each input, stack them as NCHW float32. */
+export class ImageTask implements TaskAdapter<Float32Array> {
+  readonly kind = 'image' as const;
+  private readonly input: string;
+
+  constructor(private readonly preprocessor: PreprocessorConfig, inputs: InputInfo[]) {
+    this.input = pixelInput(inputs);
+  }
+
+  async prepare(input: ClassifyInput): Promise<Prepared<Float32Array>> {
+    if (input.kind !== 'image') throw new InputError('This model classifies images, not text.', { reason: 'wants-image' });
+    const image = await prepareImage(input.image, this.preprocessor);
+    return { item: image.tensor, notes: image.notes };
+  }
+
+  feeds(group: Float32Array[]): Record<string, ort.Tensor> {
+    const first = group[0]!;
+    const channels = channelCount(this.preprocessor);
+    const { height, width } = this.shape(first.length / channels);
+    const batch = new Float32Array(first.length * group.length);
+    group.forEach((tensor, i) => batch.set(tensor, i * first.length));
+    return { [this.input]: new ort.Tensor('float32', batch, [group.length, channels, height, width]) };
+  }
+
+  private shape(plane: number): { height: number; width: number } {
+    const p = this.preprocessor;
+    const target = p.do_pad && p.pad_size ? p.pad_size : p.crop_size ?? ('height' in p.size ? p.size : undefined);
+    if (target && target.height * target.width === plane) return target;
+    throw new InputError('The image could not be brought to the model\'s input size.', { reason: 'unprepared' });
+  }
+}
+
+/** The pixel input: the only input, or the only floating-point one. */
+function pixelInput(inputs: InputInfo[]): string {
+  const candidates = inputs.length === 1 ? inputs : inputs.filter((i) => i.type?.startsWith('float'));
+  if (candidates.length !== 1) {
+    throw new ModelLoadError(`An image model needs one pixel input; this one has ${inputs.map((i) => i.name).join(', ')}.`);
+  }
+  return candidates[0]!.name;
+}

@@ -1,0 +1,32 @@
+import type { ort } from '../ort.ts';
+import { ModelLoadError } from '../../src/runtime/errors.ts';
+import type { ModelConfig } from '../../src/runtime/model-config.ts';
+
+/** An input as the session describes it; `type` is absent when ORT has no metadata for it. */
+export interface InputInfo {
+  name: string;
+  type?: string;
+}
+
+/**
+ * The inputs a task must feed, from the session's own metadata (ORT's `inputMetadata` where the
+ * build provides it, else just `inputNames`). `lantern.input_names`, when a config has it, must
+ * name inputs the model really has.
+ */
+export function sessionInputs(session: ort.InferenceSession, config: ModelConfig): InputInfo[] {
+  const types = new Map<string, string>();
+  for (const meta of session.inputMetadata ?? []) if (meta.isTensor) types.set(meta.name, meta.type);
+  const configured = config.lantern.input_names;
+  const missing = configured?.filter((name) => !session.inputNames.includes(name)) ?? [];
+  if (missing.length > 0) {
+    throw new ModelLoadError(`config.json names input "${missing[0]}", but the model's inputs are ${session.inputNames.join(', ')}.`, { file: 'config.json' });
+  }
+  return (configured ?? session.inputNames).map((name) => ({ name, ...(types.has(name) ? { type: types.get(name) } : {}) }));
+}
+
+/** The classifier's scores: the configured output, else `logits` (the hub's name), else the only one. */
+export function outputName(session: ort.InferenceSession, config: ModelConfig): string {
+  const name = config.lantern.output_name ?? (session.outputNames.includes('logits') ? 'logits' : session.outputNames[0]);
+  if (!name || !session.outputNames.includes(name)) throw new ModelLoadError(`The model has no output named "${name ?? ''}".`);
+  return name;
+}

@@ -1,0 +1,58 @@
+import type { z } from 'zod';
+import type { ort } from '../ort.ts';
+import { ModelLoadError } from '../../src/runtime/errors.ts';
+import {
+  describeSchemaError,
+  PreprocessorConfigSchema,
+  TokenizerConfigSchema,
+  TokenizerJsonSchema,
+  type ModelConfig,
+} from '../../src/runtime/model-config.ts';
+import type { Note } from '../../src/runtime/notes.ts';
+import type { ClassifyInput, ModelFiles } from '../../src/runtime/protocol.ts';
+import { TokenEncoder } from '../text-preprocess.ts';
+import { ImageTask } from './image-task.ts';
+import { sessionInputs } from './model-io.ts';
+import { TextTask } from './text-task.ts';
+
+/** One input made ready for batching, with what the user should know about it. */
+export interface Prepared<T> {
+  item: T;
+  notes: Note[];
+}
+
+/** What the engine needs of a task, over the task's own prepared item type. */
+export interface TaskAdapter<P> {
+  readonly kind: 'image' | 'text';
+  /** Checks one input and makes it ready for batching; throws a typed error for bad input. */
+  prepare(input: ClassifyInput): Promise<Prepared<P>>;
+  /** The session's feeds for a batch of prepared inputs. */
+  feeds(group: P[]): Record<string, ort.Tensor>;
+}
+
+/** A loaded model's task: what it accepts and how a batch of inputs becomes its feeds. */
+export type Task = ImageTask | TextTask;
+
+/** Validates one file of the model folder; a bad file is a ModelLoadError naming it. */
+export function parseModelFile<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ModelLoadError(describeSchemaError(file, result.error), { file });
+  return result.data;
+}
+
+/** Reads the task's files (before the session exists, so a bad folder costs no session). */
+export function taskFactory(config: ModelConfig, files: ModelFiles): (session: ort.InferenceSession) => Task {
+  if (config.lantern.task === 'image-classification') {
+    const preprocessor = parseModelFile(PreprocessorConfigSchema, files.preprocessor, 'preprocessor_config.json');
+    return (session) => new ImageTask(preprocessor, sessionInputs(session, config));
+  }
+  const tokenizerJson = parseModelFile(TokenizerJsonSchema, files.tokenizer, 'tokenizer.json');
+  const tokenizerConfig = parseModelFile(TokenizerConfigSchema, files.tokenizerConfig ?? {}, 'tokenizer_config.json');
+  let encoder: TokenEncoder;
+  try {
+    encoder = new TokenEncoder(tokenizerJson, tokenizerConfig);
+  } catch (error) {
+    throw new ModelLoadError(`tokenizer.json could not be loaded: ${(error as Error).message}`, { file: 'tokenizer.json' });
+  }
+  return (session) => new TextTask(encoder, sessionInputs(session, config));
+}

@@ -1,0 +1,46 @@
+import { ort } from '../ort.ts';
+import { InputError, ModelLoadError } from '../../src/runtime/errors.ts';
+import type { Note } from '../../src/runtime/notes.ts';
+import type { ClassifyInput } from '../../src/runtime/protocol.ts';
+import { padBatch, type EncodedText, type TokenEncoder } from '../text-preprocess.ts';
+import type { InputInfo } from './model-io.ts';
+import type { Prepared, TaskAdapter } from './task.ts';
+
+type Role = 'ids' | 'mask' | 'typeIds';
+
+/** The names hub exports (and transformers.js) use for a text classifier's inputs. */
+const ROLES: Record<string, Role> = { input_ids: 'ids', attention_mask: 'mask', token_type_ids: 'typeIds' };
+
+/** Text classification: tokenise each input, pad the batch, feed ids / mask / type ids by role. */
+export class TextTask implements TaskAdapter<EncodedText> {
+  readonly kind = 'text' as const;
+  private readonly roles: [string, Role][];
+
+  constructor(private readonly encoder: TokenEncoder, inputs: InputInfo[]) {
+    this.roles = inputRoles(inputs);
+  }
+
+  async prepare(input: ClassifyInput): Promise<Prepared<EncodedText>> {
+    if (input.kind !== 'text') throw new InputError('This model classifies text, not images.', { reason: 'wants-text' });
+    if (typeof input.text !== 'string') throw new InputError('The text is not a string.', { reason: 'not-text' });
+    const encoded = this.encoder.encode(input.text);
+    const notes: Note[] = encoded.truncated ? [{ kind: 'truncated', maxTokens: this.encoder.maxLength }] : [];
+    return { item: encoded, notes };
+  }
+
+  feeds(group: EncodedText[]): Record<string, ort.Tensor> {
+    const { ids, mask, length } = padBatch(group, this.encoder.padId);
+    const dims = [group.length, length];
+    const values: Record<Role, () => BigInt64Array> = { ids: () => ids, mask: () => mask, typeIds: () => new BigInt64Array(ids.length) };
+    return Object.fromEntries(this.roles.map(([name, role]) => [name, new ort.Tensor('int64', values[role](), dims)]));
+  }
+}
+
+/** Each input's role by its hub name; a single input of another name takes the token ids. */
+function inputRoles(inputs: InputInfo[]): [string, Role][] {
+  if (inputs.length === 1) return [[inputs[0]!.name, ROLES[inputs[0]!.name] ?? 'ids']];
+  const unknown = inputs.find((i) => !ROLES[i.name]);
+  if (unknown) throw new ModelLoadError(`The model's input "${unknown.name}" is none of ${Object.keys(ROLES).join(', ')}.`);
+  if (!inputs.some((i) => ROLES[i.name] === 'ids')) throw new ModelLoadError('The model has no input_ids input.');
+  return inputs.map((i) => [i.name, ROLES[i.name]!]);
+}
