@@ -12,6 +12,18 @@ export interface PreparedImage {
   notes: Note[];
 }
 
+/** A 1×1 AVIF (279 bytes, sharp/libaom): whether this browser decodes AVIF at all (asked only after a decode failed). */
+export const TINY_AVIF = 'AAAAHGZ0eXBhdmlmAAAAAG1pZjFhdmlmbWlhZgAAANZtZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAAACJpbG9jAAAAAERAAAEAAQAAAAAA+gABAAAAAAAAAB0AAAAjaWluZgAAAAAAAQAAABVpbmZlAgAAAAABAABhdjAxAAAAAA5waXRtAAAAAAABAAAAVmlwcnAAAAA4aXBjbwAAAAxhdjFDgSACAAAAABRpc3BlAAAAAAAAAAEAAAABAAAAEHBpeGkAAAAAAwgICAAAABZpcG1hAAAAAAAAAAEAAQOBAgMAAAAlbWRhdBIACgc4AAaQENBpMhAZQmMEwAA0AACQQM6Xt10S';
+async function canDecodeAvif(): Promise<boolean> {
+  try {
+    const bytes = Uint8Array.from(atob(TINY_AVIF), (c) => c.charCodeAt(0));
+    (await createImageBitmap(new Blob([bytes], { type: 'image/avif' }))).close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Largest encoded file we accept; photos from phones are far below this. */
 export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 
@@ -38,7 +50,8 @@ async function decode(source: ImageSource, notes: Note[]): Promise<Pixels> {
   if (source.size > MAX_IMAGE_BYTES) throw new InputError(`The file is too large (${mb} MB; the limit is 50 MB).`, { reason: 'file-too-large', mb, limitMb: MAX_IMAGE_BYTES / 1048576 });
   if (source.type && !source.type.startsWith('image/')) throw new InputError(`That file is not an image (its type is ${source.type}).`, { reason: 'not-an-image', type: source.type });
   const header = readImageHeader(new Uint8Array(await source.slice(0, 256 * 1024).arrayBuffer()));
-  if (!header) throw new InputError('That file is not an image Lantern can read (PNG, JPEG, GIF, WebP or BMP).', { reason: 'unknown-format' });
+  if (!header) throw new InputError('That file is not an image Lantern can read (PNG, JPEG, GIF, WebP, BMP or AVIF).', { reason: 'unknown-format' });
+  if (header.format === 'heic') throw new InputError('HEIC/HEIF photos cannot be decoded here; export as JPEG.', { reason: 'heic' });
   if (header.width * header.height > MAX_IMAGE_PIXELS) {
     const { width, height } = header;
     throw new InputError(`The image is too large to decode (${width}×${height} pixels; the limit is ${MAX_IMAGE_PIXELS / 1e6} megapixels).`, { reason: 'too-many-pixels', width, height, limitMp: MAX_IMAGE_PIXELS / 1e6 });
@@ -50,6 +63,8 @@ async function decode(source: ImageSource, notes: Note[]): Promise<Pixels> {
       ? await createImageBitmap(source, { resizeWidth: working.width, resizeHeight: working.height, resizeQuality: 'high' })
       : await createImageBitmap(source);
   } catch {
+    // Browsers that predate AVIF (Chrome < 85, Safari < 16, Edge < 121) fail here on a sound file.
+    if (header.format === 'avif' && !(await canDecodeAvif())) throw new InputError('This browser cannot decode AVIF images.', { reason: 'undecodable', format: 'AVIF' });
     throw new InputError('The image could not be decoded: the file is corrupt or truncated.', { reason: 'corrupt' });
   }
   if (working.scaled) notes.push({ kind: 'downscaled', width: header.width, height: header.height, toWidth: working.width, toHeight: working.height });

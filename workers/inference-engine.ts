@@ -58,6 +58,7 @@ export class InferenceEngine {
       reason: this.sessions.reason(model.handle.backend),
       threads: device.choice.threads,
       createMs,
+      unsureBelow: model.config.lantern.unsure_below,
       inputNames: [...model.handle.session.inputNames],
       outputNames: [...model.handle.session.outputNames],
     };

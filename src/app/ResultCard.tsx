@@ -1,19 +1,42 @@
+import { useState } from 'preact/hooks';
 import type { ClassificationResult } from '../runtime/lantern.ts';
 import type { Prediction } from '../runtime/postprocess.ts';
 import { formatMs as ms, formatPercent } from './format.ts';
 import { language, t } from './i18n/index.ts';
 import { backendReasonText, diagnosticDetail, errorText, noteText } from './i18n/runtime-text.ts';
+import { shareText } from './share.ts';
 
 /** The model's own name for a label in the UI language, else its default one, else the label. */
-function shownName(p: Prediction): string {
+export function shownName(p: Prediction): string {
   return p.localizedNames?.[language()] ?? p.displayName ?? p.label;
 }
 
-export function ResultCard({ result }: { result: ClassificationResult }) {
+/** The answer in one line, for sharing: "Bag 43% (unsure) · fashion-mnist v1.0.0". */
+export function resultSummary(result: ClassificationResult): string {
+  const top = result.predictions[0];
+  const answer = top ? `${shownName(top)} ${formatPercent(top.score)}` : '';
+  return t(result.unsure ? 'result.share.textUnsure' : 'result.share.text', { answer, id: result.modelId, version: result.version });
+}
+
+/** Web Share where the browser has it, else the clipboard; the button says which happened. */
+function ShareButton({ result }: { result: ClassificationResult }) {
+  const [done, setDone] = useState<'shared' | 'copied' | 'failed' | null>(null);
+  const share = () => shareText(t('result.heading'), resultSummary(result)).then(setDone, (error: Error) => setDone(error.name === 'AbortError' ? null : 'failed'));
+  return (
+    <p class="share">
+      <button type="button" data-testid="share" onClick={() => void share()}>{t('result.share')}</button>
+      <span role="status" data-testid="share-status">{done && t(`result.share.${done}`)}</span>
+    </p>
+  );
+}
+
+export function ResultCard({ result, thumbnail }: { result: ClassificationResult; thumbnail?: string }) {
   const { timings } = result;
   return (
-    <section class="card result" aria-labelledby="result-heading" data-testid="result">
+    <section class="card result" aria-labelledby="result-heading" data-testid="result" data-unsure={String(result.unsure)}>
       <h2 id="result-heading">{t('result.heading')}</h2>
+      {thumbnail && <img class="thumb" src={thumbnail} alt={t('result.thumbnail')} data-testid="thumbnail" />}
+      {result.unsure && <p class="unsure" data-testid="unsure">{t('result.unsure', { threshold: formatPercent(result.unsureBelow) })}</p>}
       <ol class="predictions" data-testid="predictions">
         {result.predictions.map((p, i) => {
           const name = shownName(p);
@@ -39,6 +62,7 @@ export function ResultCard({ result }: { result: ClassificationResult }) {
           {result.notes.map((n, i) => <li key={i} data-kind={n.kind}>{noteText(n)}</li>)}
         </ul>
       )}
+      <ShareButton result={result} />
     </section>
   );
 }

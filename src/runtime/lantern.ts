@@ -34,6 +34,9 @@ export interface ClassificationResult {
   notes: Note[];
   backend: Backend;
   backendReason: BackendReason;
+  /** The top score is below the model's `unsureBelow`: show the answer as unsure. */
+  unsure: boolean;
+  unsureBelow: number;
   /** Set when WebGPU failed and WASM answered instead. */
   fallback?: BackendReason;
   batchSize: number;
@@ -241,6 +244,8 @@ export class Lantern {
           modelId,
           version: descriptor.version,
           predictions: item.value.predictions,
+          unsure: (item.value.predictions[0]?.score ?? 0) < report.unsureBelow,
+          unsureBelow: report.unsureBelow,
           notes: [...item.value.notes, ...notes],
           backend: batch.backend,
           backendReason: batch.fallback ?? report.fallback ?? report.reason,

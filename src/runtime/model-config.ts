@@ -18,6 +18,12 @@ const LanternSection = z.object({
   display_names: z.record(z.string(), z.string()).optional(),
   /** Language tag → (label → display name), e.g. { "hi": { "Bag": "थैला" } }. Labels never change. */
   localized_display_names: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  /**
+   * A top score below this marks the answer "unsure". The default 0.5 means: the top label is
+   * less likely than all the others together (a two-label model is then never unsure; set it
+   * higher, e.g. 0.8, for one that should say so).
+   */
+  unsure_below: z.number().min(0).max(1).default(0.5),
 });
 
 export const ModelConfigSchema = z.looseObject({

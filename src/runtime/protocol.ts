@@ -41,6 +41,8 @@ export interface LoadReport {
   fallback?: BackendReason;
   threads: number;
   createMs: number;
+  /** The model's `unsure_below` (config.json): a lower top score is an unsure answer. */
+  unsureBelow: number;
   inputNames: string[];
   outputNames: string[];
 }

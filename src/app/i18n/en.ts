@@ -223,6 +223,22 @@ export const en = {
   'note.truncated': 'The text was truncated to the model\'s {tokens} tokens.',
   'note.backend-fallback': '{reason}',
   'note.version-fallback': 'Version {version} of {id} failed its integrity check; version {fallback} answered.',
+  'result.thumbnail': 'The classified image',
+  'result.unsure': 'Unsure: the top answer scored below {threshold}. Check it yourself.',
+  'result.share': 'Share result',
+  'result.share.text': '{answer} · {id} v{version}',
+  'result.share.textUnsure': '{answer} (unsure) · {id} v{version}',
+  'result.share.shared': 'Shared.',
+  'result.share.copied': 'Copied to the clipboard.',
+  'result.share.failed': 'Could not share or copy.',
+  'classify.batch.caption': '{count} images',
+  'classify.batch.file': 'File',
+  'classify.batch.status': 'Status',
+  'classify.batch.answer': 'Answer',
+  'classify.batch.working': 'classifying…',
+  'classify.batch.done': 'done',
+  'classify.batch.unsure': 'unsure',
+  'classify.image.paste': 'or paste an image (Ctrl+V)',
 } as const;
 
 export type MessageKey = keyof typeof en;
