@@ -147,7 +147,7 @@ test.describe('classify like a field user: thumbnails, several files, paste, sha
     test.skip(await page.evaluate(() => typeof navigator.share === 'function'), 'this Chromium has Web Share: covered by the next test');
     await page.getByTestId('share').click();
     await expect(page.getByTestId('share-status')).toHaveText('Copied to the clipboard.');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/^0 \d+(\.\d)?% · doc-orientation v\d+\.\d+\.\d+$/);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/^Upright \(0°\) \d+(\.\d)?% · doc-orientation v\d+\.\d+\.\d+$/);
   });
 
   test('Web Share, where the browser has it, gets the result text', async ({ page }) => {

@@ -4,6 +4,7 @@ import { formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
 import { errorText } from './i18n/runtime-text.ts';
 import { ImageInput } from './ImageInput.tsx';
+import { consumeLaunchedFiles, launchFromUrl, launchModel } from './launch.ts';
 import { ErrorCard, errorCode, ResultCard, shownName } from './ResultCard.tsx';
 import { useObjectUrl } from './useObjectUrl.ts';
 
@@ -56,14 +57,16 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
   const [image, setImage] = useState<Blob>();
   const thumbnail = useObjectUrl(image);
   const [batch, setBatch] = useState<BatchRow[] | null>(null);
+  /** Text shared to Lantern or files opened with it, waiting for the model list. */
+  const [launched, setLaunched] = useState<{ text?: string; files?: File[] }>(() => ({ text: launchFromUrl(location.search).sharedText }));
   const current = useRef<AbortController | null>(null);
 
   useEffect(() => {
     lantern.models().then((list) => {
       setModels(list);
-      const wanted = new URLSearchParams(location.search).get('model');
-      setModelId(list.find((m) => m.id === wanted)?.id ?? list[0]?.id ?? '');
+      setModelId(launchModel(list, launchFromUrl(location.search))?.id ?? '');
     }, setListError);
+    consumeLaunchedFiles((files) => setLaunched({ files }));
   }, [lantern]);
 
   const model = models?.find((m) => m.id === modelId);
@@ -126,6 +129,17 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
     document.addEventListener('paste', listener);
     return () => document.removeEventListener('paste', listener);
   }, []);
+
+  // What the app was opened with runs once the launch's model is selected.
+  useEffect(() => {
+    if (!model || (!launched.text && !launched.files)) return;
+    setLaunched({});
+    if (launched.files && model.task === 'image-classification') runFiles(launched.files);
+    if (launched.text && model.task === 'text-classification') {
+      setText(launched.text);
+      void run({ kind: 'text', text: launched.text });
+    }
+  }, [model, launched]);
 
   const runSample = async (url: string, kind: 'text' | 'image') => {
     const response = await fetch(url);
