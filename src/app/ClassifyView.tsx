@@ -77,11 +77,13 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
     const controller = new AbortController();
     current.current = controller;
     setBatch(null);
-    setImage(input.kind === 'image' && input.image instanceof Blob ? input.image : undefined);
     setState((s) => ({ kind: 'working', controller, previous: s.kind === 'done' ? s.result : s.kind === 'working' ? s.previous : undefined }));
     try {
       const result = await lantern.classify(model.id, input, { signal: controller.signal, topK: 3 });
-      if (current.current === controller) setState({ kind: 'done', result });
+      if (current.current !== controller) return;
+      // The thumbnail changes with the answer, so the previous answer never shows the next image.
+      setImage(input.kind === 'image' && input.image instanceof Blob ? input.image : undefined);
+      setState({ kind: 'done', result });
     } catch (error) {
       if (current.current === controller) setState({ kind: 'failed', error: error as Error });
     }
