@@ -3,7 +3,7 @@ import type { ClassificationResult } from '../runtime/lantern.ts';
 import type { Prediction } from '../runtime/postprocess.ts';
 import { formatMs as ms, formatPercent } from './format.ts';
 import { language, t } from './i18n/index.ts';
-import { backendReasonText, diagnosticDetail, errorText, noteText } from './i18n/runtime-text.ts';
+import { backendReasonText, errorText, noteText } from './i18n/runtime-text.ts';
 import { shareText } from './share.ts';
 
 /** The model's own name for a label in the UI language, else its default one, else the label. */
@@ -77,7 +77,7 @@ export function errorCode(error: Error): string {
  * marked as English, for whoever supports the user.
  */
 export function ErrorMessage({ error }: { error: Error }) {
-  const detail = diagnosticDetail(error);
+  const detail = error.message;
   return (
     <>
       <p data-testid="error-text">{errorText(error)}</p>

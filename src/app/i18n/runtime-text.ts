@@ -101,13 +101,3 @@ export function noteText(note: Note): string {
     case 'version-fallback': return t(NOTE_TEXT['version-fallback'], { id: note.id, version: note.version, fallback: note.fallback });
   }
 }
-
-/**
- * The runtime's own (English) words for diagnostics: the browser's or ORT's message behind a
- * fallback, or an error's message. Shown collapsed and marked as English, never as the sentence.
- */
-export function diagnosticDetail(source: Error | BackendReason): string {
-  if (source instanceof Error) return source.message;
-  if ('detail' in source) return source.detail;
-  return 'problem' in source && source.problem.kind === 'request-failed' ? source.problem.detail : '';
-}
