@@ -1,11 +1,15 @@
+import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
 
 /**
  * End-to-end tests run against the production build (`npm run build` first), served with the
- * production headers by scripts/serve.mjs, in Debian's Chromium (`npx playwright install`
- * cannot download browsers here).
+ * production headers by scripts/serve.mjs, in a system Chromium when there is one (Debian's
+ * `/usr/bin/chromium`, or `CHROMIUM_PATH`), else in Playwright's own Chromium
+ * (`npx playwright install chromium`: macOS, Windows, snap-only Ubuntu).
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SYSTEM_CHROMIUM = '/usr/bin/chromium';
+/** `undefined` lets Playwright launch the browser it installed itself. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? (existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined);
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-background-networking',
@@ -28,8 +32,9 @@ export default defineConfig({
   expect: { timeout: 30_000 },
   fullyParallel: false,
   workers: 1,
+  // One retry on CI, and e2e/flaky-reporter.ts names every test that needed it.
   retries: process.env.CI ? 1 : 0,
-  reporter: [['list']],
+  reporter: [['list'], ['./e2e/flaky-reporter.ts']],
   use: {
     baseURL: `http://127.0.0.1:${PORT}/`,
     browserName: 'chromium',

@@ -1,8 +1,10 @@
 import { execSync } from 'node:child_process';
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { builtinModels } from './scripts/models-plugin.ts';
+import { precompressPlugin } from './scripts/precompress.ts';
 import { securityHeaders } from './scripts/headers.mjs';
+import { ORT_CACHE, ORT_FILE } from './workers/ort-offline.ts';
 
 /** Shown in the app so a user can tell which build answers; overridable for tests. */
 function buildId(): string {
@@ -50,17 +52,32 @@ export default defineConfig({
         share_target: { action: '/', method: 'GET', params: { title: 'title', text: 'text', url: 'url' } },
       },
       workbox: {
-        // App shell, worker and ORT's wasm. Models live in the IndexedDB store, not here.
-        globPatterns: ['**/*.{html,js,css,wasm,svg,png,json,webmanifest}'],
-        globIgnores: ['models/**'],
-        maximumFileSizeToCacheInBytes: 40 * 1024 * 1024,
+        // App shell and worker. Models live in the IndexedDB store, not here. ORT's wasm builds
+        // are not precached: a device needs one of the two (WASM-only or WebGPU), chosen in the
+        // worker, which also puts it in the cache this route serves (workers/ort-offline.ts).
+        // The trust store and registry config are fetched network-first by the app (a revocation
+        // must not wait for an app update); it keeps their last good copy for offline starts.
+        globPatterns: ['**/*.{html,js,css,svg,png,json,webmanifest}'],
+        globIgnores: ['models/**', 'trust-store.json', 'registry-config.json'],
+        runtimeCaching: [{
+          urlPattern: ORT_FILE,
+          handler: 'CacheFirst',
+          options: { cacheName: ORT_CACHE },
+        }],
         navigateFallback: 'index.html',
         navigateFallbackDenylist: [/^\/models\//],
         cleanupOutdatedCaches: true,
+        // One self-contained sw.js: a separate workbox runtime would be loaded with
+        // importScripts(string), which the CSP's Trusted Types requirement refuses.
+        inlineWorkboxRuntime: true,
       },
     }),
+    // Last: compresses what the others wrote (.br/.gz next to each file, for serve.mjs).
+    precompressPlugin(),
   ],
   define: { __BUILD_ID__: JSON.stringify(buildId()) },
+  // ORT's "extern wasm" entries: its glue stays a file of its own (workers/ort.ts says why).
+  resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   // ORT's threaded wasm starts its helper threads from the worker bundle itself: an ES
   // worker is required (with the default iife format numThreads > 1 hangs silently).

@@ -1,24 +1,28 @@
 /**
- * Benchmark page. bench/run.ts opens it with `?engine=lantern|raw|tjs` and drives the
- * functions on `window.bench` with page.evaluate; everything is timed here, in the page,
- * with performance.now(), so every engine pays the same page↔worker costs.
+ * Benchmark page. bench/run.ts opens it and drives `window.bench` with page.evaluate; all timing
+ * happens here, in the page, with performance.now(), so every engine pays the same page↔worker
+ * costs. One page hosts one engine and stays open across repetitions (warm).
  */
-import { wrap } from 'comlink';
-import { Lantern } from '../src/runtime/lantern.ts';
+import { wrap, transfer } from 'comlink';
+import { Lantern, type ClassificationResult } from '../src/runtime/lantern.ts';
+import { PreprocessorConfigSchema } from '../src/runtime/model-config.ts';
+import { prepareImage } from '../workers/image-decode.ts';
 import { StaticModelSource } from './static-source.ts';
-import type { RawOrtApi } from './raw-ort.worker.ts';
+import type { FloorApi } from './floor.worker.ts';
 import type { TransformersApi } from './transformers.worker.ts';
 
 const params = new URLSearchParams(location.search);
 const threads = Number(params.get('threads') ?? 2);
 const workers = Number(params.get('workers') ?? 1);
 
+export interface Summary { n: number; p50: number; p95: number; p99: number; mean: number; throughput?: number }
+export interface Stages { queue: number; preprocess: number; inference: number; postprocess: number; total: number; batch: number }
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank]!;
 }
-export interface Summary { n: number; p50: number; p95: number; p99: number; mean: number; throughput?: number }
 function summarize(times: number[], wallMs?: number): Summary {
   const sorted = [...times].sort((a, b) => a - b);
   return {
@@ -30,29 +34,58 @@ function summarize(times: number[], wallMs?: number): Summary {
     ...(wallMs ? { throughput: (times.length / wallMs) * 1000 } : {}),
   };
 }
-
-type Classify = (item: number) => Promise<string>;
+const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
 
 let texts: string[] = [];
 let image: Blob | undefined;
+const source = new StaticModelSource(new URL('/models/', location.origin).href);
 
-function lanternEngine(): { lantern: Lantern; classify: (model: string) => Classify } {
-  const lantern = new Lantern({
-    createWorker: (name) => new Worker(new URL('../workers/inference.worker.ts', import.meta.url), { type: 'module', name }),
-    models: new StaticModelSource(new URL('/models/', location.origin).href),
+let lantern: Lantern | undefined;
+function lanternInstance(): Lantern {
+  lantern ??= Lantern.create({
+    models: source,
+    // Plain files, not the signed store: the benchmark measures inference, not verification.
+    allowUnsigned: true,
     backend: 'wasm',
     poolSize: workers,
-    threads: threads,
+    threads,
     maxQueued: 100_000,
     idleMs: 0,
   });
-  return {
-    lantern,
-    classify: (model) => async (i) => {
-      const input = model === 'spam-filter' ? { kind: 'text' as const, text: texts[i % texts.length]! } : { kind: 'image' as const, image: image! };
-      return (await lantern.classify(model, input)).predictions[0]!.label;
-    },
+  return lantern;
+}
+function lanternRequest(model: string, i: number): Promise<ClassificationResult> {
+  const input = model === 'spam-filter' ? { kind: 'text' as const, text: texts[i % texts.length]! } : { kind: 'image' as const, image: image! };
+  return lanternInstance().classify(model, input);
+}
+
+let tjs: ReturnType<typeof wrap<TransformersApi>> | undefined;
+async function transformers() {
+  if (!tjs) {
+    tjs = wrap<TransformersApi>(new Worker(new URL('./transformers.worker.ts', import.meta.url), { type: 'module', name: 'transformers' }));
+    await tjs.load(threads);
+  }
+  return tjs;
+}
+
+let floorWorker: ReturnType<typeof wrap<FloorApi>> | undefined;
+let echoPort: MessagePort | undefined;
+
+/** Runs `total` requests keeping `inFlight` of them outstanding (a sliding window, not waves). */
+async function slidingWindow(inFlight: number, total: number, request: (i: number) => Promise<unknown>): Promise<Summary> {
+  const times: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  const lane = async () => {
+    while (next < total) {
+      const i = next++;
+      const start = performance.now();
+      await request(i);
+      times.push(performance.now() - start);
+    }
   };
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  return summarize(times, performance.now() - started);
 }
 
 const bench = {
@@ -62,87 +95,105 @@ const bench = {
   async setImage(url: string) {
     image = await (await fetch(url)).blob();
   },
-  /** Sequential batch-1 latency through an engine, after warm-up. */
-  async sequential(engine: 'lantern' | 'tjs', model: string, warmup: number, n: number): Promise<Summary> {
-    const classify = await engineFor(engine, model);
-    for (let i = 0; i < warmup; i++) await classify(i);
+
+  /** Floors in one worker: bare echo, raw run, and tokenise+run or decode+run. */
+  async floors(model: string, warmup: number, n: number): Promise<{ echo: Summary; raw: Summary; floor: Summary }> {
+    if (!floorWorker) {
+      floorWorker = wrap<FloorApi>(new Worker(new URL('./floor.worker.ts', import.meta.url), { type: 'module', name: 'floor' }));
+      const files = await source.files(model);
+      await floorWorker.load(transfer(files.onnx, [files.onnx]), threads);
+      if (model === 'spam-filter') {
+        await floorWorker.setTokenizer(files.tokenizer as object, (files.tokenizerConfig ?? {}) as Record<string, unknown>, texts[0]!);
+      } else {
+        const prepared = await prepareImage(image!, PreprocessorConfigSchema.parse(files.preprocessor));
+        await floorWorker.setImageInput('input', prepared.tensor, [1, 3, prepared.plan.outHeight, prepared.plan.outWidth]);
+      }
+      const channel = new MessageChannel();
+      await floorWorker.echoOn(transfer(channel.port2, [channel.port2]));
+      echoPort = channel.port1;
+    }
+    const port = echoPort!;
+    const echoOnce = () => new Promise<void>((resolve) => {
+      port.onmessage = () => resolve();
+      port.postMessage(null);
+    });
+    const echoes: number[] = [];
+    for (let i = 0; i < warmup + n; i++) {
+      const start = performance.now();
+      await echoOnce();
+      if (i >= warmup) echoes.push(performance.now() - start);
+    }
+    const raw = await floorWorker.raw(warmup, n);
+    const floor = model === 'spam-filter' ? await floorWorker.tokeniseAndRun(texts, warmup, n) : await floorWorker.decodeAndRun(image!, warmup, n);
+    return { echo: summarize(echoes), raw: summarize(raw), floor: summarize(floor) };
+  },
+
+  /** Lantern batch-1, one request at a time, with the per-stage medians it reports itself. */
+  async lanternSequential(model: string, warmup: number, n: number): Promise<{ summary: Summary; stages: Stages }> {
+    for (let i = 0; i < warmup; i++) await lanternRequest(model, i);
     const times: number[] = [];
+    const results: ClassificationResult[] = [];
     for (let i = 0; i < n; i++) {
       const start = performance.now();
-      await classify(i);
+      results.push(await lanternRequest(model, i));
       times.push(performance.now() - start);
     }
-    return summarize(times);
+    return { summary: summarize(times), stages: stagesOf(results) };
   },
-  /** Waves of `concurrency` simultaneous requests until `total` have been made. */
-  async load(engine: 'lantern' | 'tjs', model: string, concurrency: number, total: number): Promise<Summary> {
-    const classify = await engineFor(engine, model);
-    // Same warm-up for every engine: enough for the JIT and both engines' caches to settle.
-    for (let i = 0; i < 200; i++) await classify(i);
+
+  /** Lantern under a sliding window of `inFlight` requests. */
+  async lanternWindow(model: string, inFlight: number, total: number): Promise<{ summary: Summary; stages: Stages }> {
+    const results: ClassificationResult[] = [];
+    const summary = await slidingWindow(inFlight, total, async (i) => results.push(await lanternRequest(model, i)));
+    return { summary, stages: stagesOf(results) };
+  },
+
+  /** transformers.js pipeline, one call per request, under a sliding window. */
+  async tjsWindow(inFlight: number, total: number): Promise<Summary> {
+    const worker = await transformers();
+    return slidingWindow(inFlight, total, (i) => worker.classify(texts[i % texts.length]!));
+  },
+
+  /** transformers.js pipeline given `size` texts as one list, one list at a time: per-item rate, per-call latency. */
+  async tjsArrays(size: number, calls: number): Promise<Summary> {
+    const worker = await transformers();
     const times: number[] = [];
     const started = performance.now();
-    for (let done = 0; done < total; done += concurrency) {
-      await Promise.all(Array.from({ length: Math.min(concurrency, total - done) }, async (_, j) => {
-        const start = performance.now();
-        await classify(done + j);
-        times.push(performance.now() - start);
-      }));
+    for (let c = 0; c < calls; c++) {
+      const list = Array.from({ length: size }, (_, j) => texts[(c * size + j) % texts.length]!);
+      const start = performance.now();
+      await worker.classifyMany(list);
+      times.push(performance.now() - start);
     }
-    return summarize(times, performance.now() - started);
+    const wall = performance.now() - started;
+    return { ...summarize(times), throughput: (size * calls / wall) * 1000 };
   },
-  /** The floor: raw session.run in a worker, in-worker timing. */
-  async raw(model: string, warmup: number, n: number): Promise<Summary> {
-    const worker = wrap<RawOrtApi>(new Worker(new URL('./raw-ort.worker.ts', import.meta.url), { type: 'module', name: 'raw-ort' }));
-    const source = new StaticModelSource(new URL('/models/', location.origin).href);
-    const files = await source.files(model);
-    await worker.load(files.onnx, threads);
-    if (model === 'spam-filter') {
-      // Same ids Lantern computes, from the same tokenizer code.
-      const { TokenEncoder } = await import('../workers/text-preprocess.ts');
-      const encoder = new TokenEncoder(files.tokenizer as object, (files.tokenizerConfig ?? {}) as Record<string, unknown>);
-      await worker.setTextInput(encoder.encode(texts[0]!).ids);
-    } else {
-      const { PreprocessorConfigSchema } = await import('../src/runtime/model-config.ts');
-      const { prepareImage } = await import('../workers/image-decode.ts');
-      const prepared = await prepareImage(image!, PreprocessorConfigSchema.parse(files.preprocessor));
-      await worker.setImageInput('input', prepared.tensor, [1, 3, prepared.plan.outHeight, prepared.plan.outWidth]);
-    }
-    await worker.loop(warmup);
-    return summarize(await worker.loop(n));
+
+  /** Top labels for the texts, to check that the engines agree before comparing speed. */
+  async labels(engine: 'lantern' | 'tjs'): Promise<string[]> {
+    if (engine === 'tjs') return (await transformers()).classifyMany(texts);
+    return Promise.all(texts.map(async (_, i) => (await lanternRequest('spam-filter', i)).predictions[0]!.label));
   },
-  /** Top labels for the first `count` texts: both engines must agree before we compare speed. */
-  async labels(engine: 'lantern' | 'tjs', count: number): Promise<string[]> {
-    const classify = await engineFor(engine, 'spam-filter');
-    const out: string[] = [];
-    for (let i = 0; i < count; i++) out.push(await classify(i));
-    return out;
-  },
-  /** Navigation start → first result, for the start-up measurements. */
-  async firstResult(engine: 'lantern' | 'tjs'): Promise<number> {
-    const classify = await engineFor(engine, 'spam-filter');
-    await classify(0);
+
+  /** Navigation start → first transformers.js result (start-up measurements). */
+  async tjsFirstResult(text: string): Promise<number> {
+    await (await transformers()).classify(text);
     return performance.now();
   },
 };
 
-const engines = new Map<string, Classify>();
-let lanternInstance: ReturnType<typeof lanternEngine> | undefined;
-async function engineFor(engine: 'lantern' | 'tjs', model: string): Promise<Classify> {
-  const key = `${engine}:${model}`;
-  const existing = engines.get(key);
-  if (existing) return existing;
-  let classify: Classify;
-  if (engine === 'lantern') {
-    lanternInstance ??= lanternEngine();
-    classify = lanternInstance.classify(model);
-  } else {
-    const worker = wrap<TransformersApi>(new Worker(new URL('./transformers.worker.ts', import.meta.url), { type: 'module', name: 'transformers' }));
-    await worker.load(threads);
-    classify = (i) => worker.classify(texts[i % texts.length]!);
-  }
-  engines.set(key, classify);
-  return classify;
+function stagesOf(results: ClassificationResult[]): Stages {
+  const of = (pick: (r: ClassificationResult) => number) => median(results.map(pick));
+  return {
+    queue: of((r) => r.timings.queueMs),
+    preprocess: of((r) => r.timings.preprocessMs),
+    inference: of((r) => r.timings.inferenceMs),
+    postprocess: of((r) => r.timings.postprocessMs),
+    total: of((r) => r.timings.totalMs),
+    batch: of((r) => r.batchSize),
+  };
 }
 
-(globalThis as unknown as { bench: typeof bench }).bench = bench;
+export type BenchApi = typeof bench;
+(globalThis as unknown as { bench: BenchApi }).bench = bench;
 document.getElementById('status')!.dataset.ready = 'true';

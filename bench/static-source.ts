@@ -5,7 +5,7 @@ import type { ModelFiles } from '../src/runtime/worker-client.ts';
  * Benchmark-only model source: plain files from this origin, no store. The benchmark measures
  * scheduling and inference; start-up through the real signed store is measured on the app.
  */
-interface Entry extends Omit<ModelDescriptor, 'samples'> {
+interface Entry extends Omit<ModelDescriptor, 'samples' | 'signed'> {
   files: { config: string; onnx: string; preprocessor?: string; tokenizer?: string; tokenizerConfig?: string };
 }
 
@@ -23,11 +23,11 @@ export class StaticModelSource implements ModelSource {
     return found;
   }
   async list(): Promise<ModelDescriptor[]> {
-    return (await this.all()).map(({ files: _files, ...rest }) => ({ ...rest, samples: [] }));
+    return (await this.all()).map(({ files: _files, ...rest }) => ({ ...rest, samples: [], signed: false }));
   }
   async describe(id: string): Promise<ModelDescriptor> {
     const { files: _files, ...rest } = await this.entry(id);
-    return { ...rest, samples: [] };
+    return { ...rest, samples: [], signed: false };
   }
   async files(id: string): Promise<ModelFiles> {
     const e = await this.entry(id);

@@ -1,7 +1,8 @@
 /// <reference lib="webworker" />
 /**
- * The usual choice: a transformers.js pipeline() in a worker, one call per request, loading
- * its own (nested) onnxruntime-web wasm from this origin instead of its default CDN.
+ * The usual choice: a transformers.js pipeline() in a worker, called once per request or with a
+ * list (its own batching), loading its own (nested) onnxruntime-web wasm from this origin
+ * instead of its default CDN.
  */
 import { expose } from 'comlink';
 import { env, pipeline, type TextClassificationPipeline } from '@huggingface/transformers';
@@ -28,6 +29,11 @@ const api = {
     const out = await classifier!(text, { top_k: 1 });
     const first = (Array.isArray(out) ? out[0] : out) as { label: string };
     return first.label;
+  },
+  /** transformers.js' own batching: the pipeline given a list of texts (padded to the longest). */
+  async classifyMany(texts: string[]): Promise<string[]> {
+    const out = (await classifier!(texts, { top_k: 1 })) as unknown as ({ label: string } | { label: string }[])[];
+    return out.map((o) => (Array.isArray(o) ? o[0]! : o).label);
   },
 };
 export type TransformersApi = typeof api;

@@ -1,8 +1,9 @@
 import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type Plugin } from 'vite';
+import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
 import { securityHeaders } from '../scripts/headers.mjs';
+import { sharedDir } from './shared-dir.ts';
 
 /**
  * The benchmark page is built separately (dist-bench/) so that transformers.js and its own
@@ -11,7 +12,7 @@ import { securityHeaders } from '../scripts/headers.mjs';
  */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist-bench');
-const SHARED = join(ROOT, '..', 'shared');
+const SHARED = sharedDir(ROOT);
 
 async function exists(path: string) {
   return stat(path).then(() => true, () => false);
@@ -40,8 +41,8 @@ function benchModels(): Plugin {
       for (const f of files.slice(1)) await put(`models-hf/spam-filter/${f}`, await readFile(join(spam, f)));
       await put('models-hf/spam-filter/config.json', JSON.stringify({ ...config, model_type: 'bert' }));
 
-      const shuffle = join(SHARED, 'models/shufflenet-v2-int8');
-      if (await exists(join(shuffle, 'model.onnx'))) {
+      const shuffle = SHARED && join(SHARED, 'models/shufflenet-v2-int8');
+      if (SHARED && shuffle && (await exists(join(shuffle, 'model.onnx')))) {
         const names = JSON.parse(await readFile(join(shuffle, 'labels.json'), 'utf8')) as string[];
         const id2label = Object.fromEntries(names.map((n, i) => [String(i), n]));
         await put('models/shufflenet/config.json', JSON.stringify({ id2label, lantern: { id: 'shufflenet', version: '1.0.0', task: 'image-classification', output: 'logits', batch: 'fixed' } }));
@@ -65,6 +66,8 @@ export default defineConfig({
   // Not minified: transformers.js looks classes up by their names, which minification renames.
   build: { outDir: OUT, emptyOutDir: true, target: 'es2022', chunkSizeWarningLimit: 4096, minify: false },
   worker: { format: 'es' },
+  // As in the app (vite.config.ts): ORT's glue as a file of its own (workers/ort.ts).
+  resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
   plugins: [benchModels()],
   preview: { headers: securityHeaders({ dev: false }) },
   server: { headers: securityHeaders({ dev: true }) },

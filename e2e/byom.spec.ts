@@ -32,7 +32,7 @@ test.beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'lantern-byom-e2e-'));
   const key = join(work, 'key.json');
   cli('keygen', '--out', key, '--name', 'BYOM e2e publisher');
-  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(key, 'utf8'))));
+  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(key, 'utf8'))), ['shufflenet']);
   bundle = join(work, 'shufflenet.lantern');
   cli('pack', join(SHARED, MODEL, 'model.onnx'), '--key', key, '--out', join(work, 'pub'), '--bundle', bundle,
     '--labels', join(SHARED, MODEL, 'labels.json'), '--id', 'shufflenet', '--version', '1.0.0', '--title', 'ShuffleNet V2 (ImageNet)',

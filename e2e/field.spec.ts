@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { logPage, openModel, ROOT } from './fixtures.ts';
+import { logPage, openModel, ROOT, withLantern } from './fixtures.ts';
 
 /**
  * Field use: accessibility (axe, keyboard only), Hindi, data policy on a metered connection,
@@ -193,16 +193,17 @@ async function setHidden(page: Page, hidden: boolean) {
   }, hidden);
 }
 
-interface Stats { queued: number; running: number }
-const stats = (page: Page) => page.evaluate(() => (globalThis as unknown as { lantern: { schedulerStats: Stats } }).lantern.schedulerStats);
+const stats = (page: Page) => withLantern(page, (lantern) => lantern.schedulerStats);
 
 test('no inference runs while the page is hidden; it resumes when visible', async ({ page }) => {
   await openModel(page, 'spam-filter');
   await setHidden(page, true);
   await page.getByTestId('sample-spam').click();
   await expect(page.getByTestId('status')).toContainText('Classifying');
-  await page.waitForTimeout(2000);
-  expect(await stats(page)).toMatchObject({ queued: 1, running: 0 });
+  await expect.poll(() => stats(page)).toMatchObject({ queued: 1, running: 0 });
+  // A round trip to the (running) worker: had the hidden page dispatched the request, it would be running by now.
+  const afterRoundTrip = await withLantern(page, async (lantern) => ({ workers: (await lantern.workerMemory()).length, ...lantern.schedulerStats }));
+  expect(afterRoundTrip).toMatchObject({ workers: 1, queued: 1, running: 0 });
   await expect(page.getByTestId('result')).toHaveCount(0);
   await page.getByTestId('tab-metrics').click();
   await expect(page.getByTestId('metrics')).toHaveAttribute('data-requests', '0');

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { test, type Page } from '@playwright/test';
 import { CHROMIUM, CHROMIUM_ARGS } from '../playwright.config.ts';
+import type { Lantern } from '../src/runtime/lantern.ts';
 
 export { CHROMIUM, CHROMIUM_ARGS };
 
@@ -72,6 +73,14 @@ export function corruptPng(width = 64, height = 64): Buffer {
 /** Logs page errors to the test output, which makes CI failures readable. */
 export function logPage(page: Page): void {
   page.on('pageerror', (e) => console.log('[pageerror]', e.message));
+}
+
+/**
+ * Runs `fn` in the page with the app's runtime (`globalThis.lantern`, set by src/main.tsx), typed
+ * as the real Lantern. `fn` must be self-contained (it is sent as source) and `arg` serialisable.
+ */
+export function withLantern<R, A = undefined>(page: Page, fn: (lantern: Lantern, arg: A) => R | Promise<R>, arg?: A): Promise<R> {
+  return page.evaluate(`(${fn.toString()})(globalThis.lantern, ${JSON.stringify(arg ?? null)})`) as Promise<R>;
 }
 
 export async function openModel(page: Page, modelId: string, query = ''): Promise<void> {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORE_PORT } from '../playwright.config.ts';
 import { parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
-import { logPage } from './fixtures.ts';
+import { logPage, withLantern } from './fixtures.ts';
 import { classifySpam, cli, HAM, openModels, SPAM, useTestRegistry, variant, versionRow } from './release-fixtures.ts';
 import { ReleaseServer } from './release-server.ts';
 import { readModelFolder } from '../scripts/model-pack/folder.ts';
@@ -33,7 +33,7 @@ function pack(catalog: string, source: string, golden?: object): void {
 test.beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'lantern-gate-e2e-'));
   cli('keygen', '--out', join(work, 'key.json'), '--name', 'e2e gate publisher');
-  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8'))));
+  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8'))), ['spam-filter']);
   const good = variant(work, '1.1.0');
   const correct = [{ text: SPAM, label: 'spam-v1.1.0' }, { text: HAM, label: 'ham-v1.1.0' }];
   pack('pass', good, { threshold: 1, items: correct });
@@ -46,7 +46,7 @@ test.beforeAll(async () => {
   truncateSync(onnx, Math.floor(readFileSync(onnx).length / 2));
   // Packed through the library (the CLI's graph check would refuse it): signing does not judge models.
   const release = await packRelease(await readModelFolder(broken), { keys: [parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8')))], chunkSize: 16384 });
-  await writeRelease(join(work, 'pub', 'broken'), release);
+  await writeRelease(join(work, 'pub', 'broken'), release, { keys: [parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8')))] });
   server = new ReleaseServer(join(work, 'pub'));
   await server.listen(STORE_PORT);
 });
@@ -107,8 +107,7 @@ test('a version that fails in real use is rolled back automatically and the roll
   await openModels(page);
   await page.getByTestId('update-spam-filter').click();
   await expect(versionRow(page, 'spam-filter@1.2.0')).toHaveAttribute('data-status', 'active');
-  const codes = await page.evaluate(async (text) => {
-    const lantern = (globalThis as unknown as { lantern: { classify(id: string, input: unknown): Promise<unknown> } }).lantern;
+  const codes = await withLantern(page, async (lantern, text) => {
     const codes: string[] = [];
     for (let i = 0; i < 5; i++) await lantern.classify('spam-filter', { kind: 'text', text }).catch((e: { code: string }) => codes.push(e.code));
     return codes;

@@ -1,7 +1,7 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openModel, ROOT } from './fixtures.ts';
+import { openModel, ROOT, withLantern } from './fixtures.ts';
 
 const spam = readFileSync(join(ROOT, 'models/spam-filter/samples/spam.txt'), 'utf8');
 const ham = readFileSync(join(ROOT, 'models/spam-filter/samples/ham.txt'), 'utf8');
@@ -14,11 +14,11 @@ interface LoadOutcome {
   backends: string[];
 }
 
-/** Fires `count` requests at once at the real worker and samples the queue depth meanwhile. */
-async function fire(page: import('@playwright/test').Page, count: number): Promise<LoadOutcome> {
-  return page.evaluate(async ({ count, spam, ham }) => {
-    type Result = { predictions: { label: string }[]; batchSize: number; backend: string };
-    const lantern = (globalThis as unknown as { lantern: { classify: (id: string, input: unknown) => Promise<Result>; queueDepth: number } }).lantern;
+/** Fires `count` requests at once at the real (warm) worker and samples the queue depth meanwhile. */
+async function fire(page: Page, count: number): Promise<LoadOutcome> {
+  return withLantern(page, async (lantern, { count, spam, ham }) => {
+    // Warm (model loaded, descriptor cached), so the burst reaches the scheduler synchronously.
+    await lantern.classify('spam-filter', { kind: 'text', text: spam });
     let maxDepth = 0;
     const sampler = setInterval(() => (maxDepth = Math.max(maxDepth, lantern.queueDepth)), 1);
     const settled = await Promise.allSettled(
@@ -39,13 +39,16 @@ async function fire(page: import('@playwright/test').Page, count: number): Promi
   }, { count, spam, ham });
 }
 
-test('200 concurrent requests: every answer correct, batched, queue within its bound', async ({ page }) => {
+test('200 concurrent requests: every answer correct, queued behind the busy worker, sent in batches of at most 32', async ({ page }) => {
   await openModel(page, 'spam-filter');
   const out = await fire(page, 200);
   expect(out.errors.filter(Boolean)).toEqual([]);
   out.labels.forEach((label, i) => expect(label, `request ${i}`).toBe(i % 2 ? 'ham' : 'spam'));
-  expect(out.maxDepth).toBeLessThanOrEqual(256);
+  // A backlog formed (requests were not run one by one as they came) and left in bounded batches
+  // (maxBatch 32 on this non-low-end profile, src/runtime/field/device-profile.ts).
+  expect(out.maxDepth).toBeGreaterThan(32);
   expect(out.maxBatch).toBeGreaterThan(1);
+  expect(out.maxBatch).toBeLessThanOrEqual(32);
   expect(out.backends).toEqual(['wasm']);
 });
 
@@ -54,10 +57,14 @@ test('with a queue bound of 50, the excess gets BusyError at once and the rest i
   const out = await fire(page, 200);
   const busy = out.errors.filter((e) => e === 'BusyError').length;
   expect(out.errors.filter((e) => e && e !== 'BusyError')).toEqual([]);
-  expect(busy).toBeGreaterThan(0);
-  expect(out.maxDepth).toBeLessThanOrEqual(50);
+  expect(out.maxDepth).toBe(50);
   out.labels.forEach((label, i) => {
     if (label !== null) expect(label, `request ${i}`).toBe(i % 2 ? 'ham' : 'spam');
   });
-  expect(out.labels.filter((l) => l !== null).length + busy).toBe(200);
+  // The queue took exactly its bound (plus what left it for the worker while the burst was
+  // submitted: at most a batch); everything else was refused.
+  const answered = out.labels.filter((l) => l !== null).length;
+  expect(answered).toBeGreaterThanOrEqual(50);
+  expect(answered).toBeLessThanOrEqual(50 + 32);
+  expect(busy).toBeGreaterThanOrEqual(200 - 50 - 32);
 });

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { openModel } from './fixtures.ts';
+import { openModel, withLantern } from './fixtures.ts';
 
 /** A string no model output, label or code could contain: if it shows up, an input leaked. */
 const MARKER = `zq-private-marker-${Date.now().toString(36)}`;
@@ -13,12 +13,7 @@ const TEXTS = [
 
 /** Runs classifications through the app's own Lantern (the real worker path), awaiting each. */
 async function classifyInPage(page: Page): Promise<void> {
-  await page.evaluate(async ({ texts, marker }) => {
-    type Lantern = {
-      classify: (id: string, input: unknown) => Promise<unknown>;
-      models: () => Promise<{ id: string; samples: { url: string; kind: string }[] }[]>;
-    };
-    const lantern = (globalThis as unknown as { lantern: Lantern }).lantern;
+  await withLantern(page, async (lantern, { texts, marker }) => {
     for (const text of texts) await lantern.classify('spam-filter', { kind: 'text', text });
     const fashion = (await lantern.models()).find((m) => m.id === 'fashion-mnist')!;
     for (const sample of fashion.samples.filter((s) => s.kind === 'image')) {

@@ -4,6 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM, CHROMIUM_ARGS, logPage, ROOT } from './fixtures.ts';
+import { ortCache } from './ort-files.ts';
 
 // These tests need the service worker (the rest of the suite blocks it for isolation).
 test.use({ serviceWorkers: 'allow' });
@@ -35,6 +36,8 @@ test('works offline after the first visit: reload and a new page, in the worker,
   await waitForServiceWorker(page);
   // The first visit installs the built-in models (and shows they work) while online.
   await classifyBoth(page);
+  // ORT's build is not precached: the worker keeps the one this device uses (workers/ort-offline.ts).
+  await expect.poll(() => ortCache(page)).toHaveLength(2);
 
   await context.setOffline(true);
   await page.reload();
@@ -118,7 +121,11 @@ test.describe('a new deployment', () => {
     await page.reload();
     await expect(page.getByTestId('update-banner')).toBeVisible({ timeout: 60_000 });
     await expect(page.getByTestId('build-id')).toHaveAttribute('data-build', oldBuild ?? '');
-    await page.waitForTimeout(1000);
+    // The new worker is installed and held waiting (registerType 'prompt'), not activated behind the user's back.
+    expect(await page.evaluate(async () => {
+      const registration = await navigator.serviceWorker.getRegistration();
+      return { waiting: Boolean(registration?.waiting), controllerIsActive: navigator.serviceWorker.controller?.scriptURL === registration?.active?.scriptURL };
+    })).toEqual({ waiting: true, controllerIsActive: true });
     await expect(page.getByTestId('build-id')).toHaveAttribute('data-build', oldBuild ?? '');
 
     await page.getByTestId('apply-update').click();

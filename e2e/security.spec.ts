@@ -25,6 +25,18 @@ test('the page is served with the strict CSP and contains no inline script', asy
   await page.getByTestId('sample-spam').click();
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
   expect(violations).toEqual([]);
+  // Trusted Types are enforced: a string cannot become markup, and only the app's own
+  // default policy exists (src/trusted-types.ts).
+  const sink = await page.evaluate(() => {
+    try {
+      document.createElement('div').innerHTML = '<img src=x>';
+      return 'assigned';
+    } catch (error) {
+      return (error as Error).name;
+    }
+  });
+  expect(sink).toBe('TypeError');
+  expect(violations).toEqual(['require-trusted-types-for ']);
 });
 
 test('inputs never reach the console, error messages or the page outside their own field', async ({ page }) => {
@@ -42,4 +54,20 @@ test('inputs never reach the console, error messages or the page outside their o
   await expect(error).toHaveAttribute('data-code', 'INPUT');
   expect(await error.innerText()).not.toContain(MARKER);
   expect(logs.filter((l) => l.includes(MARKER))).toEqual([]);
+});
+
+test('the production bundle carries no test hooks (faults are injected from outside: e2e/worker-faults.ts)', async ({ request }) => {
+  const html = await (await request.get('/')).text();
+  const entry = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/gi)].map((m) => m[1]!);
+  const page = (await Promise.all(entry.map(async (src) => (await request.get(src)).text()))).join('\n');
+  const workerPath = page.match(/assets\/inference\.worker-[\w-]+\.js/)?.[0];
+  expect(workerPath, 'the page bundle names its inference worker').toBeDefined();
+  const worker = await (await request.get(`/${workerPath}`)).text();
+  expect(worker).toContain('lantern-alive:');
+  for (const hook of ['crashForTest', 'loseGpuDevice', 'ForTest']) {
+    expect(page, `page bundle contains ${hook}`).not.toContain(hook);
+    expect(worker, `worker bundle contains ${hook}`).not.toContain(hook);
+  }
+  // The old crash hook was the worker's only self.close() (ORT's threads do not call it).
+  expect(worker).not.toContain('self.close()');
 });

@@ -30,7 +30,7 @@ test.beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'lantern-store-e2e-'));
   const keyPath = join(work, 'key.json');
   cli('keygen', '--out', keyPath, '--name', 'e2e publisher');
-  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(keyPath, 'utf8'))));
+  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(keyPath, 'utf8'))), ['spam-filter']);
   bundle = join(work, 'spam-1.1.0.lantern');
   const pub = join(work, 'pub');
   cli('pack', variant(work, '1.1.0'), '--key', keyPath, '--out', pub, '--chunk-size', String(CHUNK), '--bundle', bundle);
@@ -74,6 +74,22 @@ async function expectStillOnBuiltin(page: Page): Promise<void> {
   await expect(version(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
   await expect(page.locator('[data-testid="version-spam-filter@1.1.0"][data-status="active"]')).toHaveCount(0);
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+}
+
+/** Chunks in the page's model store (IndexedDB), read beside the app's own connection. */
+function storedChunks(page: Page): Promise<number> {
+  return page.evaluate(() => new Promise<number>((resolve, reject) => {
+    const open = indexedDB.open('lantern-models');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const count = open.result.transaction('chunks').objectStore('chunks').count();
+      count.onsuccess = () => {
+        open.result.close();
+        resolve(count.result);
+      };
+      count.onerror = () => reject(count.error);
+    };
+  }));
 }
 
 async function update(page: Page): Promise<void> {
@@ -140,10 +156,11 @@ test('a download cut at several points resumes and never refetches a verified ch
 test('a download interrupted by closing the tab resumes from the last verified chunk', async ({ context, page }) => {
   server.behaviour = { stallAfter: 5 };
   await openModels(page);
+  const chunksBefore = await storedChunks(page);
   await update(page);
   await expect.poll(() => server.completedRanges().length).toBe(5);
-  // Give the page a moment to store the fifth chunk, then close the tab mid-download.
-  await page.waitForTimeout(500);
+  // Once the page has stored the fifth chunk (verified chunks go to IndexedDB), close the tab mid-download.
+  await expect.poll(() => storedChunks(page)).toBeGreaterThanOrEqual(chunksBefore + 5);
   await page.close();
   const before = server.completedRanges();
   server.behaviour = {};
@@ -177,7 +194,8 @@ test('a sideloaded bundle installs with no network at all', async ({ context, pa
   await page.getByTestId('tab-models').click();
   await page.getByTestId('bundle-file').setInputFiles(bundle);
   await expect(version(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active');
-  expect(server.log).toHaveLength(1); // only the catalog, fetched before going offline
+  // Only the signed catalog, fetched before going offline.
+  expect(server.log.map((e) => e.path).sort()).toEqual(['catalog.json', 'catalog.sig.json']);
   expect(await classifySpam(page)).toEqual({ label: 'spam-v1.1.0', version: expect.stringContaining('1.1.0') });
 });
 

@@ -4,10 +4,22 @@
  * The CSP allows WebAssembly compilation ('wasm-unsafe-eval') and nothing eval-like.
  * Plain JS so that both vite.config.ts and the Node production server (scripts/serve.mjs) use it.
  */
+import { isAcceptableModelOrigin } from '../src/runtime/store/secure-origin.mjs';
+
+/**
+ * An extra connect-src origin (a model server), held to the same rule as the registry's
+ * OriginPolicy (src/runtime/store/secure-origin.mjs).
+ * @param {string} origin
+ */
+function modelOrigin(origin) {
+  const { origin: normalised } = new URL(origin);
+  if (!isAcceptableModelOrigin(normalised)) throw new Error(`${normalised} is not an acceptable model origin: use https (plain http only for localhost).`);
+  return normalised;
+}
 
 /** @param {{ dev: boolean, connectSrc?: string[] }} options */
 export function contentSecurityPolicy(options) {
-  const connect = ["'self'", ...(options.connectSrc ?? [])];
+  const connect = ["'self'", ...(options.connectSrc ?? []).map(modelOrigin)];
   const script = ["'self'", "'wasm-unsafe-eval'"];
   const style = ["'self'"];
   // Vite's dev server injects an inline HMR client and styles, and talks over a websocket.
@@ -30,6 +42,9 @@ export function contentSecurityPolicy(options) {
     "form-action 'none'",
     "frame-ancestors 'none'",
     "manifest-src 'self'",
+    // Script sinks take only Trusted Types, made by the one default policy (src/trusted-types.ts).
+    // Not in dev: Vite's error overlay writes innerHTML.
+    ...(options.dev ? [] : ["require-trusted-types-for 'script'", 'trusted-types default']),
   ].join('; ');
 }
 

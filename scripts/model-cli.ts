@@ -1,54 +1,52 @@
+#!/usr/bin/env tsx
 /**
- * Publisher CLI for signed model releases.
- *   npm run model:keygen -- --out key.json [--name "Publisher"]
- *   npm run model:pack -- <model folder | model.onnx> --key key.json [--key old.json] --out <dir>
- *       [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--bundle file.lantern]
- *       [--golden golden.json]  (validation set run on the device before activation; model-pack/golden.ts)
- *       [--id ID] [--version X.Y.Z] [--title T] [--output logits|probabilities]
- *       bare .onnx only: --labels labels.json|labels.txt [--size 224] [--resize stretch|shortest_edge:256]
- *       [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
- * The folder may be a Hugging Face transformers.js folder (its "lantern" block is derived from the
- * graph). Missing values are asked for when stdin is a terminal, otherwise they are errors.
- * Keys stay with the publisher: never commit them. `pack` writes <dir>/<id>/<version>/...
- * and adds the release to <dir>/catalog.json; `--bundle` also writes a sideload bundle.
+ * Publisher CLI for signed model releases (usage below; `npm run model:keygen` / `model:pack`,
+ * or `npx lantern-model`). The folder may be a Hugging Face transformers.js folder (its
+ * "lantern" block is derived from the graph). Missing values are asked for when stdin is a
+ * terminal, otherwise they are errors. Keys stay with the publisher: never commit them.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
-import { parseArgs } from 'node:util';
-import { LanternError, ValidationError } from '../src/runtime/errors.ts';
+import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { ValidationError } from '../src/runtime/errors.ts';
 import { generateKey, parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
 import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
 import { readGoldenSet } from './model-pack/golden.ts';
-import { bundleOf, packRelease, writeRelease } from './model-pack/release.ts';
+import { bundleOf, packRelease, resignCatalog, writeRelease } from './model-pack/release.ts';
+import { integerOption, parseCommandLine, runCli, UsageError } from './cli.ts';
+
+export const USAGE = `Usage:
+  lantern-model keygen --out key.json [--name "Publisher"] [--scope acme/,other-id]
+  lantern-model pack <model folder | model.onnx> --key key.json [--key old.json] --out <dir>
+      [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--catalog-expires ISO-DATE]
+      [--bundle file.lantern]
+      [--golden golden.json]   validation set run on the device before activation
+      [--id ID] [--version X.Y.Z] [--title T] [--output logits|probabilities]
+      bare .onnx only: --labels labels.json|labels.txt [--size 224]
+      [--resize stretch|shortest_edge:256] [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
+  lantern-model catalog <dir> --key key.json [--expires ISO-DATE]   re-sign the catalog before it expires
+  lantern-model --help | --version
+
+pack writes <dir>/<id>/<version>/... and adds the release to <dir>/catalog.json, signed
+(catalog.sig.json); --bundle also writes a sideload bundle. Releases expire after a year and
+catalogs after 30 days unless told otherwise: expiry stops new installs and updates, never an
+installed model. In this repository: npm run model:keygen -- ..., npm run model:pack -- ...,
+npm run model:catalog -- ... Exit codes: 0 done, 1 failed, 2 usage error.`;
 
 async function keygen(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' } } });
-  if (!values.out) throw new Error('keygen needs --out <file>');
+  const { values } = parseCommandLine({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' }, scope: { type: 'string' } } });
+  if (!values.out) throw new UsageError('keygen needs --out <file>.');
+  // The scope is the deployment's decision (which model ids this key may sign); --scope only pre-fills it.
+  const scope = values.scope?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
   const key = await generateKey(values.name);
   await writeFile(values.out, `${JSON.stringify(key, null, 1)}\n`, { mode: 0o600, flag: 'wx' });
-  console.log(`Wrote ${values.out}. Add this entry to the app's trust store:\n${JSON.stringify(trustEntryFor(key), null, 1)}`);
+  console.log(`Wrote ${values.out}. Add this entry to the app's trust store${scope.length ? '' : ', with the model ids (or namespaces ending in /) it may sign in "scope"'}:\n${JSON.stringify(trustEntryFor(key, scope), null, 1)}`);
 }
 
-async function pack(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      key: { type: 'string', multiple: true },
-      out: { type: 'string' },
-      sequence: { type: 'string' },
-      'chunk-size': { type: 'string' },
-      expires: { type: 'string' },
-      bundle: { type: 'string' },
-      golden: { type: 'string' },
-      id: { type: 'string' }, version: { type: 'string' }, title: { type: 'string' }, labels: { type: 'string' }, size: { type: 'string' },
-      resize: { type: 'string' }, crop: { type: 'string' }, mean: { type: 'string' }, std: { type: 'string' }, output: { type: 'string' },
-    },
-  });
-  const [folder] = positionals;
-  if (!folder || !values.out || !values.key?.length) throw new Error('usage: model:pack -- <folder|model.onnx> --key key.json --out <dir> [--sequence N] [--bundle file.lantern]');
-  const keys = await Promise.all(values.key.map(async (path) => {
+function readKeys(paths: readonly string[]) {
+  return Promise.all(paths.map(async (path) => {
     const text = await readFile(path, 'utf8').catch(() => {
       throw new ValidationError('A --key file cannot be read.');
     });
@@ -58,30 +56,73 @@ async function pack(args: string[]): Promise<void> {
       throw new ValidationError('A --key file is not a key file written by model:keygen.');
     }
   }));
+}
+
+function isoDate(value: string, flag: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new UsageError(`${flag} must be a date such as 2027-06-30.`);
+  return new Date(time).toISOString();
+}
+
+/** Re-signs a release folder's catalog with a new version and expiry. */
+async function catalog(args: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { key: { type: 'string', multiple: true }, expires: { type: 'string' } } });
+  const [dir] = positionals;
+  if (!dir || !values.key?.length) throw new UsageError('catalog needs a releases folder and --key <key.json>.');
+  await resignCatalog(dir, { keys: await readKeys(values.key), ...(values.expires ? { expiresAt: isoDate(values.expires, '--expires') } : {}) });
+  console.log(`Re-signed ${dir}/catalog.json.`);
+}
+
+async function pack(args: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine({
+    args,
+    allowPositionals: true,
+    options: {
+      key: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      sequence: { type: 'string' },
+      'chunk-size': { type: 'string' },
+      expires: { type: 'string' },
+      'catalog-expires': { type: 'string' },
+      bundle: { type: 'string' },
+      golden: { type: 'string' },
+      id: { type: 'string' }, version: { type: 'string' }, title: { type: 'string' }, labels: { type: 'string' }, size: { type: 'string' },
+      resize: { type: 'string' }, crop: { type: 'string' }, mean: { type: 'string' }, std: { type: 'string' }, output: { type: 'string' },
+    },
+  });
+  const [folder] = positionals;
+  if (!folder) throw new UsageError('pack needs a model folder or .onnx file.');
+  if (!values.out || !values.key?.length) throw new UsageError('pack needs --key <key.json> and --out <dir>.');
+  const sequence = values.sequence === undefined ? undefined : integerOption('sequence', values.sequence);
+  const chunkSize = values['chunk-size'] === undefined ? undefined : integerOption('chunk-size', values['chunk-size'], { min: 1024 });
+  const expiresAt = values.expires === undefined ? undefined : isoDate(values.expires, '--expires');
+  const catalogExpiresAt = values['catalog-expires'] === undefined ? undefined : isoDate(values['catalog-expires'], '--catalog-expires');
+  const keys = await readKeys(values.key);
   const terminal = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
   const ask: Ask | undefined = terminal && ((question) => terminal.question(question));
   const { model, graph } = await readModelSource(folder, values, ask).finally(() => terminal?.close());
   console.log(`Graph: ${describeGraph(graph)}`);
   const release = await packRelease(model, {
     keys,
-    ...(values.sequence !== undefined ? { sequence: Number(values.sequence) } : {}),
-    ...(values['chunk-size'] !== undefined ? { chunkSize: Number(values['chunk-size']) } : {}),
-    ...(values.expires ? { expiresAt: new Date(values.expires).toISOString() } : {}),
+    ...(sequence !== undefined ? { sequence } : {}),
+    ...(chunkSize !== undefined ? { chunkSize } : {}),
+    ...(expiresAt ? { expiresAt } : {}),
     ...(values.golden ? { golden: await readGoldenSet(values.golden) } : {}),
   });
-  await writeRelease(values.out, release);
+  await writeRelease(values.out, release, { keys, ...(catalogExpiresAt ? { expiresAt: catalogExpiresAt } : {}) });
   if (values.bundle) await writeFile(values.bundle, bundleOf(release));
   console.log(`Packed ${release.manifest.id} ${release.manifest.version} (sequence ${release.manifest.sequence}) into ${values.out}${values.bundle ? ` and ${values.bundle}` : ''}.`);
 }
 
-const [command, ...rest] = process.argv.slice(2);
-const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack };
-const run = command ? commands[command] : undefined;
-if (!run) {
-  console.error('usage: model-cli.ts keygen|pack ...');
-  process.exit(2);
+const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack, catalog };
+
+export async function modelCli(args: string[]): Promise<void> {
+  const [command, ...rest] = args;
+  const run = command !== undefined && Object.hasOwn(commands, command) ? commands[command] : undefined;
+  if (!run) throw new UsageError(command === undefined ? 'a command is needed: keygen, pack or catalog.' : `unknown command "${command}": use keygen, pack or catalog.`);
+  await run(rest);
 }
-run(rest).catch((error: unknown) => {
-  console.error(error instanceof LanternError || error instanceof Error ? error.message : String(error));
-  process.exit(1);
-});
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  void runCli({ name: 'lantern-model', usage: USAGE }, process.argv.slice(2), modelCli);
+}

@@ -1,20 +1,19 @@
+#!/usr/bin/env tsx
 /**
- * Publishes a folder of signed releases (what `model:pack --out <dir>` writes) for Lantern apps:
- *   npm run model:serve -- <releases-dir> [--port 8787] [--host 127.0.0.1]
- * The catalog (`/catalog.json`, lantern-catalog/1) is generated from every
- * `<id>/<version>/manifest.json` that has a `manifest.sig.json` next to it, at each request, so
- * packing another release while serving just works. Files are served with Range support and
- * CORS + `Cross-Origin-Resource-Policy: cross-origin`, which a cross-origin-isolated app needs.
- * Any static host with the same headers works too (README, "Add your own model").
+ * Publishes a folder of signed releases (what `model:pack --out <dir>` writes) for Lantern apps
+ * (usage below; `npm run model:serve -- <dir>` or `npx lantern-model-serve <dir>`).
+ * The signed catalog (`catalog.json` + `catalog.sig.json`) is the one `model:pack` wrote and
+ * re-signs on every pack, so packing another release while serving just works. Files are served
+ * with Range support and CORS + `Cross-Origin-Resource-Policy: cross-origin`, which a
+ * cross-origin-isolated app needs. Any static host with the same headers works too (README,
+ * "Add your own model").
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { createServer } from 'node:http';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import type { ReleaseEntry } from '../src/runtime/store/catalog.ts';
-import { parseManifest, totalSize } from '../src/runtime/store/manifest.ts';
-import { catalogJson } from './model-pack/release.ts';
+import { contentType, realRoot, resolveInside, sendBody } from './static-http.mjs';
+import { integerOption, parseCommandLine, runCli, UsageError } from './cli.ts';
 
 export const RELEASE_HEADERS = {
   'Access-Control-Allow-Origin': '*',
@@ -24,53 +23,9 @@ export const RELEASE_HEADERS = {
   'Cache-Control': 'no-cache',
 };
 
-const TYPES: Record<string, string> = { json: 'application/json', txt: 'text/plain; charset=utf-8', png: 'image/png', jpg: 'image/jpeg' };
-
-async function* manifests(dir: string): AsyncGenerator<string> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* manifests(path);
-    else if (entry.name === 'manifest.json') yield path;
-  }
-}
-
-/** Catalog entries for every signed release under `root` (unsigned or invalid ones are skipped). */
-export async function scanReleases(root: string): Promise<ReleaseEntry[]> {
-  const entries: ReleaseEntry[] = [];
-  for await (const path of manifests(root)) {
-    const signature = path.replace(/manifest\.json$/, 'manifest.sig.json');
-    if (!(await stat(signature).catch(() => undefined))) continue;
-    try {
-      const manifest = parseManifest(await readFile(path));
-      const rel = (p: string) => relative(root, p).split(sep).join('/');
-      entries.push({ id: manifest.id, version: manifest.version, sequence: manifest.sequence, title: manifest.title, manifest: rel(path), signature: rel(signature), size: totalSize(manifest) });
-    } catch {
-      console.warn(`Skipping ${relative(root, path)}: not a valid release manifest.`);
-    }
-  }
-  return entries.sort((a, b) => a.id.localeCompare(b.id) || a.sequence - b.sequence);
-}
-
-/** Sends `body` whole or the requested byte range. */
-function send(req: IncomingMessage, res: ServerResponse, body: Uint8Array, type: string): void {
-  const headers = { ...RELEASE_HEADERS, 'Content-Type': type, 'Accept-Ranges': 'bytes' };
-  const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
-  if (!range) {
-    res.writeHead(200, { ...headers, 'Content-Length': body.length });
-    return void res.end(req.method === 'HEAD' ? undefined : body);
-  }
-  const start = Number(range[1]);
-  if (start >= body.length) {
-    res.writeHead(416, { ...headers, 'Content-Range': `bytes */${body.length}` });
-    return void res.end();
-  }
-  const end = Math.min(range[2] ? Number(range[2]) : body.length - 1, body.length - 1);
-  res.writeHead(206, { ...headers, 'Content-Range': `bytes ${start}-${end}/${body.length}`, 'Content-Length': end - start + 1 });
-  res.end(req.method === 'HEAD' ? undefined : body.subarray(start, end + 1));
-}
-
 export function releaseServer(rootDir: string) {
-  const root = resolve(rootDir);
+  // Resolved once, symlinks included: files are served only if their real path lies inside it.
+  const root = realRoot(rootDir);
   return createServer((req, res) => {
     void (async () => {
       if (req.method === 'OPTIONS') {
@@ -78,18 +33,15 @@ export function releaseServer(rootDir: string) {
         return void res.end();
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, RELEASE_HEADERS);
+        res.writeHead(405, { ...RELEASE_HEADERS, Allow: 'GET, HEAD, OPTIONS' });
         return void res.end();
       }
-      const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-      if (path === '/catalog.json') return send(req, res, new TextEncoder().encode(catalogJson(await scanReleases(root))), TYPES.json!);
-      const file = resolve(root, `.${path}`);
-      const body = file.startsWith(root + sep) ? await readFile(file).catch(() => undefined) : undefined;
-      if (!body) {
-        res.writeHead(404, RELEASE_HEADERS);
+      const found = await resolveInside(await root, req.url ?? '/');
+      if (found.status !== 200) {
+        res.writeHead(found.status, RELEASE_HEADERS);
         return void res.end();
       }
-      send(req, res, body, TYPES[file.split('.').pop() ?? ''] ?? 'application/octet-stream');
+      sendBody(req, res, { path: found.file, size: found.size }, { ...RELEASE_HEADERS, 'Content-Type': contentType(found.file) });
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500, RELEASE_HEADERS);
       res.end();
@@ -97,17 +49,32 @@ export function releaseServer(rootDir: string) {
   });
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { port: { type: 'string', default: '8787' }, host: { type: 'string', default: '127.0.0.1' } } });
-  const [dir] = positionals;
-  if (!dir) {
-    console.error('usage: npm run model:serve -- <releases-dir> [--port 8787] [--host 127.0.0.1]');
-    process.exit(2);
-  }
+export const USAGE = `Usage:
+  lantern-model-serve <releases-dir> [--port 8787] [--host 127.0.0.1]
+  lantern-model-serve --help | --version
+
+Serves the signed releases that model:pack wrote into <releases-dir>, with the signed catalog
+model:pack wrote (/catalog.json). In this repository: npm run model:serve -- <releases-dir>.
+Exit codes: 0 stopped, 1 failed (e.g. port in use), 2 usage error.`;
+
+/** Starts the server; resolves once it listens (and stays up until the process is stopped). */
+export async function serveCli(args: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { port: { type: 'string', default: '8787' }, host: { type: 'string', default: '127.0.0.1' } } });
+  const [dir, ...extra] = positionals;
+  if (!dir) throw new UsageError('a releases folder is needed.');
+  if (extra.length) throw new UsageError('only one releases folder can be served.');
+  const port = integerOption('port', values.port, { max: 65535 });
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new Error(`${dir} is not a folder.`);
   const server = releaseServer(dir);
-  server.listen(Number(values.port), values.host, async () => {
-    const releases = await scanReleases(resolve(dir));
-    console.log(`Serving ${releases.length} release(s); catalog at http://${values.host}:${values.port}/catalog.json`);
-    console.log('Allow this origin in the app: LANTERN_ALLOWED_ORIGINS at build time (or registry-config.json allowedOrigins) and the CSP connect-src (serve.mjs --connect-src).');
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(port, values.host, resolveListen);
   });
+  console.log(`Serving ${resolve(dir)}; signed catalog at http://${values.host}:${port}/catalog.json`);
+  console.log('Allow this origin in the app: LANTERN_ALLOWED_ORIGINS at build time (or registry-config.json allowedOrigins) and the CSP connect-src (serve.mjs --connect-src).');
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  void runCli({ name: 'lantern-model-serve', usage: USAGE }, process.argv.slice(2), serveCli);
 }

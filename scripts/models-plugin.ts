@@ -1,10 +1,12 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Plugin } from 'vite';
+import { signaturePathFor } from '../src/runtime/store/catalog.ts';
 import { BUILTIN_CATALOG, type RegistryConfig } from '../src/runtime/store/config.ts';
 import { generateKey, parseKeyFile, trustEntryFor, TrustStoreSchema, type KeyFile, type TrustStoreFile } from '../src/runtime/store/trust.ts';
 import { readModelFolder } from './model-pack/folder.ts';
-import { catalogJson, packRelease } from './model-pack/release.ts';
+import { daysAfter, packRelease, RELEASE_VALIDITY_DAYS, signedCatalog } from './model-pack/release.ts';
+import { contentType, sendBody } from './static-http.mjs';
 
 /**
  * Publishes the built-in models (models/<id>/) as signed releases under /models/ (catalog +
@@ -14,7 +16,8 @@ import { catalogJson, packRelease } from './model-pack/release.ts';
  * Build-time configuration (environment):
  *   LANTERN_SIGNING_KEY     key file (npm run model:keygen); default .keys/builtin-signing-key.json,
  *                           generated on first build (.keys/ is gitignored)
- *   LANTERN_TRUSTED_KEYS    a trust-store JSON whose keys are trusted too (other publishers)
+ *   LANTERN_TRUSTED_KEYS    a trust-store JSON whose keys are trusted too (other publishers), each
+ *                           for the model ids and namespaces in its "scope" only
  *   LANTERN_CATALOG_URL     catalog checked for updates (default: the built-in catalog)
  *   LANTERN_ALLOWED_ORIGINS comma-separated origins releases may come from (default: none but
  *                           the app's own; the server's CSP connect-src must allow them too)
@@ -58,8 +61,14 @@ export async function publishBuiltinModels(dir = MODELS_DIR): Promise<Map<string
     entries.push(release.entry);
   }
   const json = (value: unknown) => new TextEncoder().encode(`${JSON.stringify(value, null, 1)}\n`);
-  out.set(BUILTIN_CATALOG, new TextEncoder().encode(catalogJson(entries)));
-  const trust: TrustStoreFile = { keys: [trustEntryFor(key), ...(await extraTrustedKeys())] };
+  // Built-ins ship with the app, so their catalog stays fresh as long as their releases do: an
+  // app not rebuilt for a month must still install its own models on a new device.
+  const now = new Date();
+  const { catalog, signature } = await signedCatalog(entries, { keys: [key], now, expiresAt: daysAfter(now.toISOString(), RELEASE_VALIDITY_DAYS) });
+  out.set(BUILTIN_CATALOG, catalog);
+  out.set(signaturePathFor(BUILTIN_CATALOG), signature);
+  // The built-in key is delegated exactly the built-in models, nothing else.
+  const trust: TrustStoreFile = { keys: [trustEntryFor(key, entries.map((e) => e.id)), ...(await extraTrustedKeys())] };
   out.set('trust-store.json', json(trust));
   const config: RegistryConfig = {
     catalogUrl: process.env.LANTERN_CATALOG_URL ?? BUILTIN_CATALOG,
@@ -68,8 +77,6 @@ export async function publishBuiltinModels(dir = MODELS_DIR): Promise<Map<string
   out.set('registry-config.json', json(config));
   return out;
 }
-
-const TYPES: Record<string, string> = { json: 'application/json', onnx: 'application/octet-stream', png: 'image/png', jpg: 'image/jpeg', txt: 'text/plain; charset=utf-8' };
 
 export function builtinModels(): Plugin {
   let published: Promise<Map<string, Uint8Array>> | undefined;
@@ -81,16 +88,7 @@ export function builtinModels(): Plugin {
         const path = (req.url ?? '').split('?')[0]!.replace(/^\//, '');
         const bytes = (await load()).get(path);
         if (!bytes) return next();
-        const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
-        res.setHeader('Content-Type', TYPES[path.split('.').pop() ?? ''] ?? 'application/octet-stream');
-        res.setHeader('Accept-Ranges', 'bytes');
-        if (range && Number(range[1]) < bytes.length) {
-          const end = Math.min(Number(range[2]), bytes.length - 1);
-          res.statusCode = 206;
-          res.setHeader('Content-Range', `bytes ${range[1]}-${end}/${bytes.length}`);
-          return res.end(bytes.subarray(Number(range[1]), end + 1));
-        }
-        res.end(bytes);
+        sendBody(req, res, bytes, { 'Content-Type': contentType(path) });
       });
     },
     async generateBundle() {

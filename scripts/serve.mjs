@@ -1,90 +1,122 @@
 #!/usr/bin/env node
+// @ts-check
 /**
  * Production static server for dist/: the headers from headers.mjs on every response, and
  * caching that suits a PWA — content-hashed assets are immutable, while the HTML shell, the
  * service worker and the web manifest are always revalidated so updates are seen.
- * Usage: node scripts/serve.mjs [--dir dist] [--port 4173] [--host 127.0.0.1]
+ * Precompressed `.br`/`.gz` siblings written at build time (precompress.ts) are sent to
+ * browsers that accept them, with `Vary: Accept-Encoding`; Range requests get the plain file
+ * (a byte range of a compressed stream is useless to the downloader).
+ * Usage: node scripts/serve.mjs [--dir dist] [--port 4173] [--host 127.0.0.1] [--connect-src ORIGIN]...
  */
 import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { securityHeaders } from './headers.mjs';
+import { contentType, realRoot, resolveInside, sendBody } from './static-http.mjs';
 
-const { values } = parseArgs({
-  options: {
-    dir: { type: 'string', default: 'dist' },
-    port: { type: 'string', default: process.env.PORT ?? '4173' },
-    host: { type: 'string', default: '127.0.0.1' },
-    'connect-src': { type: 'string', multiple: true, default: [] },
-  },
-});
-const root = resolve(values.dir);
-const headers = securityHeaders({ dev: false, connectSrc: values['connect-src'] });
+/** Encodings we precompress, in order of preference (smallest first). */
+const ENCODINGS = [{ name: 'br', suffix: '.br' }, { name: 'gzip', suffix: '.gz' }];
 
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.webmanifest': 'application/manifest+json',
-  '.wasm': 'application/wasm',
-  '.onnx': 'application/octet-stream',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.svg': 'image/svg+xml',
-  '.ico': 'image/x-icon',
-  '.txt': 'text/plain; charset=utf-8',
-  '.bin': 'application/octet-stream',
-};
-
+/** @param {string} path */
 function cacheControl(path) {
   if (/\/assets\/.+-[A-Za-z0-9_-]{8,}\.\w+$/.test(path)) return 'public, max-age=31536000, immutable';
   return 'no-cache';
 }
 
-async function resolveFile(urlPath) {
-  const clean = normalize(decodeURIComponent(urlPath)).replace(/^([/\\])+/, '');
-  const file = join(root, clean);
-  if (file !== root && !file.startsWith(root + sep)) return null;
-  const info = await stat(file).catch(() => null);
-  if (info?.isFile()) return file;
-  if (info?.isDirectory()) return resolveFile(join(clean, 'index.html'));
-  return null;
+/**
+ * Whether an Accept-Encoding header accepts `name` (q=0 refuses; `*` accepts).
+ * @param {string} header
+ * @param {string} name
+ */
+function accepts(header, name) {
+  for (const part of header.split(',')) {
+    const [token = '', ...params] = part.trim().split(';').map((s) => s.trim());
+    if (token.toLowerCase() !== name && token !== '*') continue;
+    const q = params.find((p) => p.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
+  }
+  return false;
 }
 
-const server = createServer(async (req, res) => {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  let file = await resolveFile(url.pathname);
+/**
+ * The precompressed siblings of `file` that exist, and the one to send for this request.
+ * @param {string} file
+ * @param {import('node:http').IncomingMessage} req
+ */
+async function negotiate(file, req) {
+  const variants = [];
+  for (const encoding of ENCODINGS) {
+    const info = await stat(file + encoding.suffix).catch(() => undefined);
+    if (info?.isFile()) variants.push({ ...encoding, path: file + encoding.suffix, size: info.size });
+  }
+  const acceptHeader = req.headers['accept-encoding'] ?? '';
+  const chosen = req.headers.range === undefined ? variants.find((v) => accepts(acceptHeader, v.name)) : undefined;
+  return { varies: variants.length > 0, chosen };
+}
+
+/**
+ * @param {string} root a real path (static-http.mjs realRoot)
+ * @param {Record<string, string>} headers sent with every response
+ * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').ServerResponse} res
+ */
+async function handle(root, headers, req, res) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { ...headers, Allow: 'GET, HEAD' });
+    return res.end();
+  }
+  let found = await resolveInside(root, req.url ?? '/', { index: true });
+  if (found.status === 400) {
+    res.writeHead(400, { ...headers, 'Content-Type': 'text/plain' });
+    return res.end('Bad request');
+  }
   // SPA fallback for navigations only; a missing asset is a real 404.
-  if (!file && !extname(url.pathname)) file = join(root, 'index.html');
-  if (!file) {
+  const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+  if (found.status === 404 && !extname(pathname)) found = await resolveInside(root, '/index.html');
+  if (found.status !== 200) {
     res.writeHead(404, { ...headers, 'Content-Type': 'text/plain' });
     return res.end('Not found');
   }
-  const body = await readFile(file).catch(() => null);
-  if (!body) {
-    res.writeHead(404, headers);
-    return res.end();
-  }
-  const type = TYPES[extname(file)] ?? 'application/octet-stream';
-  const common = { ...headers, 'Content-Type': type, 'Cache-Control': cacheControl(file), 'Accept-Ranges': 'bytes' };
-  const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
-  if (range) {
-    const start = Number(range[1]);
-    const end = range[2] ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
-    if (start >= body.length || start > end) {
-      res.writeHead(416, { ...common, 'Content-Range': `bytes */${body.length}` });
-      return res.end();
-    }
-    res.writeHead(206, { ...common, 'Content-Range': `bytes ${start}-${end}/${body.length}`, 'Content-Length': end - start + 1 });
-    return res.end(req.method === 'HEAD' ? undefined : body.subarray(start, end + 1));
-  }
-  res.writeHead(200, { ...common, 'Content-Length': body.length });
-  res.end(req.method === 'HEAD' ? undefined : body);
-});
+  const { varies, chosen } = await negotiate(found.file, req);
+  sendBody(req, res, chosen ?? { path: found.file, size: found.size }, {
+    ...headers,
+    'Content-Type': contentType(found.file),
+    'Cache-Control': cacheControl(found.file),
+    ...(varies ? { Vary: 'Accept-Encoding' } : {}),
+    ...(chosen ? { 'Content-Encoding': chosen.name } : {}),
+  });
+}
 
-server.listen(Number(values.port), values.host, () => {
-  console.log(`Lantern is being served at http://${values.host}:${values.port}/ from ${root}`);
-});
+/**
+ * The production server for a built app folder.
+ * @param {string} root a real path (static-http.mjs realRoot)
+ * @param {{ connectSrc?: string[] }} [options] extra CSP connect-src origins (model servers)
+ */
+export function appServer(root, options = {}) {
+  const headers = securityHeaders({ dev: false, connectSrc: options.connectSrc ?? [] });
+  return createServer((req, res) => {
+    handle(root, headers, req, res).catch(() => {
+      // Whatever went wrong, this request fails alone: the server keeps serving.
+      if (!res.headersSent) res.writeHead(500, headers);
+      res.end();
+    });
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  const { values } = parseArgs({
+    options: {
+      dir: { type: 'string', default: 'dist' },
+      port: { type: 'string', default: process.env.PORT ?? '4173' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'connect-src': { type: 'string', multiple: true, default: [] },
+    },
+  });
+  const root = await realRoot(values.dir);
+  appServer(root, { connectSrc: values['connect-src'] }).listen(Number(values.port), values.host, () => {
+    console.log(`Lantern is being served at http://${values.host}:${values.port}/ from ${root}`);
+  });
+}

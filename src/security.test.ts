@@ -61,6 +61,18 @@ describe('production headers', () => {
     expect(directives.get('connect-src')).toEqual(["'self'", 'https://models.example']);
   });
 
+  it('accept plain-http model origins only on loopback', () => {
+    const connect = (origin: string) => contentSecurityPolicy({ dev: false, connectSrc: [origin] });
+    expect(connect('http://127.0.0.1:8787')).toContain('connect-src \'self\' http://127.0.0.1:8787;');
+    expect(connect('http://localhost:8787/catalog.json')).toContain('connect-src \'self\' http://localhost:8787;');
+    for (const insecure of ['http://models.example', 'http://192.168.1.10:8787', 'ws://models.example']) expect(() => connect(insecure), insecure).toThrow(/not an acceptable model origin/);
+  });
+
+  it('require Trusted Types for script sinks, made only by the default policy', () => {
+    expect(directives.get('require-trusted-types-for')).toEqual(["'script'"]);
+    expect(directives.get('trusted-types')).toEqual(['default']);
+  });
+
   it('isolate the page and forbid framing', () => {
     const headers = securityHeaders({ dev: false });
     expect(headers).toMatchObject({ 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', 'X-Content-Type-Options': 'nosniff' });

@@ -1,7 +1,7 @@
 import { InputError } from '../src/runtime/errors.ts';
 import type { Note } from '../src/runtime/notes.ts';
 import { readImageHeader } from './image-header.ts';
-import { MAX_IMAGE_PIXELS, planResize, rgbaToTensor, workingSize, type ResizePlan } from './image-preprocess.ts';
+import { MAX_IMAGE_PIXELS, planResize, resamplingOf, rgbaToTensor, workingSize, type ResizePlan } from './image-preprocess.ts';
 import { resizeRgba, type Pixels } from './image-resize.ts';
 import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
 import type { ImageSource } from '../src/runtime/protocol.ts';
@@ -27,12 +27,13 @@ async function canDecodeAvif(): Promise<boolean> {
 /** Largest encoded file we accept; photos from phones are far below this. */
 export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 
-function bitmapPixels(bitmap: ImageBitmap): Pixels {
-  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+function bitmapPixels(image: ImageBitmap | VideoFrame, width: number, height: number): Pixels {
+  if (width === 0 || height === 0) throw new InputError('The image has no pixels (a closed ImageBitmap or VideoFrame?).', { reason: 'no-pixels' });
+  const canvas = new OffscreenCanvas(width, height);
   const ctx = canvas.getContext('2d', { willReadFrequently: true });
   if (!ctx) throw new InputError('This browser cannot read images in a worker (no 2D canvas).', { reason: 'no-canvas' });
-  ctx.drawImage(bitmap, 0, 0);
-  return { data: ctx.getImageData(0, 0, bitmap.width, bitmap.height).data, width: bitmap.width, height: bitmap.height };
+  ctx.drawImage(image, 0, 0, width, height);
+  return { data: ctx.getImageData(0, 0, width, height).data, width, height };
 }
 
 /**
@@ -41,9 +42,21 @@ function bitmapPixels(bitmap: ImageBitmap): Pixels {
  * is refused before anything is allocated, and a huge photo is decoded straight to a bounded
  * working size (the browser can decode JPEGs at reduced scale). EXIF orientation is applied.
  */
-async function decode(source: ImageSource, notes: Note[]): Promise<Pixels> {
-  if (source instanceof ImageData) return { data: source.data, width: source.width, height: source.height };
-  if (!(source instanceof Blob)) return bitmapPixels(source);
+async function decode(input: ImageSource, notes: Note[]): Promise<Pixels> {
+  if (input instanceof ImageBitmap) return bitmapPixels(input, input.width, input.height);
+  if ('displayWidth' in input) {
+    // The worker's clone of the page's frame: free it as soon as its pixels are read.
+    try {
+      return bitmapPixels(input, input.displayWidth, input.displayHeight);
+    } finally {
+      input.close();
+    }
+  }
+  if (!(input instanceof Blob) && !(input instanceof ArrayBuffer)) {
+    if (!(input.data instanceof Uint8ClampedArray) || input.data.length !== input.width * input.height * 4) throw new InputError('The pixel data does not match the image size (RGBA expected).', { reason: 'bad-pixels' });
+    return input;
+  }
+  const source = input instanceof Blob ? input : new Blob([input]);
 
   if (source.size === 0) throw new InputError('The file is empty (0 bytes).', { reason: 'empty-file' });
   const mb = Math.round(source.size / 1048576);
@@ -69,7 +82,7 @@ async function decode(source: ImageSource, notes: Note[]): Promise<Pixels> {
   }
   if (working.scaled) notes.push({ kind: 'downscaled', width: header.width, height: header.height, toWidth: working.width, toHeight: working.height });
   try {
-    return bitmapPixels(bitmap);
+    return bitmapPixels(bitmap, bitmap.width, bitmap.height);
   } finally {
     bitmap.close();
   }
@@ -81,7 +94,7 @@ export async function prepareImage(source: ImageSource, config: PreprocessorConf
   if (pixels.width === 0 || pixels.height === 0) throw new InputError('The image has no pixels.', { reason: 'no-pixels' });
   const plan = planResize(pixels.width, pixels.height, config);
   // Resample only the crop: the pixels a centre crop drops are never computed.
-  const cropped = resizeRgba(pixels, plan.resizeWidth, plan.resizeHeight, config.antialias, plan.crop);
+  const cropped = resizeRgba(pixels, plan.resizeWidth, plan.resizeHeight, resamplingOf(config), plan.crop);
   const tensor = rgbaToTensor(cropped.data, cropped.width, cropped.height, config, undefined, plan.outWidth, plan.outHeight);
   return { tensor, plan, notes };
 }

@@ -23,6 +23,15 @@ const mnist = PreprocessorConfigSchema.parse({
 });
 
 describe('planResize', () => {
+  it('follows ConvNeXt\'s crop_pct: short side to floor(edge / crop_pct), then an edge² crop; warps from 384', () => {
+    const convnext = PreprocessorConfigSchema.parse({ size: { shortest_edge: 224 }, crop_pct: 0.9, resample: 3 });
+    const plan = planResize(500, 400, convnext);
+    expect(plan).toMatchObject({ resizeWidth: 310, resizeHeight: 248, outWidth: 224, outHeight: 224 });
+    expect(plan.crop).toEqual({ x: 43, y: 12, width: 224, height: 224 });
+    const large = planResize(500, 400, PreprocessorConfigSchema.parse({ size: { shortest_edge: 384 }, crop_pct: 0.9 }));
+    expect(large).toMatchObject({ resizeWidth: 384, resizeHeight: 384, crop: { x: 0, y: 0, width: 384, height: 384 } });
+  });
+
   it('resizes the short side and centre-crops (torchvision style)', () => {
     const plan = planResize(640, 480, torchvision);
     expect(plan).toMatchObject({ resizeWidth: 341, resizeHeight: 256, outWidth: 224, outHeight: 224 });

@@ -1,4 +1,5 @@
 import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
+import type { Resampling } from './image-resize.ts';
 
 /**
  * Image preprocessing split in two: a geometric plan (pure numbers) and a pixel → tensor
@@ -28,10 +29,15 @@ export function planResize(width: number, height: number, config: PreprocessorCo
       if (!('height' in size)) throw new Error('fit_height_pad_right needs size.height and size.width');
       resizeHeight = size.height;
       resizeWidth = Math.min(size.width, Math.max(1, Math.ceil((size.height * width) / height)));
+    } else if ('shortest_edge' in size && config.crop_pct !== undefined && size.shortest_edge >= 384) {
+      // ConvNeXt at 384 and above: warp to a square, no crop.
+      resizeWidth = size.shortest_edge;
+      resizeHeight = size.shortest_edge;
     } else if ('shortest_edge' in size) {
       // Exactly transformers.js' get_resize_output_image_size: scale the short side to
-      // shortest_edge, round to 2 decimals, then floor.
-      const factor = Math.max(size.shortest_edge / width, size.shortest_edge / height);
+      // shortest_edge (ConvNeXt: shortest_edge / crop_pct, floored), round to 2 decimals, then floor.
+      const edge = config.crop_pct !== undefined ? Math.floor(size.shortest_edge / config.crop_pct) : size.shortest_edge;
+      const factor = Math.max(edge / width, edge / height);
       resizeWidth = Math.max(1, Math.floor(Number((width * factor).toFixed(2))));
       resizeHeight = Math.max(1, Math.floor(Number((height * factor).toFixed(2))));
     } else {
@@ -41,9 +47,12 @@ export function planResize(width: number, height: number, config: PreprocessorCo
   }
 
   let crop = { x: 0, y: 0, width: resizeWidth, height: resizeHeight };
-  if (config.do_center_crop && config.crop_size) {
-    const cw = config.crop_size.width;
-    const ch = config.crop_size.height;
+  // crop_pct's resize crops to shortest_edge² (a no-op when it warped to that size); the schema forbids both crops.
+  const cropTo = config.do_resize && config.crop_pct !== undefined && 'shortest_edge' in size ? { width: size.shortest_edge, height: size.shortest_edge }
+    : config.do_center_crop ? config.crop_size : undefined;
+  if (cropTo) {
+    const cw = cropTo.width;
+    const ch = cropTo.height;
     // Same rounding as transformers.js center_crop: floor of the half difference.
     crop = { x: Math.floor((resizeWidth - cw) / 2), y: Math.floor((resizeHeight - ch) / 2), width: cw, height: ch };
   }
@@ -60,6 +69,12 @@ export function planResize(width: number, height: number, config: PreprocessorCo
 function perChannel(value: number | number[], channels: number): number[] {
   const list = Array.isArray(value) ? value : [value];
   return Array.from({ length: channels }, (_, c) => list[Math.min(c, list.length - 1)] ?? 0);
+}
+
+/** Which resampler the config asks for (resample 3 is PIL bicubic; the schema refuses others). */
+export function resamplingOf(config: PreprocessorConfig): Resampling {
+  if (config.resample === 3) return 'bicubic';
+  return config.antialias ? 'bilinear' : 'linear';
 }
 
 export function channelCount(config: PreprocessorConfig): 1 | 3 {

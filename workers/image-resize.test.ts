@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resizeRgba } from './image-resize.ts';
 import { resizeBilinear } from '../models/_tools/preprocess.mjs';
@@ -10,12 +12,12 @@ function random(width: number, height: number, seed = 1): Uint8Array {
 describe('resizeRgba', () => {
   it('is the identity at the same size', () => {
     const data = random(5, 3);
-    expect(resizeRgba({ data, width: 5, height: 3 }, 5, 3, true).data).toBe(data);
+    expect(resizeRgba({ data, width: 5, height: 3 }, 5, 3, 'bilinear').data).toBe(data);
   });
 
   it('matches the recipes\' OpenCV-style bilinear exactly when antialias is off', () => {
     const data = random(97, 44);
-    const ours = resizeRgba({ data, width: 97, height: 44 }, 106, 48, false);
+    const ours = resizeRgba({ data, width: 97, height: 44 }, 106, 48, 'linear');
     const ref = resizeBilinear({ width: 97, height: 44, channels: 4, data: Float32Array.from(data) }, 106, 48);
     let maxDiff = 0;
     for (let i = 0; i < ref.data.length; i++) maxDiff = Math.max(maxDiff, Math.abs(ours.data[i]! - ref.data[i]!));
@@ -29,24 +31,24 @@ describe('resizeRgba', () => {
       const p = i >> 2;
       return ((p % w) + Math.floor(p / w)) % 2 ? 255 : 0;
     });
-    const smooth = resizeRgba({ data, width: w, height: w }, 8, 8, true);
+    const smooth = resizeRgba({ data, width: w, height: w }, 8, 8, 'bilinear');
     for (let i = 0; i < smooth.data.length; i++) expect(Math.abs(smooth.data[i]! - 127.5)).toBeLessThan(8);
   });
 
   it('keeps a constant image constant, both ways', () => {
     const data = new Uint8Array(40 * 30 * 4).fill(77);
-    for (const antialias of [true, false]) {
-      const out = resizeRgba({ data, width: 40, height: 30 }, 13, 50, antialias);
+    for (const resampling of ['bilinear', 'linear', 'bicubic'] as const) {
+      const out = resizeRgba({ data, width: 40, height: 30 }, 13, 50, resampling);
       for (const v of Array.from(out.data)) expect(v).toBeCloseTo(77, 3);
     }
   });
 
   it('computes a region exactly as cropping the whole resize would', () => {
     const data = random(120, 90, 7);
-    for (const antialias of [true, false]) {
-      const full = resizeRgba({ data, width: 120, height: 90 }, 101, 76, antialias);
+    for (const resampling of ['bilinear', 'linear', 'bicubic'] as const) {
+      const full = resizeRgba({ data, width: 120, height: 90 }, 101, 76, resampling);
       const region = { x: 13, y: 9, width: 64, height: 50 };
-      const part = resizeRgba({ data, width: 120, height: 90 }, 101, 76, antialias, region);
+      const part = resizeRgba({ data, width: 120, height: 90 }, 101, 76, resampling, region);
       expect([part.width, part.height]).toEqual([64, 50]);
       for (let y = 0; y < 50; y++) {
         for (let x = 0; x < 64; x++) {
@@ -55,6 +57,26 @@ describe('resizeRgba', () => {
           }
         }
       }
+    }
+  });
+
+  it('matches Pillow\'s BICUBIC byte for byte (fixture from workers/fixtures/pil-bicubic.py)', () => {
+    const fixture = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/pil-bicubic.json'), 'utf8')) as {
+      source: { width: number; height: number };
+      cases: { width: number; height: number; rgb: number[] }[];
+    };
+    const { width, height } = fixture.source;
+    const data = new Uint8Array(width * height * 4);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        for (let c = 0; c < 3; c++) data[(y * width + x) * 4 + c] = (x * 37 + y * 91 + c * 53 + ((x * y) % 7) * 29) % 256;
+        data[(y * width + x) * 4 + 3] = 255;
+      }
+    }
+    for (const expected of fixture.cases) {
+      const out = resizeRgba({ data, width, height }, expected.width, expected.height, 'bicubic');
+      const rgb = Array.from({ length: expected.width * expected.height * 3 }, (_, i) => out.data[Math.floor(i / 3) * 4 + (i % 3)]);
+      expect(rgb).toEqual(expected.rgb);
     }
   });
 });

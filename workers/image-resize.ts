@@ -1,16 +1,21 @@
 /**
  * Resampling in plain JS instead of the canvas: browsers' drawImage/createImageBitmap filters
  * differ between engines and quality settings, and a model only keeps its measured accuracy
- * when it sees the pixels its training pipeline produced. Two conventions, chosen per model:
+ * when it sees the pixels its training pipeline produced. Three conventions, chosen per model:
  *
- * - antialias off — OpenCV INTER_LINEAR / PyTorch interpolate(antialias=False): bilinear with
+ * - 'linear' — OpenCV INTER_LINEAR / PyTorch interpolate(antialias=False): bilinear with
  *   half-pixel centres and edge clamping (PaddleOCR uses cv2.resize).
- * - antialias on — PIL's BILINEAR (what Hugging Face image processors and torchvision on PIL
+ * - 'bilinear' — PIL's BILINEAR (what Hugging Face image processors and torchvision on PIL
  *   images do): a triangle filter widened by the scale factor when shrinking, so large
- *   downscales average all source pixels instead of aliasing.
+ *   downscales average all source pixels instead of aliasing. In float, no rounding between passes.
+ * - 'bicubic' — PIL's BICUBIC (`resample: 3`, ViT/DeiT/ConvNeXt configs), bit-exact: PIL's cubic
+ *   filter (a = -0.5) with the same support widening, 22-bit fixed-point weights, and a rounded,
+ *   clipped 8-bit image after each pass (the overshoot of a cubic filter is clipped as PIL does).
  *
- * Works on interleaved RGBA (4 values per pixel), in float, without rounding between passes.
+ * Works on interleaved RGBA (4 values per pixel).
  */
+export type Resampling = 'linear' | 'bilinear' | 'bicubic';
+
 export interface Pixels {
   data: ArrayLike<number>;
   width: number;
@@ -24,8 +29,8 @@ interface Taps {
   start: Int32Array;
   /** Number of taps for each output index. */
   count: Int32Array;
-  /** Weights, `maxTaps` per output index. */
-  weights: Float32Array;
+  /** Weights, `maxTaps` per output index (double precision, as PIL computes them). */
+  weights: Float64Array;
   maxTaps: number;
 }
 
@@ -33,7 +38,7 @@ interface Taps {
 function linearTaps(inSize: number, outSize: number): Taps {
   const start = new Int32Array(outSize);
   const count = new Int32Array(outSize).fill(2);
-  const weights = new Float32Array(outSize * 2);
+  const weights = new Float64Array(outSize * 2);
   const scale = inSize / outSize;
   for (let i = 0; i < outSize; i++) {
     const s = Math.min(Math.max((i + 0.5) * scale - 0.5, 0), inSize - 1);
@@ -51,26 +56,46 @@ function linearTaps(inSize: number, outSize: number): Taps {
   return { start, count, weights, maxTaps: 2 };
 }
 
-/** Triangle-filter taps of one axis, PIL convention (support grows with the downscale factor). */
-function antialiasTaps(inSize: number, outSize: number): Taps {
+interface Filter {
+  support: number;
+  weight: (x: number) => number;
+}
+
+/** PIL's filters (libImaging/Resample.c). */
+const FILTERS: Record<'bilinear' | 'bicubic', Filter> = {
+  bilinear: { support: 1, weight: (x) => Math.max(0, 1 - Math.abs(x)) },
+  bicubic: {
+    support: 2,
+    weight: (x) => {
+      const a = -0.5;
+      const t = Math.abs(x);
+      if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+      if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
+      return 0;
+    },
+  },
+};
+
+/** Taps of one axis, PIL convention (the filter's support grows with the downscale factor). */
+function pilTaps(inSize: number, outSize: number, filter: Filter): Taps {
   const scale = inSize / outSize;
   const filterScale = Math.max(scale, 1);
-  const support = filterScale; // triangle support 1, widened
+  const support = filter.support * filterScale;
   const maxTaps = Math.ceil(support) * 2 + 1;
   const start = new Int32Array(outSize);
   const count = new Int32Array(outSize);
-  const weights = new Float32Array(outSize * maxTaps);
+  const weights = new Float64Array(outSize * maxTaps);
   for (let i = 0; i < outSize; i++) {
     const center = (i + 0.5) * scale;
     const lo = Math.max(0, Math.floor(center - support + 0.5));
     const hi = Math.min(inSize, Math.floor(center + support + 0.5));
     let total = 0;
     for (let x = lo; x < hi; x++) {
-      const w = Math.max(0, 1 - Math.abs((x - center + 0.5) / filterScale));
+      const w = filter.weight((x - center + 0.5) / filterScale);
       weights[i * maxTaps + (x - lo)] = w;
       total += w;
     }
-    for (let x = lo; x < hi; x++) weights[i * maxTaps + (x - lo)]! /= total || 1;
+    if (total !== 0) for (let x = lo; x < hi; x++) weights[i * maxTaps + (x - lo)]! /= total;
     start[i] = lo;
     count[i] = hi - lo;
   }
@@ -88,13 +113,24 @@ export interface Region {
  * Resizes to `outWidth`×`outHeight` and returns only `region` of the result (a centre crop
  * need not compute the pixels it throws away: a third of the work for ImageNet-style 256→224).
  */
-export function resizeRgba(src: Pixels, outWidth: number, outHeight: number, antialias: boolean, region: Region = { x: 0, y: 0, width: outWidth, height: outHeight }): Pixels {
+export function resizeRgba(src: Pixels, outWidth: number, outHeight: number, resampling: Resampling, region: Region = { x: 0, y: 0, width: outWidth, height: outHeight }): Pixels {
   const { width: w, height: h, data } = src;
   const whole = region.x === 0 && region.y === 0 && region.width === outWidth && region.height === outHeight;
   if (outWidth === w && outHeight === h && whole) return src;
-  const taps = antialias ? antialiasTaps : linearTaps;
+  const taps = (inSize: number, outSize: number) => (resampling === 'linear' ? linearTaps(inSize, outSize) : pilTaps(inSize, outSize, FILTERS[resampling]));
   const tx = taps(w, outWidth);
   const ty = taps(h, outHeight);
+  // The PIL-exact 8-bit path (an unchanged axis is an identity there too: one tap of weight 2^22).
+  const fixed = resampling === 'bicubic';
+  const pass = (acc: number[], weights: Float64Array | Int32Array, base: number, count: number, read: (k: number, c: number) => number): void => {
+    for (let c = 0; c < CHANNELS; c++) {
+      let sum = fixed ? ROUNDING : 0;
+      for (let k = 0; k < count; k++) sum += read(k, c) * weights[base + k]!;
+      acc[c] = fixed ? clip8(sum) : sum;
+    }
+  };
+  const wx = fixed ? toFixed(tx.weights) : tx.weights;
+  const wy = fixed ? toFixed(ty.weights) : ty.weights;
   const rw = region.width;
   const rh = region.height;
   // Out-of-range region pixels (a crop larger than the image) clamp to the nearest edge.
@@ -110,31 +146,37 @@ export function resizeRgba(src: Pixels, outWidth: number, outHeight: number, ant
     rowHi = Math.max(rowHi, ty.start[r]! + ty.count[r]!);
   }
 
+  const acc = [0, 0, 0, 0];
   // Horizontal pass over the needed source rows, region columns only.
   const mid = new Float32Array(rw * h * CHANNELS);
   for (let y = rowLo; y < rowHi; y++) {
     for (let x = 0; x < rw; x++) {
       const cx = col(x);
-      const base = cx * tx.maxTaps;
-      for (let c = 0; c < CHANNELS; c++) {
-        let acc = 0;
-        for (let k = 0; k < tx.count[cx]!; k++) acc += data[(y * w + tx.start[cx]! + k) * CHANNELS + c]! * tx.weights[base + k]!;
-        mid[(y * rw + x) * CHANNELS + c] = acc;
-      }
+      const start = tx.start[cx]!;
+      pass(acc, wx, cx * tx.maxTaps, tx.count[cx]!, (k, c) => data[(y * w + start + k) * CHANNELS + c]!);
+      mid.set(acc, (y * rw + x) * CHANNELS);
     }
   }
   // Vertical pass, region rows only.
   const out = new Float32Array(rw * rh * CHANNELS);
   for (let y = 0; y < rh; y++) {
     const r = row(y);
-    const base = r * ty.maxTaps;
+    const start = ty.start[r]!;
     for (let x = 0; x < rw; x++) {
-      for (let c = 0; c < CHANNELS; c++) {
-        let acc = 0;
-        for (let k = 0; k < ty.count[r]!; k++) acc += mid[((ty.start[r]! + k) * rw + x) * CHANNELS + c]! * ty.weights[base + k]!;
-        out[(y * rw + x) * CHANNELS + c] = acc;
-      }
+      pass(acc, wy, r * ty.maxTaps, ty.count[r]!, (k, c) => mid[((start + k) * rw + x) * CHANNELS + c]!);
+      out.set(acc, (y * rw + x) * CHANNELS);
     }
   }
   return { data: out, width: rw, height: rh };
+}
+
+/** PIL's fixed point for 8-bit images: weights scaled by 2^22, rounded half away from zero. */
+const PRECISION_BITS = 32 - 8 - 2;
+const ROUNDING = 1 << (PRECISION_BITS - 1);
+function toFixed(weights: Float64Array): Int32Array {
+  return Int32Array.from(weights, (w) => Math.trunc(w * (1 << PRECISION_BITS) + (w < 0 ? -0.5 : 0.5)));
+}
+/** Back to 0–255 after a pass: PIL's clip8 (an arithmetic shift, then clamping). */
+function clip8(sum: number): number {
+  return Math.min(255, Math.max(0, Math.floor(sum / (1 << PRECISION_BITS))));
 }

@@ -1,15 +1,18 @@
 import { InputError, LanternError, ModelLoadError, serializeError } from '../src/runtime/errors.ts';
-import { ModelConfigSchema, type ModelConfig } from '../src/runtime/model-config.ts';
+import { DEFAULT_UNSURE_BELOW, RuntimeConfigSchema, scoreFunction, type RuntimeConfig, type ScoreFunction } from '../src/runtime/model-config.ts';
 import { rankRow } from '../src/runtime/postprocess.ts';
 import type { BackendPreference, BackendReason } from '../src/runtime/backend.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, ItemOutcome, LoadReport, ModelFiles } from '../src/runtime/protocol.ts';
 import { Sessions, type SessionHandle } from './sessions.ts';
-import { outputName } from './tasks/model-io.ts';
+import { batchKind, outputName } from './tasks/model-io.ts';
 import { parseModelFile, taskFactory, type Task, type TaskAdapter } from './tasks/task.ts';
 
 interface LoadedModel {
   key: string;
-  config: ModelConfig;
+  config: RuntimeConfig;
+  scores: ScoreFunction;
+  /** 'fixed': the graph takes one item at a time, so a batch runs item by item. */
+  batch: 'fixed' | 'dynamic';
   task: Task;
   handle: SessionHandle;
   outputName: string;
@@ -35,13 +38,14 @@ export class InferenceEngine {
     const existing = this.models.get(files.key);
     if (existing) return this.report(existing, 0);
 
-    const config = parseModelFile(ModelConfigSchema, files.config, 'config.json');
+    const config = parseModelFile(RuntimeConfigSchema, files.config, 'config.json');
     const makeTask = taskFactory(config, files);
     const started = performance.now();
     const { handle, fallback } = await this.sessions.open(files.key, files.onnx);
     let model: LoadedModel;
     try {
-      model = { key: files.key, config, task: makeTask(handle.session), handle, outputName: outputName(handle.session, config) };
+      const session = handle.session;
+      model = { key: files.key, config, scores: scoreFunction(config), batch: config.lantern?.batch ?? batchKind(session), task: makeTask(session), handle, outputName: outputName(session, config) };
     } catch (error) {
       await handle.session.release();
       throw error instanceof ModelLoadError ? new ModelLoadError(error.message, { ...error.details, key: files.key }) : error;
@@ -58,15 +62,10 @@ export class InferenceEngine {
       reason: this.sessions.reason(model.handle.backend),
       threads: device.choice.threads,
       createMs,
-      unsureBelow: model.config.lantern.unsure_below,
+      unsureBelow: model.config.lantern?.unsure_below ?? DEFAULT_UNSURE_BELOW,
       inputNames: [...model.handle.session.inputNames],
       outputNames: [...model.handle.session.outputNames],
     };
-  }
-
-  /** Test hook for fault injection: destroys ORT's GPU device as a driver reset would. */
-  loseGpuDevice(): Promise<boolean> {
-    return this.sessions.loseGpuDevice();
   }
 
   async classify(key: string, inputs: ClassifyInput[], k: number): Promise<BatchReport> {
@@ -93,7 +92,7 @@ export class InferenceEngine {
     let inferenceMs = 0;
     let postprocessMs = 0;
     let fallback: BackendReason | undefined;
-    const groups = model.config.lantern.batch === 'fixed' ? prepared.map((p) => [p]) : prepared.length > 0 ? [prepared] : [];
+    const groups = model.batch === 'fixed' ? prepared.map((p) => [p]) : prepared.length > 0 ? [prepared] : [];
     for (const group of groups) {
       const feeds = task.feeds(group.map((p) => p.item));
       const started = performance.now();
@@ -107,11 +106,11 @@ export class InferenceEngine {
         const outcome = items[p.index];
         if (outcome?.ok) {
           outcome.value.predictions = rankRow(data.subarray(row * width, (row + 1) * width), {
-            output: model.config.lantern.output,
+            scores: model.scores,
             id2label: model.config.id2label,
             k,
-            displayNames: model.config.lantern.display_names,
-            localizedNames: model.config.lantern.localized_display_names,
+            displayNames: model.config.lantern?.display_names,
+            localizedNames: model.config.lantern?.localized_display_names,
           });
         }
       });

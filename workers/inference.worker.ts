@@ -1,11 +1,12 @@
 /// <reference lib="webworker" />
+import '../src/trusted-types.ts';
 import '../src/runtime/zod-jitless.ts';
 import { expose } from 'comlink';
 import { installErrorTransfer } from '../src/runtime/error-transfer.ts';
 import { InferenceEngine } from './inference-engine.ts';
 import { wasmMemoryBytes, watchWasmMemory } from './wasm-memory.ts';
 import type { BackendPreference } from '../src/runtime/backend.ts';
-import type { ClassifyInput, FaultInjection, InferenceWorkerApi, ModelFiles } from '../src/runtime/protocol.ts';
+import type { ClassifyInput, InferenceWorkerApi, ModelFiles } from '../src/runtime/protocol.ts';
 
 // Before any session exists: ORT instantiates its wasm on the first one.
 watchWasmMemory();
@@ -37,12 +38,7 @@ const api = {
   classify: (key: string, inputs: ClassifyInput[], k: number) => engine.classify(key, inputs, k),
   unload: (key: string) => engine.unload(key),
   wasmMemory: () => wasmMemoryBytes(),
-  /** Fault injection for tests: lose the GPU device, or die like an OOM-killed worker. */
-  loseGpuDevice: () => engine.loseGpuDevice(),
-  crash: (): void => {
-    setTimeout(() => self.close(), 0);
-  },
-} satisfies InferenceWorkerApi & FaultInjection;
+} satisfies InferenceWorkerApi;
 
 // ORT's threaded wasm starts its helper threads from this same bundled file (named
 // "em-pthread…"); installing comlink there would replace ORT's own message handler.

@@ -1,6 +1,49 @@
 /**
- * The one place that picks the onnxruntime-web build. Every ORT entry bundles its own wasm,
- * so importing two would ship two; this build carries both the WebGPU and the WASM (CPU)
- * execution providers in one wasm file.
+ * The one place that picks the onnxruntime-web build, once per worker, after the adapter probe:
+ * devices without a WebGPU adapter load the WASM-only build (14 MB wasm, 2.3 MB brotli), the
+ * others the WebGPU build (27 MB, it also runs the WASM provider for fallback). A device only
+ * ever downloads the build it uses; both are in the bundle as separate chunks and files.
+ *
+ * ORT is imported in its "extern wasm" form (vite.config.ts sets the resolve condition): its
+ * Emscripten glue is a small file of its own, loaded from `wasmPaths.mjs`, so ORT's helper
+ * threads start from that file instead of re-evaluating the whole worker bundle.
  */
-export * as ort from 'onnxruntime-web/webgpu';
+import type * as OrtApi from 'onnxruntime-web';
+import cpuGlue from 'onnxruntime-web/ort-wasm-simd-threaded.mjs?url';
+import cpuWasm from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
+import gpuGlue from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
+import gpuWasm from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
+import { LanternError } from '../src/runtime/errors.ts';
+
+/** ORT's types (InferenceSession, Tensor, …); the values come from `ortApi()`. */
+export type * as ort from 'onnxruntime-web';
+export type Ort = typeof OrtApi;
+export type OrtBuild = 'wasm' | 'webgpu';
+
+const BUILDS: Record<OrtBuild, { load: () => Promise<Ort>; glue: string; wasm: string }> = {
+  wasm: { load: () => import('onnxruntime-web/wasm'), glue: cpuGlue, wasm: cpuWasm },
+  webgpu: { load: () => import('onnxruntime-web/webgpu'), glue: gpuGlue, wasm: gpuWasm },
+};
+
+let loaded: Ort | undefined;
+
+/** Loads the build (once) and points it at its own glue and wasm files. */
+export async function loadOrt(build: OrtBuild): Promise<Ort> {
+  if (loaded) return loaded;
+  const api = await BUILDS[build].load();
+  api.env.wasm.wasmPaths = { mjs: ortFiles(build)[0], wasm: ortFiles(build)[1] };
+  loaded = api;
+  return api;
+}
+
+/** The loaded build; callers run after `loadOrt` (the engine's init). */
+export function ortApi(): Ort {
+  if (!loaded) throw new LanternError('The inference worker used ORT before init().');
+  return loaded;
+}
+
+/** Absolute URLs of a build's glue and wasm: what the page keeps for offline use. */
+export function ortFiles(build: OrtBuild): [glue: string, wasm: string] {
+  const { glue, wasm } = BUILDS[build];
+  return [new URL(glue, self.location.href).href, new URL(wasm, self.location.href).href];
+}

@@ -1,4 +1,5 @@
-import { ort } from './ort.ts';
+import { loadOrt, ortApi, ortFiles, type ort } from './ort.ts';
+import { keepOrtOffline } from './ort-offline.ts';
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from '../src/runtime/backend.ts';
 import { DeviceLostError, LanternError, ModelLoadError } from '../src/runtime/errors.ts';
 import type { DeviceReport } from '../src/runtime/protocol.ts';
@@ -18,6 +19,8 @@ export interface SessionHandle {
   backend: Backend;
   /** Kept to rebuild the session on WASM after a WebGPU failure. */
   readonly onnx: ArrayBuffer;
+  /** Settles when the session's last run has; runs take turns (see `run`). */
+  turn: Promise<void>;
 }
 
 /**
@@ -36,12 +39,17 @@ export class Sessions {
     const facts = { adapter, crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency };
     const chosen = chooseBackend(preference, facts, workers);
     const choice = threads && facts.crossOriginIsolated ? { ...chosen, threads } : chosen;
+    // The build follows the choice: a device without a usable adapter never downloads the WebGPU one.
+    const ort = await loadOrt(choice.backend);
     // ORT reads these once, when its wasm starts: they must be set before the first session.
     ort.env.wasm.numThreads = choice.threads;
     ort.env.wasm.proxy = false;
     ort.env.logLevel = 'error';
     this.device = { adapter, crossOriginIsolated: facts.crossOriginIsolated, hardwareConcurrency: facts.hardwareConcurrency, choice, ortVersion: ort.env.versions.web ?? 'unknown' };
     this.warm = this.warmUp();
+    // Once the wasm has arrived (warm-up fetched it), keep this build for offline starts. Best
+    // effort: if storage refuses, the app still works online and the next start tries again.
+    void this.warm.then(() => keepOrtOffline(ortFiles(choice.backend))).catch(() => undefined);
     return this.device;
   }
 
@@ -52,7 +60,7 @@ export class Sessions {
    */
   private async warmUp(): Promise<void> {
     try {
-      const session = await ort.InferenceSession.create(WARM_UP_MODEL, { executionProviders: ['wasm'] });
+      const session = await ortApi().InferenceSession.create(WARM_UP_MODEL, { executionProviders: ['wasm'] });
       await session.release();
     } catch {
       // A real load reports the real error.
@@ -76,12 +84,12 @@ export class Sessions {
     await this.warm;
     const backend: Backend = this.gpuLost ? 'wasm' : device.choice.backend;
     try {
-      return { handle: { session: await this.create(onnx, backend), backend, onnx } };
+      return { handle: { session: await this.create(onnx, backend), backend, onnx, turn: Promise.resolve() } };
     } catch (error) {
       if (backend !== 'webgpu') throw new ModelLoadError(`The model could not be loaded: ${(error as Error).message}`, { key });
       const fallback: BackendReason = { kind: 'webgpu-load-failed', detail: (error as Error).message };
       try {
-        return { handle: { session: await this.create(onnx, 'wasm'), backend: 'wasm', onnx }, fallback };
+        return { handle: { session: await this.create(onnx, 'wasm'), backend: 'wasm', onnx, turn: Promise.resolve() }, fallback };
       } catch (wasmError) {
         throw new ModelLoadError(`The model could not be loaded: ${(wasmError as Error).message}`, { key });
       }
@@ -89,7 +97,7 @@ export class Sessions {
   }
 
   private async create(bytes: ArrayBuffer, backend: Backend): Promise<ort.InferenceSession> {
-    const session = await ort.InferenceSession.create(new Uint8Array(bytes), {
+    const session = await ortApi().InferenceSession.create(new Uint8Array(bytes), {
       executionProviders: [backend],
       graphOptimizationLevel: 'all',
     });
@@ -99,7 +107,7 @@ export class Sessions {
 
   /** A lost GPU device (driver reset, `device.destroy()`) sends every later session to WASM. */
   private async watchDevice(): Promise<void> {
-    const device = (await ort.env.webgpu.device) as { lost?: Promise<{ message?: string }> } | undefined;
+    const device = (await ortApi().env.webgpu.device) as { lost?: Promise<{ message?: string }> } | undefined;
     this.deviceLost = device?.lost?.then((info) => {
       this.gpuLost = { kind: 'device-lost', detail: info?.message ?? '' };
       return this.gpuLost;
@@ -116,19 +124,25 @@ export class Sessions {
     return lost ? lostMessage(lost) : (error as Error).message;
   }
 
-  /** Test hook for fault injection: destroys ORT's GPU device as a driver reset would. */
-  async loseGpuDevice(): Promise<boolean> {
-    const device = (await ort.env.webgpu.device) as { destroy?: () => void } | undefined;
-    if (!device?.destroy) return false;
-    device.destroy();
-    return true;
-  }
-
   /**
    * Runs `feeds` and returns the one output asked for. A WebGPU failure rebuilds the session on
    * WASM and retries once; `fallback` then says why.
    */
   async run(handle: SessionHandle, feeds: Record<string, ort.Tensor>, outputName: string): Promise<{ output: ort.Tensor; fallback?: BackendReason }> {
+    // The page keeps two batches in flight per worker; ORT does not support concurrent runs of
+    // one session (WebGPU's are truly asynchronous), so they queue here.
+    const previous = handle.turn;
+    let release!: () => void;
+    handle.turn = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    try {
+      return await this.runInTurn(handle, feeds, outputName);
+    } finally {
+      release();
+    }
+  }
+
+  private async runInTurn(handle: SessionHandle, feeds: Record<string, ort.Tensor>, outputName: string): Promise<{ output: ort.Tensor; fallback?: BackendReason }> {
     try {
       return { output: await this.runOnce(handle, feeds, outputName) };
     } catch (error) {

@@ -2,14 +2,14 @@ import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AutoModelForSequenceClassification, AutoTokenizer, ImageProcessor, RawImage } from '@huggingface/transformers';
+import { AutoModelForSequenceClassification, AutoTokenizer, ConvNextImageProcessor, ImageProcessor, pipeline, RawImage } from '@huggingface/transformers';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { planResize, rgbaToTensor } from './image-preprocess.ts';
+import { planResize, resamplingOf, rgbaToTensor } from './image-preprocess.ts';
 import { resizeRgba } from './image-resize.ts';
-import { PreprocessorConfigSchema, TokenizerConfigSchema, type PreprocessorConfig } from '../src/runtime/model-config.ts';
-import { softmax } from '../src/runtime/postprocess.ts';
+import { PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, TokenizerConfigSchema, type PreprocessorConfig } from '../src/runtime/model-config.ts';
+import { rankRow, softmax } from '../src/runtime/postprocess.ts';
 import { padBatch, TokenEncoder } from './text-preprocess.ts';
 
 /**
@@ -58,14 +58,14 @@ function synthetic(width: number, height: number): Rgba {
 function lantern(image: Rgba, json: object): Float32Array {
   const config: PreprocessorConfig = PreprocessorConfigSchema.parse(json);
   const plan = planResize(image.width, image.height, config);
-  const resized = resizeRgba(image, plan.resizeWidth, plan.resizeHeight, config.antialias);
+  const resized = resizeRgba(image, plan.resizeWidth, plan.resizeHeight, resamplingOf(config));
   return rgbaToTensor(resized.data, resized.width, resized.height, config, plan.crop, plan.outWidth, plan.outHeight);
 }
 
-async function transformersJs(image: Rgba, json: object): Promise<Float32Array> {
+async function transformersJs(image: Rgba, json: object, Processor: typeof ImageProcessor = ImageProcessor): Promise<Float32Array> {
   const rgb = new Uint8ClampedArray(image.width * image.height * 3);
   for (let i = 0; i < image.width * image.height; i++) rgb.set(image.data.subarray(i * 4, i * 4 + 3), i * 3);
-  const { pixel_values } = await new ImageProcessor(json)(new RawImage(rgb, image.width, image.height, 3)) as { pixel_values: { data: Float32Array } };
+  const { pixel_values } = await new Processor(json)(new RawImage(rgb, image.width, image.height, 3)) as { pixel_values: { data: Float32Array } };
   return pixel_values.data;
 }
 
@@ -125,24 +125,90 @@ describe('image preprocessing vs transformers.js', () => {
   });
 });
 
+/**
+ * Hub keys transformers.js honours and Lantern now reads the same way: `resample: 3` and
+ * ConvNeXt's `crop_pct`. Lantern's bicubic is PIL's, byte for byte (image-resize.test.ts); in
+ * Node transformers.js uses sharp's bicubic affine (no antialiasing prefilter), so the two agree
+ * tightly on enlargements and only approximately on large reductions (as for bilinear above).
+ * Measured (normalised units): synthetic enlargement max 0.035 / mean 0.007 for both; cat.jpg
+ * bicubic mean 0.024, crop_pct mean 0.018; panda.jpg (a large reduction) mean 0.16–0.17. Top-1
+ * identical everywhere; ShuffleNet score differences ≤ 0.068 (cat bicubic: p 0.892 vs 0.827).
+ * Stated tolerance: tensor mean < 0.02 on enlargements, < 0.2 on photos; scores within 0.1.
+ */
+const BICUBIC = { ...IMAGENET, resample: 3 };
+const CONVNEXT = { ...IMAGENET, do_center_crop: false, crop_size: undefined, size: { shortest_edge: 224 }, crop_pct: 0.9, resample: 3 };
+
+describe('hub preprocessing keys vs transformers.js', () => {
+  it('bicubic and crop_pct agree closely on an enlargement', async () => {
+    const image = synthetic(200, 150);
+    for (const [config, Processor] of [[BICUBIC, ImageProcessor], [CONVNEXT, ConvNextImageProcessor]] as const) {
+      const ours = lantern(image, config);
+      expect(ours.length).toBe(3 * 224 * 224);
+      const d = diff(ours, await transformersJs(image, config, Processor));
+      console.log(`synthetic ${config === BICUBIC ? 'bicubic' : 'crop_pct'}: max ${d.max.toFixed(3)} mean ${d.mean.toFixed(4)}`);
+      expect(d.mean).toBeLessThan(0.02);
+    }
+  });
+
+  it.skipIf(!existsSync(SHUFFLENET))('bicubic and crop_pct give the same top-1 and close scores on real photos', async () => {
+    const session = await ort.InferenceSession.create(SHUFFLENET);
+    const scores = async (tensor: Float32Array) => softmax((await session.run({ input: new ort.Tensor('float32', tensor, [1, 3, 224, 224]) })).output!.data as Float32Array);
+    const report: string[] = [];
+    for (const name of ['cat.jpg', 'panda.jpg']) {
+      const image = await decode(join(SHARED, 'images', name));
+      for (const [configName, config, Processor] of [['bicubic', BICUBIC, ImageProcessor], ['crop_pct', CONVNEXT, ConvNextImageProcessor]] as const) {
+        const ours = lantern(image, config);
+        const d = diff(ours, await transformersJs(image, config, Processor));
+        const [a, b] = [await scores(ours), await scores(await transformersJs(image, config, Processor))];
+        expect(argmax(a)).toBe(argmax(b));
+        const scoreDiff = Math.max(...Array.from(a, (p, i) => Math.abs(p - b[i]!)));
+        report.push(`${name} ${configName}: tensor max ${d.max.toFixed(3)} mean ${d.mean.toFixed(4)}, top-1 p=${a[argmax(a)]!.toFixed(3)} vs ${b[argmax(b)]!.toFixed(3)}, max score diff ${scoreDiff.toFixed(3)}`);
+        expect(d.mean).toBeLessThan(0.2);
+        expect(scoreDiff).toBeLessThan(0.1);
+      }
+    }
+    console.log(`Lantern vs transformers.js (hub keys):\n${report.join('\n')}`);
+    await session.release();
+  });
+});
+
+const SPAM = join(ROOT, 'models/spam-filter');
+
+/**
+ * The spam filter as a transformers.js folder in a temporary directory, its config.json being
+ * `edit(config)` (transformers.js maps model_type to a class; the graph takes BERT's inputs, as
+ * in bench/), with Lantern's encoder and an onnxruntime-node session on the same graph.
+ */
+async function withSpamFolder(edit: (config: Record<string, unknown>) => Record<string, unknown>, use: (spam: {
+  dir: string; config: Record<string, unknown>; encoder: TokenEncoder; logits: (text: string) => Promise<Float32Array>;
+}) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'lantern-parity-'));
+  const session = await ort.InferenceSession.create(join(SPAM, 'onnx/model_quantized.onnx'));
+  try {
+    await cp(SPAM, dir, { recursive: true, filter: (p) => !/\/(recipe|eval)(\/|$)/.test(p) });
+    const config = edit(JSON.parse(await readFile(join(SPAM, 'config.json'), 'utf8')) as Record<string, unknown>);
+    await writeFile(join(dir, 'config.json'), JSON.stringify(config));
+    const tokenizerJson = JSON.parse(await readFile(join(SPAM, 'tokenizer.json'), 'utf8')) as object;
+    const encoder = new TokenEncoder(tokenizerJson, TokenizerConfigSchema.parse(JSON.parse(await readFile(join(SPAM, 'tokenizer_config.json'), 'utf8'))));
+    const logits = async (text: string) => {
+      const { ids, mask, length } = padBatch([encoder.encode(text)], encoder.padId);
+      return (await session.run({ input_ids: new ort.Tensor('int64', ids, [1, length]), attention_mask: new ort.Tensor('int64', mask, [1, length]) })).logits!.data as Float32Array;
+    };
+    await use({ dir, config, encoder, logits });
+  } finally {
+    await session.release();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 describe('text preprocessing and scores vs transformers.js', () => {
   it('gives identical token ids and spam-filter scores', async () => {
-    const src = join(ROOT, 'models/spam-filter');
-    // transformers.js maps model_type to a class; the graph takes BERT's inputs (as in bench/).
-    const dir = await mkdtemp(join(tmpdir(), 'lantern-parity-'));
-    try {
-      await cp(src, dir, { recursive: true, filter: (p) => !/\/(recipe|eval)(\/|$)/.test(p) });
-      const config = JSON.parse(await readFile(join(src, 'config.json'), 'utf8')) as Record<string, unknown>;
-      await writeFile(join(dir, 'config.json'), JSON.stringify({ ...config, model_type: 'bert' }));
-      const tokenizerJson = JSON.parse(await readFile(join(src, 'tokenizer.json'), 'utf8')) as object;
-      const tokenizerConfig = TokenizerConfigSchema.parse(JSON.parse(await readFile(join(src, 'tokenizer_config.json'), 'utf8')));
-      const encoder = new TokenEncoder(tokenizerJson, tokenizerConfig);
+    await withSpamFolder((config) => ({ ...config, model_type: 'bert' }), async ({ dir, encoder, logits }) => {
       const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
       const model = await AutoModelForSequenceClassification.from_pretrained(dir, { local_files_only: true, dtype: 'q8' });
-      const session = await ort.InferenceSession.create(join(src, 'onnx/model_quantized.onnx'));
       const texts = [
-        await readFile(join(src, 'samples/spam.txt'), 'utf8'),
-        await readFile(join(src, 'samples/ham.txt'), 'utf8'),
+        await readFile(join(SPAM, 'samples/spam.txt'), 'utf8'),
+        await readFile(join(SPAM, 'samples/ham.txt'), 'utf8'),
         'Congratulations! You have WON a free cruise, click here to claim your prize now!!!',
         'Hi Bob, the meeting moved to 3pm tomorrow; agenda attached.',
         'naïve café — résumé 日本語 emoji 🎉',
@@ -156,18 +222,40 @@ describe('text preprocessing and scores vs transformers.js', () => {
         if (!ours.truncated) expect(ours.ids).toEqual(ids);
         else expect(ours.ids.slice(0, -1)).toEqual(ids.slice(0, ours.ids.length - 1));
         if (ours.truncated) continue;
-        const { ids: idTensor, mask, length } = padBatch([ours], encoder.padId);
-        const logits = (await session.run({ input_ids: new ort.Tensor('int64', idTensor, [1, length]), attention_mask: new ort.Tensor('int64', mask, [1, length]) })).logits!.data as Float32Array;
         const output = await model(await tokenizer(text)) as { logits: { data: Float32Array } };
-        const [a, b] = [softmax(logits), softmax(output.logits.data)];
+        const [a, b] = [softmax(await logits(text)), softmax(output.logits.data)];
         expect(argmax(a)).toBe(argmax(b));
         maxScoreDiff = Math.max(maxScoreDiff, ...Array.from(a, (p, i) => Math.abs(p - b[i]!)));
       }
       // Same graph, same ids: only float noise between two ORT builds.
       expect(maxScoreDiff).toBeLessThan(1e-5);
-      await session.release();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
+  });
+});
+
+describe('multi-label heads vs transformers.js', () => {
+  it('scores every label with a sigmoid, as transformers.js does for problem_type multi_label_classification', async () => {
+    // A plain hub config: no "lantern" block, a multi-label head.
+    const hub = ({ lantern: _lantern, ...config }: Record<string, unknown>) => ({ ...config, model_type: 'bert', problem_type: 'multi_label_classification' });
+    await withSpamFolder(hub, async ({ dir, config, logits }) => {
+      const runtime = RuntimeConfigSchema.parse(config);
+      expect(scoreFunction(runtime)).toBe('sigmoid');
+      const classifier = await pipeline('text-classification', dir, { local_files_only: true, dtype: 'q8' });
+      let maxDiff = 0;
+      let fromSoftmax = 0;
+      for (const text of ['Congratulations! You have WON a free cruise, click here to claim your prize now!!!', 'Hi Bob, the meeting moved to 3pm tomorrow; agenda attached.', await readFile(join(SPAM, 'samples/ham.txt'), 'utf8')]) {
+        const row = await logits(text);
+        const ours = rankRow(row, { scores: scoreFunction(runtime), id2label: runtime.id2label, k: 2 });
+        const theirs = await classifier(text, { top_k: null }) as { label: string; score: number }[];
+        expect(ours.map((p) => p.label)).toEqual(theirs.map((p) => p.label));
+        const soft = softmax(row);
+        fromSoftmax = Math.max(fromSoftmax, ...ours.map((p) => Math.abs(p.score - soft[p.index]!)));
+        for (const p of ours) maxDiff = Math.max(maxDiff, Math.abs(p.score - theirs.find((t) => t.label === p.label)!.score));
+      }
+      // Same graph, same ids, same function: only float noise between two ORT builds; and the
+      // check can tell: softmax would have given other scores.
+      expect(maxDiff).toBeLessThan(1e-5);
+      expect(fromSoftmax).toBeGreaterThan(1e-3);
+    });
   });
 });

@@ -1,7 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { describeSchemaError, ModelConfigSchema } from '../../src/runtime/model-config.ts';
+import { ModelConfigSchema } from '../../src/runtime/model-config.ts';
+import { parseSchema } from '../../src/runtime/schema.ts';
 import type { FileRole, PackInput } from '../../src/runtime/store/manifest.ts';
 
 /**
@@ -53,9 +54,7 @@ export async function readModelFolder(folder: string, complete?: CompleteConfig)
     if (completed !== json) configBytes = new TextEncoder().encode(`${JSON.stringify(completed, null, 1)}\n`);
     json = completed;
   }
-  const parsed = ModelConfigSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('config.json', parsed.error));
-  const { lantern, id2label } = parsed.data;
+  const { lantern, id2label } = parseSchema(ModelConfigSchema, json, 'config.json');
 
   const files: ModelFolder['files'] = [
     { path: onnx, role: 'onnx', bytes: onnxBytes },

@@ -1,13 +1,13 @@
-import { readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile, realpath } from 'node:fs/promises';
+import { basename, dirname, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { describeSchemaError } from '../../src/runtime/model-config.ts';
+import { parseSchema } from '../../src/runtime/schema.ts';
 import type { ReleaseValidation } from '../../src/runtime/store/manifest.ts';
 
 /**
  * `--golden golden.json`: the release's validation set. The file lists text items inline and
- * image items by path (relative to golden.json); images are published as release files with
+ * image items by path (relative to golden.json, inside its folder); images are published as release files with
  * role "golden" under `golden/`, hashed and signed like the model itself.
  *   { "threshold": 0.9, "items": [{ "text": "...", "label": "spam" }, { "image": "a.png", "label": "0" }] }
  */
@@ -31,14 +31,26 @@ export async function readGoldenSet(file: string): Promise<GoldenSet> {
   } catch {
     throw new ValidationError('The golden set file is missing or not valid JSON.');
   }
-  const parsed = GoldenFileSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The golden set file', parsed.error));
-  const files = new Map<string, Uint8Array>();
-  const items = await Promise.all(parsed.data.items.map(async (item) => {
-    if ('text' in item) return { input: { kind: 'text' as const, text: item.text }, label: item.label };
-    const path = `golden/${basename(item.image)}`;
-    if (!files.has(path)) files.set(path, await readFile(join(dirname(file), item.image)));
-    return { input: { kind: 'image' as const, path }, label: item.label };
-  }));
-  return { validation: { threshold: parsed.data.threshold, items }, files: [...files].map(([path, bytes]) => ({ path, role: 'golden' as const, bytes })) };
+  const golden = parseSchema(GoldenFileSchema, json, 'The golden set file');
+  const folder = await realpath(dirname(resolve(file)));
+  const files = new Map<string, { source: string; bytes: Uint8Array }>();
+  const items = [];
+  for (const [index, item] of golden.items.entries()) {
+    if ('text' in item) {
+      items.push({ input: { kind: 'text' as const, text: item.text }, label: item.label });
+      continue;
+    }
+    // Only files inside the golden set's folder: `../` or a symlink out could publish (and sign)
+    // anything the publisher's machine holds, a signing key included.
+    const source = await realpath(resolve(folder, item.image)).catch(() => undefined);
+    if (!source || !source.startsWith(folder + sep)) {
+      throw new ValidationError(`Golden item ${index + 1}: its image must be a file inside the golden set's folder.`);
+    }
+    const path = `golden/${basename(source)}`;
+    const seen = files.get(path);
+    if (seen && seen.source !== source) throw new ValidationError(`Golden item ${index + 1}: another image has the same file name; rename one.`);
+    if (!seen) files.set(path, { source, bytes: await readFile(source) });
+    items.push({ input: { kind: 'image' as const, path }, label: item.label });
+  }
+  return { validation: { threshold: golden.threshold, items }, files: [...files].map(([path, { bytes }]) => ({ path, role: 'golden' as const, bytes })) };
 }

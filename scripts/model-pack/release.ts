@@ -1,12 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeBundle } from '../../src/runtime/store/bundle.ts';
-import { CATALOG_FORMAT, ReleaseCatalogSchema, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
-import { buildManifest, sequenceFromVersion, type Manifest } from '../../src/runtime/store/manifest.ts';
+import { CATALOG_FORMAT, catalogBytes, parseCatalog, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
+import { buildManifest, type Manifest } from '../../src/runtime/store/manifest.ts';
 import { sign, type KeyFile, type SignatureFile } from '../../src/runtime/store/trust.ts';
 import type { ModelFolder } from './folder.ts';
 import type { GoldenSet } from './golden.ts';
 import { inspectModel } from './inspect.ts';
+import { sequenceFromVersion } from './sequence.ts';
 
 /**
  * Turns a model folder into a signed release. The layout (under a catalog root) is
@@ -27,19 +28,28 @@ export interface PackOptions {
   sequence?: number;
   chunkSize?: number;
   createdAt?: string;
+  /** Default: RELEASE_VALIDITY_DAYS after createdAt. Expiry stops installs, never an installed model. */
   expiresAt?: string;
   /** A validation set the device runs before activating the release (see golden.ts). */
   golden?: GoldenSet;
 }
 
+/** How long a release may be installed after it was packed, unless the publisher says otherwise. */
+export const RELEASE_VALIDITY_DAYS = 365;
+/** How long a catalog vouches for "this is the newest": the publisher re-signs it before then. */
+export const CATALOG_VALIDITY_DAYS = 30;
+
+export const daysAfter = (iso: string, days: number): string => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
+
 export async function packRelease(model: ModelFolder, options: PackOptions): Promise<PackedRelease> {
-  await inspectModel(model);
+  inspectModel(model);
   const files = [...model.files, ...(options.golden?.files ?? [])];
+  const createdAt = options.createdAt ?? new Date().toISOString();
   const { manifest, bytes } = await buildManifest({
     ...model.meta,
     sequence: options.sequence ?? sequenceFromVersion(model.meta.version),
-    createdAt: options.createdAt ?? new Date().toISOString(),
-    ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}),
+    createdAt,
+    expiresAt: options.expiresAt ?? daysAfter(createdAt, RELEASE_VALIDITY_DAYS),
     files,
     ...(options.golden ? { validation: options.golden.validation } : {}),
     samples: model.samples.map(({ name, path, kind }) => ({ name, path, kind })),
@@ -67,19 +77,52 @@ export function bundleOf(release: PackedRelease): Uint8Array {
   return writeBundle(release.manifestBytes, release.signatures, release.manifest.files.map((f) => ({ path: f.path, bytes: release.published.get(`${dir}${f.path}`)! })));
 }
 
-/** A catalog listing these releases (one entry per id@version; later ones replace earlier ones). */
-export function catalogJson(entries: readonly ReleaseEntry[]): string {
-  const byKey = new Map(entries.map((e) => [`${e.id}@${e.version}`, e]));
-  return `${JSON.stringify({ format: CATALOG_FORMAT, releases: [...byKey.values()] }, null, 1)}\n`;
+export interface CatalogOptions {
+  keys: readonly KeyFile[];
+  /** The version of the catalog this one replaces, if any: the new one is always higher. */
+  previousVersion?: number;
+  now?: Date;
+  /** Default: CATALOG_VALIDITY_DAYS from now. */
+  expiresAt?: string;
 }
 
-/** Writes a release under `outDir` and adds it to `outDir/catalog.json` (created if absent). */
-export async function writeRelease(outDir: string, release: PackedRelease): Promise<void> {
+/**
+ * A signed catalog listing these releases (one entry per id@version; later ones replace earlier
+ * ones): `catalog.json` and its detached `catalog.sig.json`. The version is the time in seconds,
+ * or the previous one + 1, so a re-signed catalog always supersedes the last one devices saw.
+ */
+export async function signedCatalog(entries: readonly ReleaseEntry[], options: CatalogOptions): Promise<{ catalog: Uint8Array; signature: Uint8Array }> {
+  const now = options.now ?? new Date();
+  const byKey = new Map(entries.map((e) => [`${e.id}@${e.version}`, e]));
+  const bytes = catalogBytes({
+    format: CATALOG_FORMAT,
+    version: Math.max((options.previousVersion ?? 0) + 1, Math.floor(now.getTime() / 1000)),
+    createdAt: now.toISOString(),
+    expiresAt: options.expiresAt ?? daysAfter(now.toISOString(), CATALOG_VALIDITY_DAYS),
+    releases: [...byKey.values()],
+  });
+  const signatures: SignatureFile = { signatures: await Promise.all(options.keys.map((k) => sign(bytes, k))) };
+  return { catalog: bytes, signature: new TextEncoder().encode(`${JSON.stringify(signatures, null, 1)}\n`) };
+}
+
+/** The catalog already in `outDir`, if it is one this version of Lantern reads. */
+async function existingCatalog(outDir: string) {
+  return readFile(join(outDir, 'catalog.json')).then((bytes) => parseCatalog(bytes), () => undefined);
+}
+
+/** Re-signs `outDir/catalog.json` with a new version and expiry (publishers do this before it expires). */
+export async function resignCatalog(outDir: string, options: Omit<CatalogOptions, 'previousVersion'>, add: readonly ReleaseEntry[] = []): Promise<void> {
+  const existing = await existingCatalog(outDir);
+  const { catalog, signature } = await signedCatalog([...(existing?.releases ?? []), ...add], { ...options, ...(existing ? { previousVersion: existing.version } : {}) });
+  await writeFile(join(outDir, 'catalog.json'), catalog);
+  await writeFile(join(outDir, 'catalog.sig.json'), signature);
+}
+
+/** Writes a release under `outDir` and adds it to `outDir/catalog.json` (created if absent), signed by `keys`. */
+export async function writeRelease(outDir: string, release: PackedRelease, options: Omit<CatalogOptions, 'previousVersion'>): Promise<void> {
   for (const [path, bytes] of release.published) {
     await mkdir(dirname(join(outDir, path)), { recursive: true });
     await writeFile(join(outDir, path), bytes);
   }
-  const catalogPath = join(outDir, 'catalog.json');
-  const existing = await readFile(catalogPath, 'utf8').then((text) => ReleaseCatalogSchema.parse(JSON.parse(text)).releases, () => []);
-  await writeFile(catalogPath, catalogJson([...existing, release.entry]));
+  await resignCatalog(outDir, options, [release.entry]);
 }

@@ -131,7 +131,7 @@ describe('bare .onnx + flags', () => {
     const onnx = await file('m.onnx', IMAGE_OK());
     const labels = await file('labels.json', JSON.stringify({ 0: 'a', 1: 'b', 2: 'c' }));
     const cases: [SourceOptions, string][] = [
-      [{ id: 'BAD ID <script>' }, '--id must be lowercase letters, digits, . _ -.'],
+      [{ id: 'BAD ID <script>' }, '--id must be lowercase letters, digits, . _ - and at most one namespace/.'],
       [{ version: 'latest' }, '--version must be semver, e.g. 1.0.0.'],
       [{ mean: '0.5,abc' }, '--mean must be one or three comma-separated numbers.'],
       [{ std: '0' }, '--std values must be positive.'],
@@ -227,15 +227,23 @@ describe('Hugging Face / Lantern folders', () => {
     expect(await refusal(readModelSource(folder, { version: '1.0.0' }))).toBe('onnx/model_quantized.onnx takes 1-channel images but the preprocessing produces 3.');
     await writeFile(join(folder, 'preprocessor_config.json'), JSON.stringify({ size: 'big' }));
     expect(await refusal(readModelSource(folder, { version: '1.0.0' }))).toMatch(/^preprocessor_config\.json is not valid at "size"/);
+    // Hub keys Lantern does not implement are refused by name, never ignored.
+    const fashion = { size: { height: 28, width: 28 }, do_convert_grayscale: true };
+    await writeFile(join(folder, 'preprocessor_config.json'), JSON.stringify({ ...fashion, do_flip_channel_order: true }));
+    expect(await refusal(readModelSource(folder, { version: '1.0.0' }))).toBe('preprocessor_config.json is not valid at "do_flip_channel_order": Lantern does not implement do_flip_channel_order; the model would see pixels it was not trained on.');
+    await writeFile(join(folder, 'preprocessor_config.json'), JSON.stringify({ ...fashion, resample: 1 }));
+    expect(await refusal(readModelSource(folder, { version: '1.0.0' }))).toMatch(/at "resample": .*not 1 \(Lanczos\)/);
+    await writeFile(join(folder, 'preprocessor_config.json'), JSON.stringify({ ...fashion, resample: 3, do_flip_channel_order: false }));
+    expect((await readModelSource(folder, { version: '1.0.0' })).model.meta.task).toBe('image-classification');
   });
 
   it('the CLI exits 1 with the sentence, and names a missing flag when stdin is not a terminal', async () => {
     const key = await file('key.json', JSON.stringify(await generateKey('t')));
     const pack = (...args: string[]) => spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/model-cli.ts'), 'pack', ...args, '--out', join(dir, 'out')], { cwd: ROOT, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
     const missing = pack(join(ROOT, 'models/fashion-mnist/onnx/model_quantized.onnx'), '--key', key);
-    expect([missing.status, missing.stderr.trim()]).toEqual([1, 'Missing --labels: labels file (labels.json or labels.txt).']);
+    expect([missing.status, missing.stderr.trim()]).toEqual([1, 'lantern-model: Missing --labels: labels file (labels.json or labels.txt).']);
     const badKey = pack(join(ROOT, 'models/fashion-mnist'), '--key', join(dir, 'secret-name.json'));
-    expect([badKey.status, badKey.stderr.trim()]).toEqual([1, 'A --key file cannot be read.']);
+    expect([badKey.status, badKey.stderr.trim()]).toEqual([1, 'lantern-model: A --key file cannot be read.']);
   });
 
   it('publishes a Lantern folder\'s config.json unchanged after checking it against the graph', async () => {

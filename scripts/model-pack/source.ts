@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { describeSchemaError, PreprocessorConfigSchema, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
+import { MODEL_ID, MODEL_ID_RULE, PreprocessorConfigSchema, SEMVER, tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
+import { parseSchema } from '../../src/runtime/schema.ts';
 import { readModelFolder, type ModelFolder } from './folder.ts';
 import { inspectOnnx, planGraph, type GraphInfo, type GraphPlan } from './onnx-graph.ts';
 
@@ -38,8 +39,6 @@ export interface ModelSource {
   graph: GraphInfo;
 }
 
-const ID = /^[a-z0-9][a-z0-9._-]*$/;
-const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 async function need(options: SourceOptions, key: keyof SourceOptions, question: string, ask?: Ask): Promise<string> {
   const value = options[key] ?? (ask ? (await ask(`${question}: `)).trim() : undefined);
@@ -60,7 +59,7 @@ function output(options: SourceOptions): 'logits' | 'probabilities' {
 
 function idFromName(name: string): string | undefined {
   const slug = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '');
-  return ID.test(slug) ? slug : undefined;
+  return MODEL_ID.test(slug) ? slug : undefined;
 }
 
 /** Parses `224` or `224x192` (height x width). */
@@ -93,13 +92,6 @@ export function parseLabels(bytes: Uint8Array, json: boolean): string[] {
     : [];
   if (!list.every((l): l is string => typeof l === 'string')) throw new ValidationError('The labels file must list labels as strings.');
   return list;
-}
-
-/** Size of the tensor this preprocessing produces, or undefined when it depends on the image. */
-function tensorSize(p: PreprocessorConfig): { height: number; width: number } | undefined {
-  if (p.do_pad && p.pad_size) return p.pad_size;
-  if (p.do_center_crop && p.crop_size) return p.crop_size;
-  return 'height' in p.size && p.resize_mode !== 'fit_height_pad_right' ? p.size : undefined;
 }
 
 /** The preprocessing must produce exactly the tensor the graph takes. */
@@ -138,14 +130,12 @@ async function readFolder(folder: string, options: SourceOptions, ask?: Ask): Pr
     if (plan.task === 'text-classification' && !present.has('tokenizer_config.json')) throw new ValidationError('The model folder has tokenizer.json but no tokenizer_config.json.');
     if (plan.task === 'image-classification') {
       const pre = await readJson(`${folder}/preprocessor_config.json`, 'preprocessor_config.json');
-      const parsed = PreprocessorConfigSchema.safeParse(pre);
-      if (!parsed.success) throw new ValidationError(describeSchemaError('preprocessor_config.json', parsed.error));
-      checkImagePlan(parsed.data, plan, onnx.path);
+      checkImagePlan(parseSchema(PreprocessorConfigSchema, pre, 'preprocessor_config.json'), plan, onnx.path);
     }
     if (section) return config;
-    const id = options.id ? checked(options.id, ID, 'id', 'lowercase letters, digits, . _ -') : idFromName(basename(folder)) ?? await need(options, 'id', 'Model id (lowercase letters, digits, . _ -)', ask);
+    const id = options.id ? checked(options.id, MODEL_ID, 'id', MODEL_ID_RULE) : idFromName(basename(folder)) ?? await need(options, 'id', `Model id (${MODEL_ID_RULE})`, ask);
     const version = checked(await need(options, 'version', 'Version (semver, e.g. 1.0.0)', ask), SEMVER, 'version', 'semver, e.g. 1.0.0');
-    return { ...config, lantern: lanternBlock(plan, checked(id, ID, 'id', 'lowercase letters, digits, . _ -'), version, options.title ?? id, output(options)) };
+    return { ...config, lantern: lanternBlock(plan, checked(id, MODEL_ID, 'id', MODEL_ID_RULE), version, options.title ?? id, output(options)) };
   });
   return { model, graph: graph! };
 }
@@ -177,7 +167,7 @@ async function readBareOnnx(path: string, options: SourceOptions, ask?: Ask): Pr
     throw new ValidationError('The ONNX file is a text classifier: publish it as a folder with tokenizer.json and tokenizer_config.json.');
   }
   const image = plan.image!;
-  const id = checked(await need(options, 'id', 'Model id (lowercase letters, digits, . _ -)', ask), ID, 'id', 'lowercase letters, digits, . _ -');
+  const id = checked(await need(options, 'id', `Model id (${MODEL_ID_RULE})`, ask), MODEL_ID, 'id', MODEL_ID_RULE);
   const version = checked(await need(options, 'version', 'Version (semver, e.g. 1.0.0)', ask), SEMVER, 'version', 'semver, e.g. 1.0.0');
   const graphSize = image.height && image.width ? `${image.height}x${image.width}` : undefined;
   const resize = options.resize ?? 'stretch';

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
-import { catalogAddress, type SavedCatalogs } from '../runtime/store/catalog-sources.ts';
-import type { ModelRegistry } from '../runtime/store/registry.ts';
+import { catalogAddress, type SavedCatalogs, type ModelRegistry } from '../runtime/store/index.ts';
 import { t } from './i18n/index.ts';
 
 /**

@@ -1,14 +1,17 @@
+import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
-import type { DeviceReport } from '../runtime/lantern.ts';
+import type { DeviceReport } from '../runtime/index.ts';
 import { AppBanner } from './AppBanner.tsx';
 import { ClassifyView } from './ClassifyView.tsx';
 import { t, type MessageKey } from './i18n/index.ts';
 import { backendReasonText } from './i18n/runtime-text.ts';
 import { LanguageSwitch, useLanguage } from './LanguageSwitch.tsx';
-import { MetricsView } from './MetricsView.tsx';
-import { ModelsView } from './ModelsView.tsx';
 import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
+
+// Only the Classify view is in the first download; the others (and uPlot's charts) load when opened.
+const ModelsView = lazy(() => import('./ModelsView.tsx').then((m) => m.ModelsView));
+const MetricsView = lazy(() => import('./MetricsView.tsx').then((m) => m.MetricsView));
 
 const TABS = [
   { id: 'classify', label: 'nav.classify' },
@@ -71,8 +74,10 @@ export function App({ services }: { services: Services }) {
       </nav>
       <main>
         {tab === 'classify' && <ClassifyView lantern={lantern} />}
-        {tab === 'models' && <ModelsView services={services} />}
-        {tab === 'metrics' && <MetricsView services={services} />}
+        <Suspense fallback={null}>
+          {tab === 'models' && <ModelsView services={services} />}
+          {tab === 'metrics' && <MetricsView services={services} />}
+        </Suspense>
       </main>
       <footer class="footer" data-testid="build-id" data-build={__BUILD_ID__}>{t('footer.build', { id: __BUILD_ID__ })}</footer>
     </>

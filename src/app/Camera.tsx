@@ -6,17 +6,14 @@ export const MAX_FPS = 2;
 
 interface Props {
   /** Classifies one frame; resolves when done, so continuous mode knows when it may send another. */
-  onFrame: (frame: Blob) => Promise<unknown>;
+  onFrame: (frame: ImageBitmap) => Promise<unknown>;
   disabled: boolean;
 }
 
-function grab(video: HTMLVideoElement): Promise<Blob | null> {
+/** The current frame as pixels for the worker: no JPEG encode here and decode there. */
+function grab(video: HTMLVideoElement): Promise<ImageBitmap | null> {
   if (!video.videoWidth) return Promise.resolve(null);
-  const canvas = document.createElement('canvas');
-  canvas.width = video.videoWidth;
-  canvas.height = video.videoHeight;
-  canvas.getContext('2d')?.drawImage(video, 0, 0);
-  return new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.92));
+  return createImageBitmap(video);
 }
 
 /**
@@ -76,7 +73,8 @@ export function Camera({ onFrame, disabled }: Props) {
       const frame = await grab(v);
       if (!frame) return;
       setCounts((c) => ({ ...c, sent: c.sent + 1 }));
-      await handler.current(frame);
+      // The worker received a copy: this one's pixels are freed as soon as it has answered.
+      await handler.current(frame).finally(() => frame.close());
     } finally {
       busy.current = false;
     }

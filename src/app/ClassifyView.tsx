@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ClassificationResult, ClassifyInput, Lantern, ModelDescriptor } from '../runtime/lantern.ts';
+import type { ClassificationResult, ClassifyInput, Lantern, ModelDescriptor } from '../runtime/index.ts';
 import { formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
 import { errorText } from './i18n/runtime-text.ts';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { DATA_PREFERENCES, type DataPolicy } from '../runtime/field/data-policy.ts';
+import { DATA_PREFERENCES, type DataPolicy } from '../runtime/field/index.ts';
 import { t } from './i18n/index.ts';
 
 /** "Wi-Fi only / any connection / never automatically", and what the browser says about the connection. */

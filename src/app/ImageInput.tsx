@@ -4,13 +4,13 @@ import { t } from './i18n/index.ts';
 
 interface Props {
   /** Classifies the image; resolves when done (continuous camera mode paces itself on it). */
-  onImage: (image: Blob) => Promise<unknown>;
+  onImage: (image: Blob | ImageBitmap) => Promise<unknown>;
   /** Several files at once (picker, drop or paste). */
   onImages: (files: File[]) => void;
   disabled: boolean;
 }
 
-/** File picker (several files), drag and drop, and camera capture; all produce Blobs. */
+/** File picker (several files) and drag and drop (Blobs), and camera capture (an ImageBitmap of the frame). */
 export function ImageInput({ onImage, onImages, disabled }: Props) {
   const [dragging, setDragging] = useState(false);
   const onDrop = (event: DragEvent) => {

@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { DeviceReport } from '../runtime/lantern.ts';
-import type { BenchmarkRow } from '../runtime/metrics/benchmark.ts';
-import { RELATIVE_ERROR } from '../runtime/metrics/histogram.ts';
+import type { DeviceReport } from '../runtime/index.ts';
+import { type BenchmarkRow, RELATIVE_ERROR } from '../runtime/metrics/index.ts';
 import { t } from './i18n/index.ts';
 import { BenchmarkCard } from './metrics/BenchmarkCard.tsx';
 import { DeviceCard } from './metrics/DeviceCard.tsx';

@@ -1,6 +1,4 @@
-import type { Release } from '../runtime/store/catalog.ts';
-import type { ModelOverview, Transfer } from '../runtime/store/registry.ts';
-import type { VersionRecord } from '../runtime/store/model-store.ts';
+import type { Release, ModelOverview, Transfer, VersionRecord } from '../runtime/store/index.ts';
 import { formatBytes } from './format.ts';
 import { t } from './i18n/index.ts';
 import { TransferBar } from './TransferBar.tsx';
@@ -18,6 +16,7 @@ function statusOf(model: ModelOverview, v: VersionRecord): string {
   if (model.pointer?.active === v.key) return t('models.status.active');
   if (v.status === 'quarantined') return t('models.status.quarantined');
   if (v.status === 'rejected') return t('models.status.rejected');
+  if (v.status === 'revoked') return t('models.status.revoked');
   if (v.status === 'downloading') return t('models.status.incomplete');
   if (model.pointer?.previous === v.key) return t('models.status.previous');
   return t('models.status.retained');
@@ -62,6 +61,9 @@ export function ModelCard({ model, update, transfer, busy, actions }: {
           })}
         </tbody>
       </table>
+      {model.pointer && model.expiresAt && Date.parse(model.expiresAt) <= Date.now() && (
+        <p class="hint" data-testid={`expired-${model.id}`}>{t('models.releaseExpired', { date: model.expiresAt.slice(0, 10) })}</p>
+      )}
       {transfer && <TransferBar transfer={transfer} onCancel={() => actions.cancel(model.id)} />}
       <p class="actions">
         {update && !transfer && (

@@ -1,8 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { OpenedRegistry } from '../runtime/store/bootstrap.ts';
-import { latestReleases, type Release } from '../runtime/store/catalog.ts';
-import { releasesFrom, SavedCatalogs } from '../runtime/store/catalog-sources.ts';
-import type { ModelOverview, ModelRegistry, RegistryNotice, Transfer } from '../runtime/store/registry.ts';
+import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type Transfer } from '../runtime/store/index.ts';
 import { AddModel } from './AddModel.tsx';
 import { ConfirmDownload, type DownloadRequest } from './ConfirmDownload.tsx';
 import { DataSettings } from './DataSettings.tsx';
@@ -30,6 +27,7 @@ function noticeText(n: RegistryNotice): string {
   const vars = { id: n.id, version: n.version, fallback: n.fallbackVersion ?? '', reason: n.reason ?? '' };
   if (n.kind === 'rejected') return t('models.notice.rejected', vars);
   if (n.kind === 'rolled-back') return t('models.notice.rolledBack', vars);
+  if (n.kind === 'revoked') return t(n.fallbackVersion ? 'models.notice.revoked' : 'models.notice.revokedNoFallback', vars);
   return t(n.fallbackVersion ? 'models.notice.quarantined' : 'models.notice.quarantinedNoFallback', vars);
 }
 
@@ -53,11 +51,14 @@ export function ModelsView({ services }: { services: Services }) {
 
   const registry = opened?.registry;
   const checkUpdates = useCallback(() => {
-    if (!registry) return;
+    if (!registry || !opened) return;
     setCatalogError(null);
     setAutoSkipped(false);
-    releasesFrom((url) => registry.catalog(url), savedCatalogs.list()).then(setReleases, setCatalogError);
-  }, [registry, savedCatalogs]);
+    // A revocation published since start applies before any new release is offered.
+    opened.refreshTrust().catch(() => undefined)
+      .then(() => releasesFrom((url) => registry.catalog(url), savedCatalogs.list()))
+      .then(setReleases, setCatalogError);
+  }, [opened, registry, savedCatalogs]);
 
   useEffect(() => {
     if (!registry) return undefined;

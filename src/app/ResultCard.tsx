@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { ClassificationResult } from '../runtime/lantern.ts';
-import type { Prediction } from '../runtime/postprocess.ts';
+import type { ClassificationResult, Prediction } from '../runtime/index.ts';
 import { formatMs as ms, formatPercent } from './format.ts';
 import { language, t } from './i18n/index.ts';
 import { backendReasonText, errorText, noteText } from './i18n/runtime-text.ts';

@@ -1,4 +1,4 @@
-import type { Transfer } from '../runtime/store/registry.ts';
+import type { Transfer } from '../runtime/store/index.ts';
 import { formatBytes, formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
 

@@ -1,4 +1,4 @@
-import type { ModelDescriptor } from '../runtime/lantern.ts';
+import type { ModelDescriptor } from '../runtime/index.ts';
 
 /**
  * How the app was opened, from the web app manifest's entry points: a shortcut or the file

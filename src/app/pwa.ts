@@ -1,4 +1,5 @@
 import { Workbox } from 'workbox-window';
+import { Listeners } from '../runtime/index.ts';
 
 /**
  * Service-worker lifecycle as seen by the UI: whether a new app version is waiting, and
@@ -20,7 +21,7 @@ type Listener = (state: PwaState) => void;
 
 export class PwaController {
   private state: PwaState = { updateWaiting: false, canInstall: false, installed: false };
-  private readonly listeners = new Set<Listener>();
+  private readonly listeners = new Listeners<[PwaState]>();
   private workbox?: Workbox;
   private installEvent?: BeforeInstallPromptEvent;
 
@@ -61,19 +62,14 @@ export class PwaController {
     this.set({ canInstall: false, installed: choice.outcome === 'accepted' });
   }
 
-  /** Asks the service worker to look for a new version now. */
-  checkForUpdate(): Promise<unknown> {
-    return this.workbox?.update() ?? Promise.resolve();
-  }
-
+  /** Calls `listener` with the current state now and with every change. */
   subscribe(listener: Listener): () => void {
-    this.listeners.add(listener);
     listener(this.state);
-    return () => this.listeners.delete(listener);
+    return this.listeners.subscribe(listener);
   }
 
   private set(patch: Partial<PwaState>): void {
     this.state = { ...this.state, ...patch };
-    for (const listener of this.listeners) listener(this.state);
+    this.listeners.notify(this.state);
   }
 }

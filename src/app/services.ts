@@ -1,14 +1,7 @@
-import { Lantern } from '../runtime/lantern.ts';
-import { MetricsAggregator } from '../runtime/metrics/aggregator.ts';
-import { MemorySampler } from '../runtime/metrics/memory.ts';
-import { MetricsPersistence } from '../runtime/metrics/persistence.ts';
-import { openRegistry, type OpenedRegistry } from '../runtime/store/bootstrap.ts';
-import { StoreModelSource } from '../runtime/store/store-model-source.ts';
-import { autoRollback } from '../runtime/auto-rollback.ts';
-import { goldenValidator } from '../runtime/golden-gate.ts';
-import { DataPolicy, type ConnectionInfo } from '../runtime/field/data-policy.ts';
-import { runtimeDefaults, type DeviceHints, type RuntimeDefaults } from '../runtime/field/device-profile.ts';
-import { pauseWhileHidden } from '../runtime/field/visibility.ts';
+import { Lantern } from '../runtime/index.ts';
+import { MetricsAggregator, MemorySampler, MetricsPersistence } from '../runtime/metrics/index.ts';
+import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator } from '../runtime/store/index.ts';
+import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden } from '../runtime/field/index.ts';
 import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
 
@@ -34,18 +27,35 @@ export interface Services {
 /** Chromium-only navigator fields (Network Information API, Device Memory API). */
 type FieldNavigator = Navigator & DeviceHints & { connection?: ConnectionInfo & EventTarget };
 
+const LAST_MODEL_KEY = 'lantern.lastModel';
+
+function readLastModel(): string | undefined {
+  try {
+    return localStorage.getItem(LAST_MODEL_KEY) ?? undefined;
+  } catch {
+    return undefined; // Storage refused (private mode): nothing to preload.
+  }
+}
+
+function saveLastModel(modelId: string | undefined): void {
+  try {
+    if (modelId) localStorage.setItem(LAST_MODEL_KEY, modelId);
+  } catch {
+    // Storage refused: the next start simply loads on first use.
+  }
+}
+
 export function createServices(): Services {
   const params = new URLSearchParams(location.search);
   const nav = navigator as FieldNavigator;
   const profile = runtimeDefaults({ deviceMemory: nav.deviceMemory, hardwareConcurrency: nav.hardwareConcurrency });
   const data = new DataPolicy(globalThis.localStorage, nav.connection);
-  // Golden sets run on the first worker of the pool, created below (the gate runs long after start-up).
-  const models = openRegistry(document.baseURI, { storage: navigator.storage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern.clients[0]!) });
+  // Golden sets run through the runtime created below (the gate runs long after start-up).
+  const models = openRegistry(document.baseURI, { storage: navigator.storage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern) });
   const metrics = new MetricsAggregator({ windowMs: profile.metricsWindowMs });
   const source = new StoreModelSource(models.then((m) => m.registry));
   const watchVersions = autoRollback({ registry: models.then((m) => m.registry), source, onRolledBack: () => lantern.refreshModels() });
-  const lantern: Lantern = new Lantern({
-    createWorker: (name) => new Worker(new URL('../../workers/inference.worker.ts', import.meta.url), { type: 'module', name }),
+  const lantern: Lantern = Lantern.create({
     models: source,
     backend: backendFromUrl(),
     poolSize: Number(params.get('workers')) || undefined,
@@ -56,18 +66,28 @@ export function createServices(): Services {
     onRecord: (record) => {
       metrics.record(record);
       watchVersions(record);
+      if (record.ok) lastModel = record.modelId;
     },
   });
+  // The model used last is loaded while the app is idle after start-up: its first request is warm.
+  let lastModel = readLastModel();
+  if (lastModel && typeof requestIdleCallback === 'function') {
+    const wanted = lastModel;
+    // An optimisation only: if it fails, the first real request reports why.
+    requestIdleCallback(() => void lantern.load(wanted).catch(() => undefined));
+  }
   const pwa = new PwaController();
   pwa.start();
   const metricsStore = new MetricsPersistence(metrics);
   void metricsStore.start();
   // Hidden is the last moment a page is reliably alive (mobile browsers kill without unload).
   document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'hidden') void metricsStore.flush();
+    if (document.visibilityState !== 'hidden') return;
+    void metricsStore.flush();
+    saveLastModel(lastModel);
   });
   const memory = new MemorySampler({
-    workerWasm: () => Promise.all(lantern.clients.filter((c) => c.running).map((c) => c.wasmMemory())),
+    workerWasm: () => lantern.workerMemory(),
     modelBytes: async () => (await (await models).registry.storageEstimate()).modelBytes,
   });
   // No inference while the page is hidden: requests wait for the user to come back.

@@ -1,4 +1,4 @@
-import type { BackendPreference } from '../runtime/backend.ts';
+import type { BackendPreference } from '../runtime/index.ts';
 
 /** Backend override from the URL (`?backend=webgpu|wasm`), used by tests and field debugging. */
 export function backendFromUrl(search = location.search): BackendPreference {

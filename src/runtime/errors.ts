@@ -6,7 +6,6 @@
 export const ERROR_CODES = [
   'INPUT',
   'MODEL_LOAD',
-  'BACKEND_UNAVAILABLE',
   'DEVICE_LOST',
   'INTEGRITY',
   'SIGNATURE',
@@ -30,6 +29,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export const INPUT_REASONS = [
   'empty-text', 'not-text', 'wants-image', 'wants-text', 'empty-file', 'file-too-large', 'not-an-image',
   'unknown-format', 'heic', 'undecodable', 'too-many-pixels', 'corrupt', 'no-pixels', 'no-canvas', 'unprepared',
+  'bad-pixels', 'unreadable-element', 'unsupported-input', 'bad-model-id',
 ] as const;
 export type InputReason = (typeof INPUT_REASONS)[number];
 
@@ -57,8 +57,6 @@ export class InputError extends LanternError {
 }
 /** A model file could not be parsed or a session could not be created. */
 export class ModelLoadError extends LanternError { override readonly code = 'MODEL_LOAD'; override name = 'ModelLoadError'; }
-/** The requested backend cannot run here (no adapter, no threads...). */
-export class BackendUnavailableError extends LanternError { override readonly code = 'BACKEND_UNAVAILABLE'; override name = 'BackendUnavailableError'; }
 /** The GPU device went away during a run; callers retry on WASM. */
 export class DeviceLostError extends LanternError { override readonly code = 'DEVICE_LOST'; override name = 'DeviceLostError'; }
 /** Bytes do not match the hash the signed manifest promised. */
@@ -88,7 +86,6 @@ const classes = {
   LanternError,
   InputError,
   ModelLoadError,
-  BackendUnavailableError,
   DeviceLostError,
   IntegrityError,
   SignatureError,

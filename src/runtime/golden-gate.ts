@@ -1,11 +1,21 @@
+import type { CandidateRun, ClassifyInput } from './lantern.ts';
+import type { ModelDescriptor } from './model-source.ts';
 import type { Manifest } from './store/manifest.ts';
 import type { CandidateValidator, GoldenOutcome } from './store/registry.ts';
-import { modelFiles } from './store/store-model-source.ts';
+import { modelFiles, toDescriptor } from './store/store-model-source.ts';
 import type { VerifiedRead } from './store/verified-read.ts';
-import type { ClassifyInput, WorkerClient } from './worker-client.ts';
+import type { ModelFiles } from './worker-client.ts';
 
-/** Items per worker call: bounds the memory a large golden set of images can take at once. */
+/**
+ * Golden items submitted at a time: bounds the memory a large golden set of images takes and the
+ * share of the request queue the gate holds while users keep classifying.
+ */
 const GATE_BATCH = 16;
+
+/** What the gate needs of the runtime (Lantern.candidate). */
+export interface CandidateRunner {
+  candidate(descriptor: ModelDescriptor, files: ModelFiles): CandidateRun;
+}
 
 function goldenInputs(manifest: Manifest, read: VerifiedRead & { ok: true }): ClassifyInput[] {
   return (manifest.validation?.items ?? []).map(({ input }) => {
@@ -16,28 +26,26 @@ function goldenInputs(manifest: Manifest, read: VerifiedRead & { ok: true }): Cl
 }
 
 /**
- * The validation gate's runner: loads the *candidate* version in an inference worker under a key
- * of its own (the active version keeps answering meanwhile), classifies the release's golden
- * set, counts correct and failed items, and unloads the candidate.
+ * The validation gate's runner: runs the *candidate* version through the runtime's scheduler at
+ * background priority (the active version keeps answering meanwhile, and a worker crash is
+ * retried as for any request), counts correct and failed golden items, and frees the candidate.
  */
-export function goldenValidator(client: () => WorkerClient): CandidateValidator {
+export function goldenValidator(runtime: () => CandidateRunner): CandidateValidator {
   return async (manifest, read): Promise<GoldenOutcome> => {
     const items = manifest.validation?.items ?? [];
     const inputs = goldenInputs(manifest, read);
-    const worker = client();
-    const files = { ...modelFiles(manifest, read), key: `candidate:${crypto.randomUUID()}` };
+    const candidate = runtime().candidate(toDescriptor(manifest), modelFiles(manifest, read));
     const outcome: GoldenOutcome = { total: items.length, correct: 0, failed: 0 };
-    await worker.ensureLoaded(files.key, () => Promise.resolve(files));
     try {
       for (let start = 0; start < inputs.length; start += GATE_BATCH) {
-        const batch = await worker.classify(files.key, inputs.slice(start, start + GATE_BATCH), 1);
-        batch.items.forEach((item, i) => {
-          if (!item.ok) outcome.failed++;
-          else if (item.value.predictions[0]?.label === items[start + i]!.label) outcome.correct++;
+        const results = await Promise.allSettled(inputs.slice(start, start + GATE_BATCH).map((input) => candidate.classify(input, { topK: 1 })));
+        results.forEach((result, i) => {
+          if (result.status === 'rejected') outcome.failed++;
+          else if (result.value.predictions[0]?.label === items[start + i]!.label) outcome.correct++;
         });
       }
     } finally {
-      await worker.unload(files.key).catch(() => undefined);
+      await candidate.close();
     }
     return outcome;
   };

@@ -1,12 +1,15 @@
 import type { Backend, BackendPreference, BackendReason } from './backend.ts';
-import { deserializeError, IntegrityError, LanternError } from './errors.ts';
-import type { ModelDescriptor, ModelSource } from './model-source.ts';
+import { defaultWorker } from './default-worker.ts';
+import { CancelledError, deserializeError, IntegrityError, LanternError, SignatureError, throwIfAborted, WorkerCrashedError } from './errors.ts';
+import { toWireInput, type LanternInput, type WireInput } from './inputs.ts';
+import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
 import type { Note } from './notes.ts';
 import type { Prediction } from './postprocess.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
-import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type WorkerLifecycleEvent } from './worker-client.ts';
+import { signedStore } from './store/signed-store.ts';
+import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles } from './worker-client.ts';
 
-export type { ClassifyInput, DeviceReport, LoadReport, ModelDescriptor, Priority };
+export type { ClassifyInput, DeviceReport, LanternInput, LoadProgress, LoadReport, ModelDescriptor, Priority };
 
 export interface StageTimings {
   queueMs: number;
@@ -29,6 +32,8 @@ export interface LoadBreakdown {
 export interface ClassificationResult {
   modelId: string;
   version: string;
+  /** False when the model came unsigned from a development folder (allowed only with `allowUnsigned`). */
+  signed: boolean;
   predictions: Prediction[];
   /** Things the user should know (truncated text, downscaled image, fallback), as kinds. */
   notes: Note[];
@@ -53,8 +58,15 @@ export type RequestRecord =
   | { ok: false; modelId: string; errorCode: string; errorName: string; totalMs: number };
 
 export interface LanternOptions {
-  createWorker: (name: string) => Worker;
-  models: ModelSource;
+  /** Creates an inference worker; `name` must reach the Worker constructor. Default: the bundled worker. */
+  createWorker?: (name: string) => Worker;
+  /** Where models come from. Default: the signed store configured next to the page (signedStore()). */
+  models?: ModelSource;
+  /**
+   * Lets models that carry no signature run (FolderModelSource, for development). Without it such a
+   * model is refused with a SignatureError; with it, every result says `signed: false`.
+   */
+  allowUnsigned?: boolean;
   backend?: BackendPreference;
   /** Inference workers; on WASM they split the cores' threads between them. */
   poolSize?: number;
@@ -65,7 +77,21 @@ export interface LanternOptions {
   maxBatch?: number;
   maxWaitMs?: number;
   onRecord?: (record: RequestRecord) => void;
-  onLifecycle?: (event: WorkerLifecycleEvent) => void;
+}
+
+export interface LoadOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: LoadProgress) => void;
+}
+
+/** What `load` warmed: the version that will answer, on which backend. */
+export interface LoadedModel {
+  descriptor: ModelDescriptor;
+  backend: Backend;
+  backendReason: BackendReason;
+  /** False when an earlier call (or request) had already loaded it. */
+  coldStart: boolean;
+  load?: LoadBreakdown;
 }
 
 export interface ClassifyOptions {
@@ -77,12 +103,38 @@ export interface ClassifyOptions {
 }
 
 interface Job {
-  input: ClassifyInput;
+  wire: WireInput;
+  /** Set once the input's buffers went to a worker: a crash retry cannot send them again. */
+  handedOver: boolean;
   topK: number;
   submittedAt: number;
 }
 
+/**
+ * A version that is not active (the validation gate's candidate), run through the same scheduler
+ * and crash retry as every request, at background priority by default. Its results are not
+ * recorded in the metrics. `close` frees its session in every worker.
+ */
+export interface CandidateRun {
+  classify(input: ClassifyInput, options?: ClassifyOptions): Promise<ClassificationResult>;
+  close(): Promise<void>;
+}
+
+/** A model the scheduler can run: its descriptor, the key its session is held under, its files. */
+interface Runnable {
+  descriptor: ModelDescriptor;
+  key: string;
+  files: (options: FetchOptions) => Promise<ModelFiles>;
+}
+
 type JobOutcome = Omit<ClassificationResult, 'timings' | 'retried'> & { timings: Omit<StageTimings, 'queueMs' | 'totalMs'> };
+
+/**
+ * Batches in flight per worker: the next one waits inside the worker while the current one runs,
+ * so the worker never idles for a page↔worker round trip between batches.
+ */
+const SLOTS_PER_WORKER = 2;
+const workerOf = (slot: number) => Math.floor(slot / SLOTS_PER_WORKER);
 
 /** Requests waiting before a second worker is started. */
 const EXTRA_WORKER_BACKLOG = 8;
@@ -94,9 +146,7 @@ const EXTRA_WORKER_BACKLOG = 8;
  * user feels, so one worker it is. `poolSize` (or `?workers=2`) adds workers; extra ones start
  * only under a backlog.
  */
-export function defaultPoolSize(_cores: number): number {
-  return 1;
-}
+const DEFAULT_POOL_SIZE = 1;
 
 /** Largest top-k computed in the worker; requests slice what they asked for. */
 const MAX_TOP_K = 5;
@@ -106,33 +156,46 @@ const MAX_TOP_K = 5;
  * pool and the scheduler together, and turns batch reports into per-request results.
  */
 export class Lantern {
-  readonly clients: WorkerClient[];
+  private readonly clients: WorkerClient[];
+  /** Candidates being validated, by scheduling id (which is also their session key; never a model id: it has a colon). */
+  private readonly candidates = new Map<string, { descriptor: ModelDescriptor; files: ModelFiles }>();
   private readonly scheduler: Scheduler<Job, JobOutcome>;
   private readonly descriptors = new Map<string, ModelDescriptor>();
+  private readonly describing = new Map<string, Promise<ModelDescriptor>>();
   /** The model version each worker currently holds, so an activation/rollback unloads the old one. */
   private readonly loadedKey: Map<string, string>[] = [];
 
   /** Set once a worker runs on WebGPU: one GPU queue, so extra workers would only contend. */
   private onGpu = false;
 
-  constructor(private readonly options: LanternOptions) {
-    const poolSize = Math.max(1, options.poolSize ?? defaultPoolSize(globalThis.navigator?.hardwareConcurrency ?? 1));
+  private readonly source: ModelSource;
+
+  /** The documented way in: every option has a default (see docs/API.md). */
+  static create(options: LanternOptions = {}): Lantern {
+    return new Lantern(options);
+  }
+
+  constructor(private readonly options: LanternOptions = {}) {
+    this.source = options.models ?? signedStore();
+    const poolSize = Math.max(1, options.poolSize ?? DEFAULT_POOL_SIZE);
     this.clients = Array.from({ length: poolSize }, () => new WorkerClient({
-      createWorker: options.createWorker,
+      createWorker: options.createWorker ?? defaultWorker,
       backend: options.backend ?? 'auto',
       poolSize,
       threads: options.threads,
       idleMs: options.idleMs ?? 5 * 60_000,
-      onLifecycle: options.onLifecycle,
     }));
     this.scheduler = new Scheduler<Job, JobOutcome>({
-      slots: poolSize,
+      slots: poolSize * SLOTS_PER_WORKER,
       maxQueued: options.maxQueued ?? 256,
       maxWaitMs: options.maxWaitMs ?? 0,
-      maxBatch: (id) => (this.descriptors.get(id)?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
+      maxBatch: (id) => ((this.candidates.get(id)?.descriptor ?? this.descriptors.get(id))?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
       // Extra workers start only for a real backlog, so a double click never pays a second cold start.
-      slotAvailable: (slot, waiting) => slot === 0 || (!this.onGpu && (this.clients[slot]!.running || waiting >= EXTRA_WORKER_BACKLOG)),
-      execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, slot, signal),
+      slotAvailable: (slot, waiting) => {
+        const worker = workerOf(slot);
+        return worker === 0 || (!this.onGpu && (this.clients[worker]!.running || waiting >= EXTRA_WORKER_BACKLOG));
+      },
+      execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, workerOf(slot), signal),
     });
   }
 
@@ -159,11 +222,16 @@ export class Lantern {
   }
 
   models(): Promise<ModelDescriptor[]> {
-    return this.options.models.list();
+    return this.source.list();
   }
 
   device(): Promise<DeviceReport> {
     return this.clients[0]!.device();
+  }
+
+  /** ORT's WebAssembly memory in each running worker (none is started to answer). */
+  workerMemory(): Promise<(number | null)[]> {
+    return Promise.all(this.clients.filter((c) => c.running).map((c) => c.wasmMemory()));
   }
 
   /** Forgets cached model descriptors (after install, activation or rollback). */
@@ -171,21 +239,91 @@ export class Lantern {
     this.descriptors.clear();
   }
 
-  async classify(modelId: string, input: ClassifyInput, options: ClassifyOptions = {}): Promise<ClassificationResult> {
+  /** Runs a version that is not active yet; see CandidateRun. */
+  candidate(descriptor: ModelDescriptor, files: ModelFiles): CandidateRun {
+    // A key of its own: the candidate's session never stands in for an installed version.
+    const id = `candidate:${crypto.randomUUID()}`;
+    this.candidates.set(id, { descriptor, files: { ...files, key: id } });
+    return {
+      classify: (input, options = {}) => this.run(id, input, { priority: 'background', ...options }),
+      close: async () => {
+        this.candidates.delete(id);
+        await Promise.all(this.loadedKey.map(async (held, worker) => {
+          const key = held.get(id);
+          held.delete(id);
+          if (key) await this.clients[worker]!.unload(key).catch(() => undefined);
+        }));
+      },
+    };
+  }
+
+  /**
+   * Makes a model ready before the first request: fetches (or installs) and verifies its files
+   * and creates its session in the first worker. Requests made meanwhile share the same load.
+   */
+  async load(modelId: string, options: LoadOptions = {}): Promise<LoadedModel> {
+    const { signal } = options;
+    let descriptor: ModelDescriptor;
+    try {
+      descriptor = await this.describe(modelId, options);
+    } catch (error) {
+      // However the download noticed the abort (fetch's AbortError, a failed chunk...), it was a cancel.
+      throw signal?.aborted ? new CancelledError('The load was cancelled.') : error;
+    }
+    throwIfAborted(signal);
+    const warm = await this.ensureModel(modelId, 0, signal, options.onProgress);
+    options.onProgress?.({ phase: 'ready' });
+    return {
+      descriptor,
+      backend: warm.report.backend,
+      backendReason: warm.report.fallback ?? warm.report.reason,
+      coldStart: warm.cold,
+      ...(warm.cold ? { load: { filesMs: warm.filesMs, createMs: warm.report.createMs } } : {}),
+    };
+  }
+
+  /**
+   * The model's descriptor, cached. The first time, the source may make the model available
+   * (signedStore installs it from its catalog); an unsigned model is refused unless `allowUnsigned`.
+   */
+  private describe(modelId: string, fetch: FetchOptions = {}): Promise<ModelDescriptor> {
+    const cached = this.descriptors.get(modelId);
+    if (cached) return Promise.resolve(cached);
+    // Concurrent first requests share one install (a second one would be refused as busy).
+    let pending = this.describing.get(modelId);
+    if (!pending) {
+      pending = this.fetchDescriptor(modelId, fetch).finally(() => this.describing.delete(modelId));
+      this.describing.set(modelId, pending);
+    }
+    return pending;
+  }
+
+  private async fetchDescriptor(modelId: string, fetch: FetchOptions): Promise<ModelDescriptor> {
+    await this.source.prepare?.(modelId, fetch);
+    const descriptor = await this.source.describe(modelId);
+    if (!descriptor.signed && !this.options.allowUnsigned) {
+      throw new SignatureError(`${modelId} is not signed; create Lantern with allowUnsigned: true to run unsigned development models.`, { id: modelId });
+    }
+    this.descriptors.set(modelId, descriptor);
+    return descriptor;
+  }
+
+  /**
+   * Classifies several inputs with one model; the scheduler batches them together. Resolves with
+   * the results in input order, or rejects with the first failure once every item has settled.
+   */
+  async classifyBatch(modelId: string, inputs: LanternInput[], options: ClassifyOptions = {}): Promise<ClassificationResult[]> {
+    const settled = await Promise.allSettled(inputs.map((input) => this.classify(modelId, input, options)));
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((s) => (s as PromiseFulfilledResult<ClassificationResult>).value);
+  }
+
+  async classify(modelId: string, input: LanternInput, options: ClassifyOptions = {}): Promise<ClassificationResult> {
     const submittedAt = performance.now();
     try {
-      if (!this.descriptors.has(modelId)) this.descriptors.set(modelId, await this.options.models.describe(modelId));
-      const job: Job = { input, topK: options.topK ?? 3, submittedAt };
-      const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
-      const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
-      const out = scheduled.value;
-      const totalMs = performance.now() - submittedAt;
-      const result: ClassificationResult = {
-        ...out,
-        predictions: out.predictions.slice(0, job.topK),
-        retried: scheduled.retried,
-        timings: { ...out.timings, queueMs: scheduled.queueMs, totalMs },
-      };
+      await this.describe(modelId, { signal: options.signal });
+      const result = await this.run(modelId, input, options, submittedAt);
       const top = result.predictions[0];
       this.options.onRecord?.({
         ok: true, modelId, version: result.version, backend: result.backend, label: top?.label ?? '', score: top?.score ?? 0,
@@ -201,25 +339,52 @@ export class Lantern {
     }
   }
 
-  private async execute(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+  private async run(modelId: string, input: LanternInput, options: ClassifyOptions, submittedAt = performance.now()): Promise<ClassificationResult> {
+    const wire = await toWireInput(input);
     try {
-      return await this.executeOnce(modelId, jobs, slot, signal);
+      const job: Job = { wire, handedOver: false, topK: options.topK ?? 3, submittedAt };
+      const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
+      const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
+      const out = scheduled.value;
+      return {
+        ...out,
+        predictions: out.predictions.slice(0, job.topK),
+        retried: scheduled.retried,
+        timings: { ...out.timings, queueMs: scheduled.queueMs, totalMs: performance.now() - submittedAt },
+      };
+    } finally {
+      wire.release?.();
+    }
+  }
+
+  /** What runs under a scheduling id: a candidate, or the source's active version of a model. */
+  private async runnable(modelId: string): Promise<Runnable> {
+    const candidate = this.candidates.get(modelId);
+    if (candidate) return { descriptor: candidate.descriptor, key: candidate.files.key, files: () => Promise.resolve(candidate.files) };
+    const descriptor = await this.describe(modelId);
+    return { descriptor, key: `${descriptor.id}@${descriptor.version}`, files: (options) => this.source.files(modelId, options) };
+  }
+
+  private async execute(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+    try {
+      return await this.executeOnce(modelId, jobs, worker, signal);
     } catch (error) {
       // The store quarantined a version that failed re-verification and activated the previous
       // good one (details.fallback): answer with that one instead of failing the request.
       if (!(error instanceof IntegrityError) || typeof error.details.fallback !== 'string') throw error;
-      this.descriptors.set(modelId, await this.options.models.describe(modelId));
-      const { outcomes } = await this.executeOnce(modelId, jobs, slot, signal);
+      this.descriptors.delete(modelId);
+      await this.describe(modelId);
+      const { outcomes } = await this.executeOnce(modelId, jobs, worker, signal);
       const note: Note = { kind: 'version-fallback', id: modelId, version: String(error.details.version ?? ''), fallback: error.details.fallback };
       return { outcomes: outcomes.map((o) => (o instanceof Error ? o : { ...o, notes: [note, ...o.notes] })) };
     }
   }
 
-  private async executeOnce(modelId: string, jobs: Job[], slot: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
-    const client = this.clients[slot]!;
-    const descriptor = this.descriptors.get(modelId) ?? (await this.options.models.describe(modelId));
-    const key = `${descriptor.id}@${descriptor.version}`;
-    const held = (this.loadedKey[slot] ??= new Map());
+  /** Loads the model's active version into one worker (unloading a replaced version first). */
+  private async ensureModel(modelId: string, worker: number, signal?: AbortSignal, onProgress?: LoadOptions['onProgress']) {
+    const client = this.clients[worker]!;
+    const { descriptor, key, files: readFiles } = await this.runnable(modelId);
+    const held = (this.loadedKey[worker] ??= new Map());
     const previous = held.get(modelId);
     // A new version was activated (or rolled back): free the old session first.
     if (previous && previous !== key) await client.unload(previous).catch(() => undefined);
@@ -227,22 +392,36 @@ export class Lantern {
     let filesMs = 0;
     const { report, cold } = await client.ensureLoaded(key, async () => {
       const started = performance.now();
-      const files = await this.options.models.files(modelId);
+      const files = await readFiles({ signal, onProgress });
       filesMs = performance.now() - started;
+      onProgress?.({ phase: 'session' });
       return files;
     }, signal);
-    const loadMs = cold ? performance.now() - loadStarted : 0;
     held.set(modelId, key);
-    const batch = await client.classify(key, jobs.map((j) => j.input), MAX_TOP_K, signal);
+    return { descriptor, key, report, cold, filesMs, loadMs: cold ? performance.now() - loadStarted : 0 };
+  }
+
+  private async executeOnce(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+    const client = this.clients[worker]!;
+    const { descriptor, key, report, cold, filesMs, loadMs } = await this.ensureModel(modelId, worker, signal);
+    // A crash retry cannot resend pixels that were moved into the worker that died.
+    const lost = jobs.map((j) => j.handedOver && j.wire.transfer.length > 0);
+    const sending = jobs.filter((_, i) => !lost[i]);
+    for (const job of sending) job.handedOver = true;
+    const batch = await client.classify(key, sending.map((j) => j.wire.input), MAX_TOP_K, signal, sending.flatMap((j) => j.wire.transfer));
     if (batch.backend === 'webgpu') this.onGpu = true;
     const fallbacks = [batch.fallback, cold ? report.fallback : undefined].filter((r) => r !== undefined);
     const notes = fallbacks.map((reason): Note => ({ kind: 'backend-fallback', reason }));
+    const items = [...batch.items];
     return {
-      outcomes: batch.items.map((item) => {
+      outcomes: lost.map((wasLost) => {
+        if (wasLost) return new WorkerCrashedError('The worker stopped while holding this image\'s pixels (they were transferred to it); send the image again.');
+        const item = items.shift()!;
         if (!item.ok) return deserializeError(item.error);
         return {
-          modelId,
+          modelId: descriptor.id,
           version: descriptor.version,
+          signed: descriptor.signed,
           predictions: item.value.predictions,
           unsure: (item.value.predictions[0]?.score ?? 0) < report.unsureBelow,
           unsureBelow: report.unsureBelow,

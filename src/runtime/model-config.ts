@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ID_LENGTH, MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from './schema-limits.ts';
 
 /**
  * Schemas for the files of a transformers.js-style model folder. Unknown keys pass through
@@ -6,32 +7,71 @@ import { z } from 'zod';
  * folder fails with a clear message at install time, not with NaNs at run time.
  */
 
+/**
+ * Label → value as a Map: looked up with own-property semantics, so a label may be any string
+ * (`constructor`, `toString`...) without meeting Object.prototype's members.
+ */
+const labelMap = <T extends z.ZodType>(value: T) =>
+  z.record(z.string().max(MAX_LABEL_LENGTH), value).transform((r) => new Map(Object.entries(r) as [string, z.output<T>][]));
+
+/**
+ * A model id: lowercase letters, digits, `.`, `_`, `-`, with at most one publisher namespace
+ * (`acme/spam`), so a trust-store key can be scoped to every id under `acme/`.
+ */
+export const MODEL_ID = /^[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)?$/;
+export const MODEL_ID_RULE = 'lowercase letters, digits, . _ - and at most one namespace/';
+export const ModelIdSchema = z.string().max(MAX_ID_LENGTH).regex(MODEL_ID, `model id: ${MODEL_ID_RULE}`);
+export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
+
+/** See `unsure_below` below. */
+export const DEFAULT_UNSURE_BELOW = 0.5;
+
 const LanternSection = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'model id: lowercase letters, digits, . _ -'),
-  version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver'),
+  id: ModelIdSchema,
+  version: z.string().regex(SEMVER, 'version must be semver'),
   task: z.enum(['text-classification', 'image-classification']),
-  title: z.string().optional(),
+  title: z.string().max(MAX_TITLE_LENGTH).optional(),
   output: z.enum(['logits', 'probabilities']).default('logits'),
   batch: z.enum(['dynamic', 'fixed']).default('dynamic'),
   input_names: z.array(z.string()).optional(),
   output_name: z.string().optional(),
-  display_names: z.record(z.string(), z.string()).optional(),
+  display_names: labelMap(z.string()).optional(),
   /** Language tag → (label → display name), e.g. { "hi": { "Bag": "थैला" } }. Labels never change. */
-  localized_display_names: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  localized_display_names: z.record(z.string().max(35), labelMap(z.string())).transform((r) => new Map(Object.entries(r))).optional(),
   /**
    * A top score below this marks the answer "unsure". The default 0.5 means: the top label is
    * less likely than all the others together (a two-label model is then never unsure; set it
    * higher, e.g. 0.8, for one that should say so).
    */
-  unsure_below: z.number().min(0).max(1).default(0.5),
+  unsure_below: z.number().min(0).max(1).default(DEFAULT_UNSURE_BELOW),
 });
 
-export const ModelConfigSchema = z.looseObject({
-  id2label: z.record(z.string().regex(/^\d+$/), z.string()).refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels'),
-  lantern: LanternSection,
-});
+const Id2Label = z.record(z.string().regex(/^\d+$/), z.string().max(MAX_LABEL_LENGTH))
+  .refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels')
+  .refine((m) => Object.keys(m).length <= MAX_LABELS, `id2label may have at most ${MAX_LABELS} labels`);
+/** The hub's head type; transformers.js applies sigmoid for multi-label and softmax otherwise. */
+const ProblemType = z.enum(['single_label_classification', 'multi_label_classification'], 'problem_type must be single_label_classification or multi_label_classification (Lantern classifies; it does not regress)');
+
+/** A release's config.json: `model:pack` writes the "lantern" block the store's manifest needs. */
+export const ModelConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType.optional(), lantern: LanternSection });
 export type ModelConfig = z.infer<typeof ModelConfigSchema>;
 export type LanternModelInfo = ModelConfig['lantern'];
+
+/**
+ * config.json as the worker reads it. A plain hub config (no "lantern" block) is enough: the
+ * folder's files give the task, the session's metadata the inputs, outputs and batch size, and
+ * `problem_type` the score function.
+ */
+export const RuntimeConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType.optional(), lantern: LanternSection.partial().optional() });
+export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
+
+export type ScoreFunction = 'softmax' | 'sigmoid' | 'none';
+
+/** How raw outputs become scores, as transformers.js decides it (plus Lantern's "probabilities"). */
+export function scoreFunction(config: RuntimeConfig): ScoreFunction {
+  if (config.lantern?.output === 'probabilities') return 'none';
+  return config.problem_type === 'multi_label_classification' ? 'sigmoid' : 'softmax';
+}
 
 const Size = z.union([
   z.object({ height: z.number().int().positive(), width: z.number().int().positive() }),
@@ -44,12 +84,32 @@ const CropSize = z.union([
 ]);
 const PerChannel = z.union([z.number(), z.array(z.number()).min(1).max(3)]);
 
+/** PIL's resampling filters by number, as hub configs give them; Lantern implements 2 and 3. */
+const RESAMPLE_NAMES: Record<number, string> = { 0: 'nearest', 1: 'Lanczos', 2: 'bilinear', 3: 'bicubic', 4: 'box', 5: 'Hamming' };
+
+/**
+ * Keys of hub image processors (transformers.js and Python) that change the pixels and that
+ * Lantern does not implement. Rather than ignore one and feed the model pixels it was not trained
+ * on, a folder using any of them is refused by name (unless the key is off: false or null).
+ */
+const UNIMPLEMENTED_KEYS = [
+  'do_crop_margin', 'do_flip_channel_order', 'do_thumbnail', 'do_align_long_axis', 'ensure_multiple_of', 'keep_aspect_ratio',
+  'max_pixels', 'min_pixels', 'max_size', 'size_divisibility', 'size_divisor', 'rescale_offset', 'do_split_into_patches',
+  /** Older aliases of image_mean / image_std that transformers.js still reads. */
+  'mean', 'std',
+];
+
 export const PreprocessorConfigSchema = z.looseObject({
   do_resize: z.boolean().default(true),
   size: Size,
   /** Lantern extension: 'fit_height_pad_right' keeps aspect at a fixed height (OCR line models). */
   resize_mode: z.enum(['stretch', 'shortest_edge', 'fit_height_pad_right']).optional(),
   resample: z.number().int().default(2),
+  /**
+   * ConvNeXt's rule (transformers.js ConvNextImageProcessor): below 384, scale the shortest edge
+   * to floor(shortest_edge / crop_pct), then centre-crop shortest_edge²; from 384, warp to it.
+   */
+  crop_pct: z.number().gt(0).lte(1).optional(),
   /** Lantern extension: false = OpenCV-style bilinear (no prefilter); default PIL-style. */
   antialias: z.boolean().default(true),
   do_center_crop: z.boolean().default(false),
@@ -64,8 +124,33 @@ export const PreprocessorConfigSchema = z.looseObject({
   do_convert_grayscale: z.boolean().default(false),
   do_pad: z.boolean().default(false),
   pad_size: z.object({ height: z.number().int().positive(), width: z.number().int().positive() }).optional(),
+}).superRefine((config, ctx) => {
+  const refuse = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+  for (const key of UNIMPLEMENTED_KEYS) {
+    const value = (config as Record<string, unknown>)[key];
+    if (value !== undefined && value !== null && value !== false) refuse(key, `Lantern does not implement ${key}; the model would see pixels it was not trained on`);
+  }
+  if (config.resample !== 2 && config.resample !== 3) {
+    refuse('resample', `Lantern implements resample 2 (bilinear) and 3 (bicubic), not ${config.resample}${RESAMPLE_NAMES[config.resample] ? ` (${RESAMPLE_NAMES[config.resample]})` : ''}`);
+  }
+  if (config.resample === 3 && !config.antialias) refuse('antialias', 'antialias: false (OpenCV-style) exists only for resample 2');
+  if (config.crop_pct !== undefined) {
+    if (!('shortest_edge' in config.size)) refuse('crop_pct', 'crop_pct needs size.shortest_edge, as in ConvNeXt configs');
+    if (config.do_center_crop) refuse('crop_pct', 'crop_pct already crops; it cannot be combined with do_center_crop');
+  }
 });
 export type PreprocessorConfig = z.infer<typeof PreprocessorConfigSchema>;
+
+/**
+ * Height × width of the tensor this preprocessing produces, or undefined when it follows the
+ * image (no crop, no fixed size). One rule for the worker's feeds and model:pack's graph check.
+ */
+export function tensorSize(p: PreprocessorConfig): { height: number; width: number } | undefined {
+  if (p.do_pad && p.pad_size) return p.pad_size;
+  if (p.do_resize && p.crop_pct !== undefined && 'shortest_edge' in p.size) return { height: p.size.shortest_edge, width: p.size.shortest_edge };
+  if (p.do_center_crop && p.crop_size) return p.crop_size;
+  return 'height' in p.size && p.resize_mode !== 'fit_height_pad_right' ? p.size : undefined;
+}
 
 export const TokenizerConfigSchema = z.looseObject({
   model_max_length: z.number().int().positive().optional(),
@@ -77,10 +162,3 @@ export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 
 /** `tokenizer.json` is validated by the tokenizer library itself; we only check its shape. */
 export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.string().optional() }) });
-
-/** Formats a zod error as one human sentence naming the file. */
-export function describeSchemaError(file: string, error: z.ZodError): string {
-  const issue = error.issues[0];
-  const where = issue && issue.path.length ? ` at "${issue.path.join('.')}"` : '';
-  return `${file} is not valid${where}: ${issue?.message ?? 'unknown problem'}.`;
-}

@@ -12,12 +12,27 @@ export interface ModelDescriptor {
   sizeBytes: number;
   /** Built-in example inputs, relative URLs. */
   samples: { name: string; url: string; kind: 'text' | 'image' }[];
+  /** True when the files were verified against a trusted signature (the store); false for development folders. */
+  signed: boolean;
 }
 
-/** Where models come from (the signed store: store/store-model-source.ts; or a test double). */
+/** How far `Lantern.load` got: bytes while downloading, then the session, then ready. */
+export type LoadProgress =
+  | { phase: 'download'; loadedBytes: number; totalBytes?: number }
+  | { phase: 'session' }
+  | { phase: 'ready' };
+
+export interface FetchOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: LoadProgress) => void;
+}
+
+/** Where models come from (the signed store: store/store-model-source.ts; a development folder: folder-source.ts). */
 export interface ModelSource {
   list(): Promise<ModelDescriptor[]>;
   /** The active version's files, verified, ready to hand to a worker. */
-  files(id: string): Promise<ModelFiles>;
+  files(id: string, options?: FetchOptions): Promise<ModelFiles>;
   describe(id: string): Promise<ModelDescriptor>;
+  /** Makes the model available locally (e.g. installs it from the catalog); optional. */
+  prepare?(id: string, options?: FetchOptions): Promise<void>;
 }

@@ -22,18 +22,34 @@ export function softmax(values: ArrayLike<number>): Float64Array {
   return out;
 }
 
+/**
+ * Indices of the k highest scores, highest first, ties to the lower index: one pass keeping a
+ * sorted list of k (k is small; a 1000-class row is never sorted whole).
+ */
+function topIndices(scores: ArrayLike<number>, k: number): number[] {
+  const best: number[] = [];
+  for (let i = 0; i < scores.length; i++) {
+    const score = scores[i]!;
+    if (best.length === k && score <= scores[best[k - 1]!]!) continue;
+    let at = best.length;
+    while (at > 0 && score > scores[best[at - 1]!]!) at--;
+    best.splice(at, 0, i);
+    if (best.length > k) best.pop();
+  }
+  return best;
+}
+
 export function topK(
   scores: ArrayLike<number>,
   id2label: Record<string, string>,
   k: number,
-  displayNames: Record<string, string> = {},
-  localized: Record<string, Record<string, string>> = {},
+  displayNames: ReadonlyMap<string, string> = new Map(),
+  localized: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
 ): Prediction[] {
-  const order = Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
-  return order.slice(0, Math.max(1, k)).map((index) => {
+  return topIndices(scores, Math.max(1, k)).map((index) => {
     const label = id2label[String(index)] ?? `LABEL_${index}`;
-    const displayName = displayNames[label];
-    const names = Object.entries(localized).flatMap(([lang, map]) => (map[label] ? [[lang, map[label]] as const] : []));
+    const displayName = displayNames.get(label);
+    const names = [...localized].flatMap(([lang, map]) => { const name = map.get(label); return name ? [[lang, name] as const] : []; });
     return {
       label,
       score: scores[index]!,
@@ -44,11 +60,18 @@ export function topK(
   });
 }
 
-/** Ranks one output row, applying softmax unless the model already outputs probabilities. */
+/** Independent probabilities per label (multi-label heads). */
+export function sigmoid(values: ArrayLike<number>): Float64Array {
+  return Float64Array.from(values, (v) => 1 / (1 + Math.exp(-v)));
+}
+
+const SCORES = { softmax, sigmoid, none: (row: ArrayLike<number>) => row };
+
+/** Ranks one output row after the model's score function (scoreFunction in model-config.ts). */
 export function rankRow(
   row: ArrayLike<number>,
-  options: { output: 'logits' | 'probabilities'; id2label: Record<string, string>; k: number; displayNames?: Record<string, string>; localizedNames?: Record<string, Record<string, string>> },
+  options: { scores: keyof typeof SCORES; id2label: Record<string, string>; k: number; displayNames?: ReadonlyMap<string, string>; localizedNames?: ReadonlyMap<string, ReadonlyMap<string, string>> },
 ): Prediction[] {
-  const scores = options.output === 'logits' ? softmax(row) : row;
+  const scores = SCORES[options.scores](row);
   return topK(scores, options.id2label, options.k, options.displayNames, options.localizedNames);
 }

@@ -9,8 +9,18 @@ import type { Prediction } from './postprocess.ts';
  * `satisfies`); the page wraps it (worker-client.ts). Neither side imports the other.
  */
 
-/** What the worker can decode; anything else is converted on the page first. */
-export type ImageSource = Blob | ImageBitmap | ImageData;
+/** Raw RGBA pixels (an ImageData's, transferred without the ImageData wrapper). */
+export interface RgbaPixels {
+  data: Uint8ClampedArray;
+  width: number;
+  height: number;
+}
+
+/**
+ * What the worker can decode: encoded bytes (Blob, ArrayBuffer), decoded images, or raw RGBA
+ * pixels; anything else (an <img>, a canvas) is converted on the page first (inputs.ts).
+ */
+export type ImageSource = Blob | ArrayBuffer | ImageBitmap | VideoFrame | RgbaPixels;
 
 export type ClassifyInput = { kind: 'text'; text: string } | { kind: 'image'; image: ImageSource };
 
@@ -73,10 +83,4 @@ export interface InferenceWorkerApi {
   unload(key: string): Promise<void>;
   /** Bytes of ORT's WebAssembly memory in this worker (null: not seen, e.g. nothing loaded yet). */
   wasmMemory(): number | null;
-}
-
-/** Fault injection for the e2e tests: lose the GPU device, or die like an OOM-killed worker. */
-export interface FaultInjection {
-  loseGpuDevice(): Promise<boolean>;
-  crash(): void;
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Scheduler, type BatchRun } from './scheduler.ts';
 import { BusyError, CancelledError, TimeoutError, WorkerCrashedError } from './errors.ts';
 
@@ -29,10 +29,21 @@ function make(pool: FakePool, overrides: Partial<ConstructorParameters<typeof Sc
 }
 
 describe('Scheduler', () => {
-  it('dispatches at once when idle and batches what queues behind a busy slot', async () => {
+  it('batches what is submitted in one tick, then what queues behind a busy slot', async () => {
+    const pool = new FakePool();
+    const s = make(pool);
+    const burst = [1, 2].map((x) => s.submit('m', x));
+    await tick();
+    expect(pool.batches.map((b) => b.inputs)).toEqual([[1, 2]]);
+    pool.batches[0]!.release();
+    expect((await Promise.all(burst)).map((r) => [r.value, r.batchSize])).toEqual([[10, 2], [20, 2]]);
+  });
+
+  it('dispatches a lone request at the end of its tick and batches what queues behind a busy slot', async () => {
     const pool = new FakePool();
     const s = make(pool);
     const first = s.submit('m', 1);
+    await tick();
     const rest = [2, 3, 4, 5, 6].map((x) => s.submit('m', x));
     await tick();
     expect(pool.batches.map((b) => b.inputs)).toEqual([[1]]);
@@ -53,6 +64,7 @@ describe('Scheduler', () => {
     const pool = new FakePool();
     const s = make(pool, { maxBatch: (m) => (m === 'fixed' ? 1 : 8) });
     const blocker = s.submit('m', 0);
+    await tick();
     const all = [s.submit('fixed', 1), s.submit('m', 2), s.submit('fixed', 3), s.submit('m', 4)];
     await tick();
     pool.batches[0]!.release();
@@ -74,6 +86,7 @@ describe('Scheduler', () => {
     const pool = new FakePool();
     const s = make(pool, { maxBatch: () => 1 });
     const blocker = s.submit('m', 0);
+    await tick();
     const bg = s.submit('m', 1, { priority: 'background' });
     const fg = s.submit('m', 2, { priority: 'interactive' });
     await tick();
@@ -107,6 +120,7 @@ describe('Scheduler', () => {
     const pool = new FakePool();
     const s = make(pool);
     const running = s.submit('m', 0);
+    await tick();
     const controller = new AbortController();
     const cancelled = s.submit('m', 1, { signal: controller.signal });
     const kept = s.submit('m', 2);
@@ -126,6 +140,7 @@ describe('Scheduler', () => {
     const pool = new FakePool();
     const s = make(pool);
     const blocker = s.submit('m', 0);
+    await tick();
     const a = new AbortController();
     const b = new AbortController();
     const pa = s.submit('m', 1, { signal: a.signal });
@@ -167,6 +182,7 @@ describe('Scheduler', () => {
     const pool = new FakePool();
     const s = make(pool);
     const blocker = s.submit('m', 0);
+    await tick();
     const good = s.submit('m', 1);
     const bad = s.submit('m', -1);
     await tick();
@@ -214,16 +230,21 @@ describe('Scheduler', () => {
     await Promise.all(ps);
   });
 
-  it('gathers background batches for maxWaitMs', async () => {
-    const pool = new FakePool();
-    const s = make(pool, { maxWaitMs: 20, maxBatch: () => 8 });
-    const ps = [1, 2, 3].map((x) => s.submit('m', x, { priority: 'background' }));
-    await tick();
-    expect(pool.batches).toHaveLength(0);
-    await new Promise((r) => setTimeout(r, 40));
-    expect(pool.batches[0]!.inputs).toEqual([1, 2, 3]);
-    pool.batches[0]!.release();
-    await Promise.all(ps);
+  it('gathers background batches for maxWaitMs, and not a millisecond less', async () => {
+    vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const pool = new FakePool();
+      const s = make(pool, { maxWaitMs: 20, maxBatch: () => 8, now: Date.now });
+      const ps = [1, 2, 3].map((x) => s.submit('m', x, { priority: 'background' }));
+      await vi.advanceTimersByTimeAsync(19);
+      expect(pool.batches).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(pool.batches.map((b) => b.inputs)).toEqual([[1, 2, 3]]);
+      pool.batches[0]!.release();
+      await Promise.all(ps);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('resolves whenIdle only once nothing is queued or running', async () => {
@@ -231,6 +252,7 @@ describe('Scheduler', () => {
     const s = make(pool);
     await s.whenIdle();
     const a = s.submit('m', 1);
+    await tick();
     const b = s.submit('m', 2);
     let idle = false;
     void s.whenIdle().then(() => (idle = true));

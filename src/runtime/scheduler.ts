@@ -4,9 +4,11 @@ import { BusyError, CancelledError, LanternError, TimeoutError, WorkerCrashedErr
  * Request scheduling: bounded per-model queues with two priorities, continuous batching onto a
  * fixed number of execution slots (one per worker), deadlines, cancellation and backpressure.
  *
- * Batching is adaptive rather than timed: a request dispatches at once when a slot is free
- * (no added latency at low load), and whatever queued while every slot was busy leaves as one
- * batch (up to maxBatch) when a slot frees up. `maxWaitMs` can add a gathering delay for
+ * Batching is adaptive rather than timed: requests submitted in the same tick (a burst, a list)
+ * leave together as one batch as soon as the tick ends and a slot is free (no timer, no added
+ * latency), and whatever queued while every slot was busy leaves as one batch (up to maxBatch)
+ * when a slot frees up. A pool gives each worker two slots, so the worker's next batch is
+ * already waiting in it while the current one runs. `maxWaitMs` can add a gathering delay for
  * background traffic, where throughput matters more than latency.
  */
 export type Priority = 'interactive' | 'background';
@@ -88,6 +90,7 @@ export class Scheduler<I, O> {
   private queued = 0;
   private running = 0;
   private timer?: ReturnType<typeof setTimeout>;
+  private pumpQueued = false;
   private idleWaiters: (() => void)[] = [];
   private paused = false;
   private readonly now: () => number;
@@ -136,6 +139,16 @@ export class Scheduler<I, O> {
         if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
       };
       this.enqueue(pending);
+      this.pumpAfterTick();
+    });
+  }
+
+  /** Dispatches once the current tick's submissions are all queued, so they batch together. */
+  private pumpAfterTick(): void {
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
+    queueMicrotask(() => {
+      this.pumpQueued = false;
       this.pump();
     });
   }
@@ -201,10 +214,6 @@ export class Scheduler<I, O> {
     if (!this.paused) return;
     this.paused = false;
     this.pump();
-  }
-
-  get isPaused(): boolean {
-    return this.paused;
   }
 
   /** Picks the model whose head request has waited longest, interactive before background. */

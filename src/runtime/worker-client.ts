@@ -2,12 +2,18 @@ import { transfer, wrap, type Remote } from 'comlink';
 import type { BackendPreference } from './backend.ts';
 import { installErrorTransfer } from './error-transfer.ts';
 import { CancelledError, WorkerCrashedError } from './errors.ts';
-import type { BatchReport, ClassifyInput, DeviceReport, FaultInjection, InferenceWorkerApi, LoadReport, ModelFiles } from './protocol.ts';
+import type { BatchReport, ClassifyInput, DeviceReport, InferenceWorkerApi, LoadReport, ModelFiles } from './protocol.ts';
 
 export type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles };
 
 /** A worker that has not answered init by then is treated as dead (init only probes the device). */
 const START_TIMEOUT_MS = 30_000;
+/**
+ * How long an abandoned call (every request in it cancelled or past its deadline) may keep the
+ * worker busy before the worker is taken for stuck and restarted. Runs take milliseconds to
+ * seconds: a second click never waits this long, a hung model does not hold the queue forever.
+ */
+export const ABANDONED_CALL_LIMIT_MS = 10_000;
 
 export interface WorkerClientOptions {
   /** Creates the worker; `name` must be passed to the Worker constructor (liveness lock). */
@@ -19,27 +25,28 @@ export interface WorkerClientOptions {
   idleMs: number;
   /** WASM threads per worker; by default the cores are split between the pool's workers. */
   threads?: number;
-  onLifecycle?: (event: WorkerLifecycleEvent) => void;
 }
 
-export type WorkerLifecycleEvent =
-  | { type: 'started'; name: string }
-  | { type: 'stopped'; name: string; reason: 'idle' | 'cancelled' | 'crashed' | 'disposed' };
+type StopReason = 'idle' | 'stuck' | 'crashed' | 'disposed';
 
 interface LiveWorker {
   name: string;
   worker: Worker;
-  remote: Remote<InferenceWorkerApi & FaultInjection>;
+  remote: Remote<InferenceWorkerApi>;
   device: Promise<DeviceReport>;
   loads: Map<string, Promise<LoadReport>>;
   inFlight: Set<(error: Error) => void>;
+  /** Calls the worker is still executing, including abandoned ones whose answer will be dropped. */
+  busy: number;
   dead: boolean;
 }
 
 /**
- * Page side of one inference worker: starts it lazily, shuts it down when idle, cancels by
- * terminating it (ORT cannot interrupt a run), and turns any death into WorkerCrashedError
- * for the calls in flight. The next call starts a fresh worker.
+ * Page side of one inference worker: starts it lazily, shuts it down when idle, and turns any
+ * death into WorkerCrashedError for the calls in flight (the next call starts a fresh worker).
+ * ORT cannot interrupt a run, and restarting the worker would cost the next request a cold start:
+ * a cancelled call settles at once and the worker's answer is dropped when it comes. Only a
+ * worker still busy with an abandoned call after ABANDONED_CALL_LIMIT_MS is restarted.
  */
 export class WorkerClient {
   private live?: LiveWorker;
@@ -53,8 +60,8 @@ export class WorkerClient {
     if (this.live && !this.live.dead) return this.live;
     const name = `lantern-inference-${crypto.randomUUID()}`;
     const worker = this.options.createWorker(name);
-    const remote = wrap<InferenceWorkerApi & FaultInjection>(worker);
-    const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, loads: new Map(), inFlight: new Set(), dead: false };
+    const remote = wrap<InferenceWorkerApi>(worker);
+    const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, loads: new Map(), inFlight: new Set(), busy: 0, dead: false };
     worker.addEventListener('error', (event) => this.stop(live, 'crashed', `the worker failed: ${event.message || 'unknown error'}`));
     // Until init returns, the worker holds no liveness lock: a worker that dies while starting
     // would otherwise leave every call waiting forever.
@@ -75,24 +82,25 @@ export class WorkerClient {
       },
     );
     this.live = live;
-    this.options.onLifecycle?.({ type: 'started', name });
     return live;
   }
 
-  private stop(live: LiveWorker, reason: 'idle' | 'cancelled' | 'crashed' | 'disposed', detail = ''): void {
+  private stop(live: LiveWorker, reason: StopReason, detail = ''): void {
     if (live.dead) return;
     live.dead = true;
     live.worker.terminate();
     if (this.live === live) this.live = undefined;
-    const error = reason === 'cancelled'
-      ? new WorkerCrashedError('The worker was restarted to cancel another request.')
+    const error = reason === 'stuck'
+      ? new WorkerCrashedError('The worker was restarted: a cancelled request kept it busy too long.')
       : new WorkerCrashedError(`The inference worker stopped (${detail || reason}).`);
     for (const reject of live.inFlight) reject(error);
     live.inFlight.clear();
-    this.options.onLifecycle?.({ type: 'stopped', name: live.name, reason });
   }
 
-  /** Runs one call against the live worker, racing it against death and abort. */
+  /**
+   * Runs one call against the live worker, racing it against death and abort. An aborted call
+   * settles with CancelledError at once; the worker finishes it and its answer is dropped.
+   */
   private async call<T>(fn: (live: LiveWorker) => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) throw new CancelledError('The request was cancelled.');
     clearTimeout(this.idleTimer);
@@ -100,26 +108,34 @@ export class WorkerClient {
     let rejectCall!: (error: Error) => void;
     const guard = new Promise<never>((_, reject) => (rejectCall = reject));
     live.inFlight.add(rejectCall);
+    let stuckTimer: ReturnType<typeof setTimeout> | undefined;
+    live.busy++;
+    const work = fn(live);
+    const done = () => {
+      live.busy--;
+      clearTimeout(stuckTimer);
+      this.armIdle(live);
+    };
+    work.then(done, done);
     const onAbort = () => {
       live.inFlight.delete(rejectCall);
       rejectCall(new CancelledError('The request was cancelled.'));
-      this.stop(live, 'cancelled');
+      stuckTimer = setTimeout(() => this.stop(live, 'stuck'), ABANDONED_CALL_LIMIT_MS);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return await Promise.race([fn(live), guard]);
+      return await Promise.race([work, guard]);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       live.inFlight.delete(rejectCall);
-      this.armIdle(live);
     }
   }
 
   private armIdle(live: LiveWorker): void {
-    if (this.options.idleMs <= 0 || live.inFlight.size > 0 || live.dead) return;
+    if (this.options.idleMs <= 0 || live.busy > 0 || live.dead) return;
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
-      if (live.inFlight.size === 0) this.stop(live, 'idle');
+      if (live.busy === 0) this.stop(live, 'idle');
     }, this.options.idleMs);
   }
 
@@ -133,18 +149,19 @@ export class WorkerClient {
    */
   ensureLoaded(key: string, files: () => Promise<ModelFiles>, signal?: AbortSignal): Promise<{ report: LoadReport; cold: boolean }> {
     return this.call(async (live) => {
-      await live.device;
       const existing = live.loads.get(key);
       if (existing) return { report: await existing, cold: false };
-      const loading = files().then((f) => live.remote.load(transfer(f, [f.onnx])));
+      // Reading the model from the store overlaps the worker's start (adapter probe, ORT init).
+      const loading = Promise.all([files(), live.device]).then(([f]) => live.remote.load(transfer(f, [f.onnx])));
       live.loads.set(key, loading);
       loading.catch(() => live.loads.delete(key));
       return { report: await loading, cold: true };
     }, signal);
   }
 
-  classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal): Promise<BatchReport> {
-    return this.call((live) => live.remote.classify(key, inputs, k), signal);
+  /** `transferables` are moved to the worker instead of copied (the caller must not reuse them). */
+  classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal, transferables: Transferable[] = []): Promise<BatchReport> {
+    return this.call((live) => live.remote.classify(key, transfer(inputs, transferables), k), signal);
   }
 
   unload(key: string): Promise<void> {
@@ -159,18 +176,6 @@ export class WorkerClient {
   async wasmMemory(): Promise<number | null> {
     if (!this.running) return null;
     return this.call((live) => live.remote.wasmMemory());
-  }
-
-  /** Test hooks for fault injection. */
-  crashForTest(): Promise<void> {
-    // After init, like a real crash mid-run: the page only watches a worker's liveness lock once init returned.
-    return this.call(async (live) => {
-      await live.device;
-      return live.remote.crash();
-    });
-  }
-  loseGpuDeviceForTest(): Promise<boolean> {
-    return this.call((live) => live.remote.loseGpuDevice());
   }
 
   get running(): boolean {

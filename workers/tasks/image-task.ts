@@ -1,6 +1,6 @@
-import { ort } from '../ort.ts';
+import { ortApi, type ort } from '../ort.ts';
 import { InputError, ModelLoadError } from '../../src/runtime/errors.ts';
-import type { PreprocessorConfig } from '../../src/runtime/model-config.ts';
+import { tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
 import type { ClassifyInput } from '../../src/runtime/protocol.ts';
 import { prepareImage } from '../image-decode.ts';
 import { channelCount } from '../image-preprocess.ts';
@@ -28,12 +28,11 @@ export class ImageTask implements TaskAdapter<Float32Array> {
     const { height, width } = this.shape(first.length / channels);
     const batch = new Float32Array(first.length * group.length);
     group.forEach((tensor, i) => batch.set(tensor, i * first.length));
-    return { [this.input]: new ort.Tensor('float32', batch, [group.length, channels, height, width]) };
+    return { [this.input]: new (ortApi().Tensor)('float32', batch, [group.length, channels, height, width]) };
   }
 
   private shape(plane: number): { height: number; width: number } {
-    const p = this.preprocessor;
-    const target = p.do_pad && p.pad_size ? p.pad_size : p.crop_size ?? ('height' in p.size ? p.size : undefined);
+    const target = tensorSize(this.preprocessor);
     if (target && target.height * target.width === plane) return target;
     throw new InputError('The image could not be brought to the model\'s input size.', { reason: 'unprepared' });
   }

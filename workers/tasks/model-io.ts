@@ -1,6 +1,6 @@
 import type { ort } from '../ort.ts';
 import { ModelLoadError } from '../../src/runtime/errors.ts';
-import type { ModelConfig } from '../../src/runtime/model-config.ts';
+import type { RuntimeConfig } from '../../src/runtime/model-config.ts';
 
 /** An input as the session describes it; `type` is absent when ORT has no metadata for it. */
 export interface InputInfo {
@@ -13,10 +13,10 @@ export interface InputInfo {
  * build provides it, else just `inputNames`). `lantern.input_names`, when a config has it, must
  * name inputs the model really has.
  */
-export function sessionInputs(session: ort.InferenceSession, config: ModelConfig): InputInfo[] {
+export function sessionInputs(session: ort.InferenceSession, config: RuntimeConfig): InputInfo[] {
   const types = new Map<string, string>();
   for (const meta of session.inputMetadata ?? []) if (meta.isTensor) types.set(meta.name, meta.type);
-  const configured = config.lantern.input_names;
+  const configured = config.lantern?.input_names;
   const missing = configured?.filter((name) => !session.inputNames.includes(name)) ?? [];
   if (missing.length > 0) {
     throw new ModelLoadError(`config.json names input "${missing[0]}", but the model's inputs are ${session.inputNames.join(', ')}.`, { file: 'config.json' });
@@ -25,8 +25,15 @@ export function sessionInputs(session: ort.InferenceSession, config: ModelConfig
 }
 
 /** The classifier's scores: the configured output, else `logits` (the hub's name), else the only one. */
-export function outputName(session: ort.InferenceSession, config: ModelConfig): string {
-  const name = config.lantern.output_name ?? (session.outputNames.includes('logits') ? 'logits' : session.outputNames[0]);
+export function outputName(session: ort.InferenceSession, config: RuntimeConfig): string {
+  const name = config.lantern?.output_name ?? (session.outputNames.includes('logits') ? 'logits' : session.outputNames[0]);
   if (!name || !session.outputNames.includes(name)) throw new ModelLoadError(`The model has no output named "${name ?? ''}".`);
   return name;
+}
+
+/** 'fixed' when the graph's first input has a numeric batch dimension (e.g. 1), else 'dynamic'. */
+export function batchKind(session: ort.InferenceSession): 'fixed' | 'dynamic' {
+  const first = (session.inputMetadata ?? []).find((m) => m.name === session.inputNames[0]);
+  const batch = first?.isTensor ? first.shape[0] : undefined;
+  return typeof batch === 'number' ? 'fixed' : 'dynamic';
 }

@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import type { ort } from '../ort.ts';
 import { ModelLoadError } from '../../src/runtime/errors.ts';
+import { parseSchema } from '../../src/runtime/schema.ts';
 import {
-  describeSchemaError,
   PreprocessorConfigSchema,
   TokenizerConfigSchema,
   TokenizerJsonSchema,
-  type ModelConfig,
+  type RuntimeConfig,
 } from '../../src/runtime/model-config.ts';
 import type { Note } from '../../src/runtime/notes.ts';
 import type { ClassifyInput, ModelFiles } from '../../src/runtime/protocol.ts';
@@ -35,14 +35,12 @@ export type Task = ImageTask | TextTask;
 
 /** Validates one file of the model folder; a bad file is a ModelLoadError naming it. */
 export function parseModelFile<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ModelLoadError(describeSchemaError(file, result.error), { file });
-  return result.data;
+  return parseSchema(schema, value, file, (message) => new ModelLoadError(message, { file }));
 }
 
 /** Reads the task's files (before the session exists, so a bad folder costs no session). */
-export function taskFactory(config: ModelConfig, files: ModelFiles): (session: ort.InferenceSession) => Task {
-  if (config.lantern.task === 'image-classification') {
+export function taskFactory(config: RuntimeConfig, files: ModelFiles): (session: ort.InferenceSession) => Task {
+  if (taskOf(config, files) === 'image-classification') {
     const preprocessor = parseModelFile(PreprocessorConfigSchema, files.preprocessor, 'preprocessor_config.json');
     return (session) => new ImageTask(preprocessor, sessionInputs(session, config));
   }
@@ -55,4 +53,12 @@ export function taskFactory(config: ModelConfig, files: ModelFiles): (session: o
     throw new ModelLoadError(`tokenizer.json could not be loaded: ${(error as Error).message}`, { file: 'tokenizer.json' });
   }
   return (session) => new TextTask(encoder, sessionInputs(session, config));
+}
+
+/** The config's task when it names one, else what the folder holds (as transformers.js' Auto classes decide). */
+function taskOf(config: RuntimeConfig, files: ModelFiles): 'image-classification' | 'text-classification' {
+  if (config.lantern?.task) return config.lantern.task;
+  if (files.preprocessor !== undefined) return 'image-classification';
+  if (files.tokenizer !== undefined) return 'text-classification';
+  throw new ModelLoadError('The model has neither preprocessor_config.json (image model) nor tokenizer.json (text model).');
 }

@@ -1,4 +1,4 @@
-import { ort } from '../ort.ts';
+import { ortApi, type ort } from '../ort.ts';
 import { InputError, ModelLoadError } from '../../src/runtime/errors.ts';
 import type { Note } from '../../src/runtime/notes.ts';
 import type { ClassifyInput } from '../../src/runtime/protocol.ts';
@@ -32,7 +32,7 @@ export class TextTask implements TaskAdapter<EncodedText> {
     const { ids, mask, length } = padBatch(group, this.encoder.padId);
     const dims = [group.length, length];
     const values: Record<Role, () => BigInt64Array> = { ids: () => ids, mask: () => mask, typeIds: () => new BigInt64Array(ids.length) };
-    return Object.fromEntries(this.roles.map(([name, role]) => [name, new ort.Tensor('int64', values[role](), dims)]));
+    return Object.fromEntries(this.roles.map(([name, role]) => [name, new (ortApi().Tensor)('int64', values[role](), dims)]));
   }
 }
 

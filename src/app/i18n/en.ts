@@ -71,6 +71,10 @@ export const en = {
   'models.dismiss': 'Dismiss',
   'models.offline': 'You are offline. Installed models keep working; checking for updates and downloading need a connection.',
   'models.status.rejected': 'Rejected',
+  'models.releaseExpired': 'This release expired on {date}: it keeps working on this device, but it can no longer be installed or updated from. Ask the publisher for a newer release.',
+  'models.status.revoked': 'Disabled: publisher key no longer trusted',
+  'models.notice.revoked': 'Version {version} of {id} was disabled: {reason}. Version {fallback} is answering instead.',
+  'models.notice.revokedNoFallback': 'Version {version} of {id} was disabled: {reason}. No trusted version of it is installed.',
   'models.notice.rejected': 'Version {version} of {id} was not activated: {reason}. The active version is unchanged.',
   'models.notice.rolledBack': 'Version {version} of {id} was {reason}; version {fallback} is answering instead.',
   'metrics.summary': '{requests} requests: {ok} answered, {errors} errors, {rejections} rejected.',
@@ -177,7 +181,6 @@ export const en = {
   'status.lowEndHint': 'This device has little memory or few cores: smaller batches and one thread.',
   'error.INPUT': 'This input cannot be classified.',
   'error.MODEL_LOAD': 'The model could not be loaded.',
-  'error.BACKEND_UNAVAILABLE': 'This device cannot run the requested backend.',
   'error.DEVICE_LOST': 'The graphics device was lost; try again (WASM will answer).',
   'error.INTEGRITY': 'A model file does not match its signed hash; it was not used.',
   'error.SIGNATURE': 'The model is not signed by a trusted publisher; it was not installed.',
@@ -239,6 +242,10 @@ export const en = {
   'classify.batch.done': 'done',
   'classify.batch.unsure': 'unsure',
   'classify.image.paste': 'or paste an image (Ctrl+V)',
+  'error.input.bad-pixels': 'The pixel data does not match the image size.',
+  'error.input.unreadable-element': 'The image on the page could not be read (not loaded, or from another site without permission).',
+  'error.input.unsupported-input': 'This kind of input cannot be classified.',
+  'error.input.bad-model-id': 'That is not a valid model name.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,5 +1,6 @@
 import { en, type MessageKey } from './en.ts';
 import { hi } from './hi.ts';
+import { Listeners } from '../../runtime/index.ts';
 
 export type { MessageKey };
 export type Messages = Record<MessageKey, string>;
@@ -12,7 +13,7 @@ export const LANGUAGES = {
 export type Language = keyof typeof LANGUAGES;
 
 const STORAGE_KEY = 'lantern.language';
-const listeners = new Set<() => void>();
+const listeners = new Listeners();
 let current: Language = 'en';
 
 export function isLanguage(value: string | null | undefined): value is Language {
@@ -37,7 +38,7 @@ export function language(): Language {
 export function setLanguage(lang: string): void {
   current = isLanguage(lang) ? lang : 'en';
   if (typeof document !== 'undefined') document.documentElement.lang = current;
-  for (const listener of listeners) listener();
+  listeners.notify();
 }
 
 /** The user picked a language in the UI: remember it across visits. */
@@ -62,8 +63,7 @@ export function initLanguage(): void {
 }
 
 export function onLanguageChange(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  return listeners.subscribe(listener);
 }
 
 /** Looks a message up and fills `{name}` placeholders. */

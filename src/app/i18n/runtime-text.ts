@@ -1,6 +1,4 @@
-import type { AdapterProblem, BackendReason } from '../../runtime/backend.ts';
-import { ERROR_CODES, INPUT_REASONS, type ErrorCode, type InputReason } from '../../runtime/errors.ts';
-import type { Note } from '../../runtime/notes.ts';
+import { ERROR_CODES, INPUT_REASONS, type AdapterProblem, type BackendReason, type ErrorCode, type InputReason, type Note } from '../../runtime/index.ts';
 import { t, type MessageKey } from './index.ts';
 
 /**
@@ -11,7 +9,6 @@ import { t, type MessageKey } from './index.ts';
 export const ERROR_TEXT: Record<ErrorCode, MessageKey> = {
   INPUT: 'error.INPUT',
   MODEL_LOAD: 'error.MODEL_LOAD',
-  BACKEND_UNAVAILABLE: 'error.BACKEND_UNAVAILABLE',
   DEVICE_LOST: 'error.DEVICE_LOST',
   INTEGRITY: 'error.INTEGRITY',
   SIGNATURE: 'error.SIGNATURE',
@@ -43,6 +40,10 @@ export const INPUT_TEXT: Record<InputReason, MessageKey> = {
   'no-pixels': 'error.input.no-pixels',
   'no-canvas': 'error.input.no-canvas',
   unprepared: 'error.input.unprepared',
+  'bad-pixels': 'error.input.bad-pixels',
+  'unreadable-element': 'error.input.unreadable-element',
+  'unsupported-input': 'error.input.unsupported-input',
+  'bad-model-id': 'error.input.bad-model-id',
 };
 
 export const BACKEND_TEXT: Record<BackendReason['kind'], MessageKey> = {

@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
-import type { Lantern } from '../../runtime/lantern.ts';
-import { BENCHMARK, benchmarkModel, sampleInputs, type BenchmarkRow } from '../../runtime/metrics/benchmark.ts';
+import type { Lantern } from '../../runtime/index.ts';
+import { BENCHMARK, benchmarkModel, sampleInputs, type BenchmarkRow } from '../../runtime/metrics/index.ts';
 import { formatNumber, t } from '../i18n/index.ts';
 import { ErrorMessage } from '../ResultCard.tsx';
 import { ms } from './format.ts';

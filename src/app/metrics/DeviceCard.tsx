@@ -1,4 +1,4 @@
-import type { DeviceReport } from '../../runtime/lantern.ts';
+import type { DeviceReport } from '../../runtime/index.ts';
 import { t } from '../i18n/index.ts';
 import { adapterProblemText, backendReasonText } from '../i18n/runtime-text.ts';
 

@@ -1,4 +1,4 @@
-import { CONFIDENCE_BINS, type ModelSnapshot } from '../../runtime/metrics/aggregator.ts';
+import { CONFIDENCE_BINS, type ModelSnapshot } from '../../runtime/metrics/index.ts';
 import { t } from '../i18n/index.ts';
 import { barOptions, Chart, lineOptions } from './Chart.tsx';
 import { percent } from './format.ts';

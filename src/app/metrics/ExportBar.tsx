@@ -1,5 +1,4 @@
-import type { MetricsAggregator } from '../../runtime/metrics/aggregator.ts';
-import { exportCsv, exportJson } from '../../runtime/metrics/export.ts';
+import { type MetricsAggregator, exportCsv, exportJson } from '../../runtime/metrics/index.ts';
 import { t } from '../i18n/index.ts';
 
 function download(name: string, text: string, type: string): void {

@@ -1,4 +1,4 @@
-import type { ModelSnapshot } from '../../runtime/metrics/aggregator.ts';
+import type { ModelSnapshot } from '../../runtime/metrics/index.ts';
 import { t } from '../i18n/index.ts';
 
 /** Requests, errors and rejections (busy, cancelled, timed out) by code, per model. */

@@ -1,5 +1,4 @@
-import type { SeriesSnapshot, Stage, StageStats } from '../../runtime/metrics/aggregator.ts';
-import { STAGES } from '../../runtime/metrics/aggregator.ts';
+import { type SeriesSnapshot, type Stage, type StageStats, STAGES } from '../../runtime/metrics/index.ts';
 import { formatNumber, t, type MessageKey } from '../i18n/index.ts';
 import { barOptions, Chart, lineOptions } from './Chart.tsx';
 import { ms } from './format.ts';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { MemoryReport, MemorySampler } from '../../runtime/metrics/memory.ts';
+import type { MemoryReport, MemorySampler } from '../../runtime/metrics/index.ts';
 import { formatBytes } from '../format.ts';
 import { formatDateTime, t, type MessageKey } from '../i18n/index.ts';
 import { Chart, lineOptions } from './Chart.tsx';

@@ -1,4 +1,4 @@
-import { COLD_STAGES, type ColdStage, type SeriesSnapshot } from '../../runtime/metrics/aggregator.ts';
+import { COLD_STAGES, type ColdStage, type SeriesSnapshot } from '../../runtime/metrics/index.ts';
 import { t, type MessageKey } from '../i18n/index.ts';
 import { seriesId, StatCells, StatHead } from './LatencyCard.tsx';
 

@@ -1,4 +1,4 @@
-import type { Figure, Unavailable } from '../../runtime/metrics/memory.ts';
+import type { Figure, Unavailable } from '../../runtime/metrics/index.ts';
 import { formatBytes } from '../format.ts';
 import { t, type MessageKey } from '../i18n/index.ts';
 

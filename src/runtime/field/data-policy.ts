@@ -1,3 +1,5 @@
+import { Listeners } from '../listeners.ts';
+
 /**
  * When Lantern may spend the user's data. The user's choice comes first; the browser's
  * Network Information API (Chromium only: `navigator.connection`) refines it where present.
@@ -66,7 +68,7 @@ const KEY = 'lantern.dataPreference';
 
 /** The persisted preference plus the live connection, with change notifications. */
 export class DataPolicy {
-  private listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
   preference: DataPreference;
 
   constructor(
@@ -101,12 +103,11 @@ export class DataPolicy {
   }
 
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.subscribe(listener);
   }
 
   private notify(): void {
-    for (const listener of this.listeners) listener();
+    this.listeners.notify();
   }
 }
 

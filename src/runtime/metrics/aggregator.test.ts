@@ -93,6 +93,14 @@ describe('MetricsAggregator', () => {
     expect(m.overTime.map((s) => [s.start, s.total, s.labels])).toEqual([[0, 3, { ham: 2, spam: 1 }], [60_000, 1, { spam: 1 }]]);
   });
 
+  it('counts labels named like Object.prototype members as plain labels', () => {
+    const agg = new MetricsAggregator({ now: () => 0 });
+    for (const label of ['constructor', 'constructor', '__proto__', 'toString']) agg.record(okRecord({ label }));
+    expect(agg.snapshot().models[0]!.labels).toEqual([
+      { label: 'constructor', count: 2, share: 0.5 }, { label: '__proto__', count: 1, share: 0.25 }, { label: 'toString', count: 1, share: 0.25 },
+    ]);
+  });
+
   it('stays bounded: labels, models and series are capped', () => {
     const agg = new MetricsAggregator({ now: clock().now });
     for (let i = 0; i < 200; i++) agg.record(okRecord({ label: `label-${i}` }));

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RequestRecord } from '../lantern.ts';
 import { Histogram, HistogramJsonSchema, RELATIVE_ERROR, type Bucket, type Percentiles } from './histogram.ts';
 import { TimeRing, timeRingJsonSchema } from './time-ring.ts';
+import { Listeners } from '../listeners.ts';
 
 /**
  * Turns RequestRecords into bounded, mergeable aggregates: latency histograms per model and
@@ -149,10 +150,15 @@ function statsOf<K extends string>(set: StageHistograms<K>, keys: readonly K[]):
   return Object.fromEntries(keys.map((k) => [k, stats(set[k])])) as Record<K, StageStats>;
 }
 
-/** Adds to a bounded counter map: past `limit` keys, new keys are counted as "(other)". */
+/**
+ * Adds to a bounded counter map: past `limit` keys, new keys are counted as "(other)". Keys are
+ * model labels, which may be any string: own properties only, and defined rather than assigned
+ * so that `constructor` or `__proto__` count like any other label.
+ */
 function bump(map: Record<string, number>, key: string, limit: number): void {
-  const k = key in map || Object.keys(map).length < limit - 1 ? key : OTHER;
-  map[k] = (map[k] ?? 0) + 1;
+  const k = Object.hasOwn(map, key) || Object.keys(map).length < limit - 1 ? key : OTHER;
+  const count = (Object.hasOwn(map, k) ? map[k]! : 0) + 1;
+  Object.defineProperty(map, k, { value: count, enumerable: true, writable: true, configurable: true });
 }
 
 /** Drops the least recently updated entries beyond `limit`. */
@@ -171,7 +177,7 @@ export class MetricsAggregator {
   private startedAt: number;
   private readonly series = new Map<string, Series>();
   private readonly models = new Map<string, ModelStats>();
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
 
   constructor(options: AggregatorOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -184,12 +190,11 @@ export class MetricsAggregator {
 
   /** Called on every change (for the view and the debounced save). */
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.subscribe(listener);
   }
 
   private changed(): void {
-    for (const listener of this.listeners) listener();
+    this.listeners.notify();
   }
 
   readonly record = (record: RequestRecord): void => {

@@ -1,3 +1,5 @@
+import { Listeners } from '../listeners.ts';
+
 /**
  * Samples memory figures the browser offers, and says which it does not instead of hiding
  * the gap. The cheap figures are sampled often; measureUserAgentSpecificMemory (the only one
@@ -74,7 +76,7 @@ export class MemorySampler {
   private uaTimer?: ReturnType<typeof setTimeout>;
   private ua: MemoryReport['userAgentSpecific'];
   private uaRunning = false;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
   latest?: MemoryReport;
   readonly history: { at: number; jsHeapUsed: number | null; workerWasm: number | null }[] = [];
 
@@ -95,8 +97,7 @@ export class MemorySampler {
   }
 
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.subscribe(listener);
   }
 
   start(): void {
@@ -165,7 +166,7 @@ export class MemorySampler {
     this.latest = report;
     this.history.push({ at: report.sampledAt, jsHeapUsed: report.jsHeapUsed.bytes, workerWasm: report.workerWasm.bytes });
     if (this.history.length > this.historyLength) this.history.splice(0, this.history.length - this.historyLength);
-    for (const listener of this.listeners) listener();
+    this.listeners.notify();
     return report;
   }
 }

@@ -39,13 +39,22 @@ describe('MetricsPersistence', () => {
     await loading.stop();
   });
 
-  it('debounces: many records make one write', async () => {
+  it('debounces: many records make one write, debounceMs after the first', async () => {
     const { agg, p } = await opened({ debounceMs: 50 });
     const flush = vi.spyOn(p, 'flush');
-    for (let i = 0; i < 100; i++) agg.record(okRecord());
-    expect(flush).not.toHaveBeenCalled();
-    await new Promise((r) => setTimeout(r, 150));
-    expect(flush).toHaveBeenCalledTimes(1);
+    // Only the debounce timer is faked: fake-indexeddb keeps its own scheduling.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (let i = 0; i < 100; i++) agg.record(okRecord());
+      vi.advanceTimersByTime(49);
+      expect(flush).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(1);
+      expect(flush).toHaveBeenCalledTimes(1);
+      vi.advanceTimersByTime(500);
+      expect(flush).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.useRealTimers();
+    }
     await p.stop();
   });
 

@@ -14,36 +14,58 @@ import { TrustStore } from './trust.ts';
 export interface OpenedRegistry {
   registry: ModelRegistry;
   config: RegistryConfig;
+  /** Fetches trust-store.json again and re-checks installed versions against it (revocation). */
+  refreshTrust(): Promise<void>;
   /** Built-in models that could not be installed (e.g. first start while offline). */
   builtinErrors: LanternError[];
 }
 
-/** The deployment's configuration files, from the app's own origin. */
-async function fetchConfiguration(url: string, net: NetContext): Promise<unknown> {
-  const what = url.slice(url.lastIndexOf('/') + 1);
-  return parseJsonDocument(await fetchDocument(net, { url, what, cache: 'no-cache', limit: DOCUMENT_LIMITS.configuration }), what);
+/**
+ * A deployment file from the app's own origin, network first: a revocation must reach the device
+ * as soon as it is online, so these files are not precached by the service worker. The last copy
+ * that parsed is kept in the store and used only when the network cannot answer (offline, server
+ * down); a file that is served but broken is an error to report, not a reason to fall back.
+ */
+async function deploymentFile<T>(name: string, appBase: string, store: ModelStore, net: NetContext, parse: (json: unknown) => T): Promise<T> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await fetchDocument(net, { url: new URL(name, appBase).href, what: name, cache: 'no-store', limit: DOCUMENT_LIMITS.configuration });
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error;
+    const cached = await store.deploymentFile(name);
+    if (cached === undefined) throw new NetworkError('The model registry configuration could not be loaded.', {}, { cause: error });
+    return parse(cached);
+  }
+  const json = parseJsonDocument(bytes, name);
+  const parsed = parse(json);
+  await store.saveDeploymentFile(name, json);
+  return parsed;
 }
 
-export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean } = {}): Promise<OpenedRegistry> {
+export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean; installBuiltins?: boolean } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
   const appOrigin = new URL(appBase).origin;
   const own: NetContext = { policy: new OriginPolicy(appOrigin), fetch: fetcher };
-  const [configJson, trustJson, store] = await Promise.all([
-    fetchConfiguration(new URL('registry-config.json', appBase).href, own),
-    fetchConfiguration(new URL('trust-store.json', appBase).href, own),
-    ModelStore.open(options.dbName),
+  const store = await ModelStore.open(options.dbName);
+  const [config, trust] = await Promise.all([
+    deploymentFile('registry-config.json', appBase, store, own, parseRegistryConfig),
+    deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse),
   ]);
-  const config = parseRegistryConfig(configJson);
   const registry = new ModelRegistry({
     store,
-    trust: TrustStore.parse(trustJson),
+    trust,
     policy: new OriginPolicy(appOrigin, config.allowedOrigins),
     catalogUrl: new URL(config.catalogUrl, appBase).href,
     fetch: fetcher,
     storage: options.storage,
     validate: options.validate,
   });
-  return { registry, config, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload) };
+  // Revocation reaches installed versions at every start, before anything runs.
+  await registry.applyTrust(trust);
+  const refreshTrust = async () => registry.applyTrust(await deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse));
+  // An embedding app installs models on demand (Lantern.load) instead of all built-ins up front.
+  if (options.installBuiltins === false) return { registry, config, refreshTrust, builtinErrors: [] };
+  return { registry, config, refreshTrust, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload) };
 }
 
 /**

@@ -26,11 +26,6 @@ export function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
   }
 }
 
-/** A standalone ArrayBuffer holding exactly these bytes (for IndexedDB and transfers). */
-export function ownBuffer(bytes: Uint8Array): ArrayBuffer {
-  return bytes.slice().buffer as ArrayBuffer;
-}
-
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;

@@ -1,26 +1,39 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
-import { describeSchemaError } from '../model-config.ts';
-import { DOCUMENT_LIMITS, fetchDocument, parseJsonDocument, type NetContext } from './net.ts';
+import { ModelIdSchema } from '../model-config.ts';
+import { parseSchema } from '../schema.ts';
+import { MAX_CATALOG_RELEASES, MAX_TITLE_LENGTH } from '../schema-limits.ts';
+import { parseJsonDocument } from './net.ts';
 
 /**
- * A release catalog (`lantern-catalog/1`) lists what a publisher offers. It is not signed:
- * it only says where to look, and every release it points at is verified on its own.
+ * A release catalog (`lantern-catalog/2`) lists what a publisher offers. It is signed like a
+ * manifest (`catalog.sig.json` next to it, by a key whose scope covers every listed id),
+ * versioned (the device refuses one older than the last it saw from that URL: replay, freeze)
+ * and expiring (a mirror cannot hide updates forever by serving an old catalog). Every release
+ * it points at is still verified on its own; the catalog's signed sizes are what the user is
+ * asked to accept, and an install refuses a release that disagrees with its entry.
  */
-export const CATALOG_FORMAT = 'lantern-catalog/1';
+export const CATALOG_FORMAT = 'lantern-catalog/2';
 
 export const ReleaseEntrySchema = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/),
+  id: ModelIdSchema,
   version: z.string().max(64),
   sequence: z.number().int().nonnegative(),
-  title: z.string().max(200).optional(),
+  title: z.string().max(MAX_TITLE_LENGTH).optional(),
   /** Relative to the catalog URL. */
   manifest: z.string().max(500),
   signature: z.string().max(500),
   /** Total bytes of the release's files. */
   size: z.number().int().nonnegative(),
 });
-export const ReleaseCatalogSchema = z.object({ format: z.literal(CATALOG_FORMAT), releases: z.array(ReleaseEntrySchema) });
+export const ReleaseCatalogSchema = z.object({
+  format: z.literal(CATALOG_FORMAT),
+  /** Monotonic per catalog URL (the CLI uses seconds since the epoch, or the last one + 1). */
+  version: z.number().int().nonnegative(),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  releases: z.array(ReleaseEntrySchema).max(MAX_CATALOG_RELEASES),
+});
 export type ReleaseEntry = z.infer<typeof ReleaseEntrySchema>;
 export type ReleaseCatalog = z.infer<typeof ReleaseCatalogSchema>;
 
@@ -30,21 +43,36 @@ export interface Release extends ReleaseEntry {
   signatureUrl: string;
 }
 
-export function parseCatalog(json: unknown, catalogUrl: string): Release[] {
-  const parsed = ReleaseCatalogSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The model catalog', parsed.error));
-  return parsed.data.releases.map((r) => ({
-    ...r,
-    manifestUrl: new URL(r.manifest, catalogUrl).href,
-    signatureUrl: new URL(r.signature, catalogUrl).href,
-  }));
+/** Where a catalog's detached signature lives: `catalog.json` → `catalog.sig.json`. */
+export const signaturePathFor = (path: string): string => path.replace(/(?:\.json)?$/, '.sig.json');
+
+export function catalogSignatureUrl(catalogUrl: string): string {
+  const url = new URL(catalogUrl);
+  url.pathname = signaturePathFor(url.pathname);
+  url.search = '';
+  return url.href;
 }
 
-export async function fetchCatalog(url: string, net: NetContext): Promise<Release[]> {
-  const what = 'the model catalog';
-  const bytes = await fetchDocument(net, { url, what, cache: 'no-cache', limit: DOCUMENT_LIMITS.catalog });
-  return parseCatalog(parseJsonDocument(bytes, what), net.policy.check(url));
+/** The exact bytes a publisher signs and serves for a catalog. */
+export const catalogBytes = (catalog: ReleaseCatalog): Uint8Array<ArrayBuffer> => new TextEncoder().encode(`${JSON.stringify(catalog, null, 1)}\n`);
+
+export function parseCatalog(bytes: Uint8Array): ReleaseCatalog {
+  return parseSchema(ReleaseCatalogSchema, parseJsonDocument(bytes, 'the model catalog'), 'The model catalog');
 }
+
+/** Refuses an expired catalog: updates pause (installed models keep working) until a fresh one is signed. */
+export function assertCatalogFresh(catalog: ReleaseCatalog, now = Date.now()): void {
+  if (Date.parse(catalog.expiresAt) <= now) {
+    throw new ValidationError(`The model catalog expired on ${catalog.expiresAt.slice(0, 10)}; updates are paused until the publisher signs a fresh one. Installed models keep working.`, { expiresAt: catalog.expiresAt });
+  }
+}
+
+/** The catalog's releases with absolute URLs. */
+export const releasesOf = (catalog: ReleaseCatalog, catalogUrl: string): Release[] => catalog.releases.map((r) => ({
+  ...r,
+  manifestUrl: new URL(r.manifest, catalogUrl).href,
+  signatureUrl: new URL(r.signature, catalogUrl).href,
+}));
 
 /** The newest release per model (highest sequence). */
 export function latestReleases(releases: readonly Release[]): Map<string, Release> {

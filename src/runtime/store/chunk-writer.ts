@@ -1,4 +1,5 @@
-import { throwIfAborted } from '../errors.ts';
+import { IntegrityError, throwIfAborted } from '../errors.ts';
+import { concatBytes, sha256Hex } from './bytes.ts';
 import { chunkRange, totalSize, verifyChunk, type Manifest, type ManifestFile } from './manifest.ts';
 
 /**
@@ -54,4 +55,24 @@ export async function writeVerifiedChunks(
     }
   }
   return { readBytes };
+}
+
+/**
+ * For a source that can be read twice at no cost (a sideloaded bundle): checks every chunk and
+ * every whole file before anything is written, so a release whose chunks do not make up its
+ * files is refused with the store untouched.
+ */
+export async function assertWholeFiles(manifest: Manifest, read: ReadChunk, signal?: AbortSignal): Promise<void> {
+  for (const file of manifest.files) {
+    const parts: Uint8Array[] = [];
+    for (let index = 0; index < file.chunks.length; index++) {
+      throwIfAborted(signal);
+      const bytes = await read(file, index);
+      await verifyChunk(file, index, bytes);
+      parts.push(bytes);
+    }
+    if ((await sha256Hex(concatBytes(parts))) !== file.sha256) {
+      throw new IntegrityError(`The chunks of ${file.path} do not make up the file the signed manifest describes; nothing was installed.`, { file: file.path });
+    }
+  }
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../errors.ts';
-import { describeSchemaError } from '../model-config.ts';
+import { parseSchema } from '../schema.ts';
 
 /**
  * Deployment configuration of the registry (`registry-config.json`, next to the app), emitted
@@ -19,7 +18,5 @@ export type RegistryConfig = z.infer<typeof RegistryConfigSchema>;
 export const BUILTIN_CATALOG = 'models/catalog.json';
 
 export function parseRegistryConfig(json: unknown): RegistryConfig {
-  const parsed = RegistryConfigSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('registry-config.json', parsed.error));
-  return parsed.data;
+  return parseSchema(RegistryConfigSchema, json, 'registry-config.json');
 }

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { IntegrityError, ValidationError } from '../errors.ts';
-import { describeSchemaError } from '../model-config.ts';
+import { ModelIdSchema } from '../model-config.ts';
+import { parseSchema } from '../schema.ts';
+import {
+  MAX_CHUNK_SIZE, MAX_CHUNKS_PER_FILE, MAX_FILE_SIZE, MAX_FILES, MAX_GOLDEN_ITEMS, MAX_GOLDEN_TEXT_LENGTH,
+  MAX_LABEL_LENGTH, MAX_LABELS, MAX_PATH_LENGTH, MAX_SAMPLES, MAX_TITLE_LENGTH,
+} from '../schema-limits.ts';
 import { sha256Hex } from './bytes.ts';
 
 /**
@@ -12,7 +17,7 @@ export const MANIFEST_FORMAT = 'lantern-manifest/1';
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase hex sha256');
 /** Relative, no `..`, no empty segments: a path can never climb out of its release folder. */
-const RelativePath = z.string().max(200).regex(/^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/, 'expected a relative path');
+const RelativePath = z.string().max(MAX_PATH_LENGTH).regex(/^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/, 'expected a relative path');
 /** `golden`: an image input of the validation set (several allowed); every other role is unique. */
 export const FILE_ROLES = ['onnx', 'config', 'preprocessor', 'tokenizer', 'tokenizer-config', 'golden'] as const;
 export type FileRole = (typeof FILE_ROLES)[number];
@@ -20,44 +25,44 @@ export type FileRole = (typeof FILE_ROLES)[number];
 const ManifestFileSchema = z.object({
   path: RelativePath,
   role: z.enum(FILE_ROLES),
-  size: z.number().int().nonnegative(),
+  size: z.number().int().nonnegative().max(MAX_FILE_SIZE),
   sha256: Sha256,
-  chunkSize: z.number().int().positive(),
-  chunks: z.array(Sha256),
+  chunkSize: z.number().int().positive().max(MAX_CHUNK_SIZE),
+  chunks: z.array(Sha256).max(MAX_CHUNKS_PER_FILE),
 }).refine((f) => f.chunks.length === Math.max(1, Math.ceil(f.size / f.chunkSize)), 'chunk count does not match size / chunkSize');
 
 const GoldenItemSchema = z.object({
   input: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('text'), text: z.string().max(100_000) }),
+    z.object({ kind: z.literal('text'), text: z.string().max(MAX_GOLDEN_TEXT_LENGTH) }),
     z.object({ kind: z.literal('image'), path: RelativePath }),
   ]),
-  label: z.string(),
+  label: z.string().max(MAX_LABEL_LENGTH),
 });
 export const ValidationSchema = z.object({
   /** Minimum accuracy (0–1) on the items for the release to become active. */
   threshold: z.number().min(0).max(1),
-  items: z.array(GoldenItemSchema).min(1).max(500),
+  items: z.array(GoldenItemSchema).min(1).max(MAX_GOLDEN_ITEMS),
 });
 export type ReleaseValidation = z.infer<typeof ValidationSchema>;
 
 export const ManifestSchema = z.object({
   format: z.literal(MANIFEST_FORMAT),
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'model id: lowercase letters, digits, . _ -'),
-  version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver'),
+  id: ModelIdSchema,
+  version: z.string().max(64).regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver'),
   /** Monotonic per model: a lower number than one already seen is a downgrade or a replay. */
   sequence: z.number().int().nonnegative(),
   task: z.enum(['text-classification', 'image-classification']),
-  title: z.string().max(200),
+  title: z.string().max(MAX_TITLE_LENGTH),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime().optional(),
   batch: z.enum(['dynamic', 'fixed']),
-  labels: z.array(z.string()).min(2),
-  files: z.array(ManifestFileSchema).min(1)
+  labels: z.array(z.string().max(MAX_LABEL_LENGTH)).min(2).max(MAX_LABELS),
+  files: z.array(ManifestFileSchema).min(1).max(MAX_FILES)
     .refine((files) => new Set(files.map((f) => f.path)).size === files.length, 'duplicate file path')
     .refine((files) => files.filter((f) => f.role === 'onnx').length === 1 && files.filter((f) => f.role === 'config').length === 1, 'needs exactly one onnx and one config file')
     .refine((files) => { const unique = files.filter((f) => f.role !== 'golden'); return new Set(unique.map((f) => f.role)).size === unique.length; }, 'duplicate file role'),
   /** Example inputs published next to the manifest; unsigned conveniences, never model data. */
-  samples: z.array(z.object({ name: z.string().max(100), path: RelativePath, kind: z.enum(['text', 'image']) })).default([]),
+  samples: z.array(z.object({ name: z.string().max(100), path: RelativePath, kind: z.enum(['text', 'image']) })).max(MAX_SAMPLES).default([]),
   /** Optional golden set the device runs before activating this release (the validation gate). */
   validation: ValidationSchema.optional(),
 }).refine((m) => (m.validation?.items ?? []).every(({ input }) => input.kind === 'text' || m.files.some((f) => f.role === 'golden' && f.path === input.path)),
@@ -76,9 +81,7 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   } catch {
     throw new ValidationError('The release manifest is not valid JSON.');
   }
-  const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The release manifest', parsed.error));
-  return parsed.data;
+  return parseSchema(ManifestSchema, json, 'The release manifest');
 }
 
 /** Expiry is checked when installing; an installed model keeps working offline after it. */
@@ -110,12 +113,6 @@ export async function verifyChunk(file: ManifestFile, index: number, bytes: Uint
 
 /** Default chunk size: small enough to resume cheaply on a poor link, big enough to keep requests few. */
 export const DEFAULT_CHUNK_SIZE = 256 * 1024;
-
-/** A sequence number derived from semver, for publishers who do not number releases themselves. */
-export function sequenceFromVersion(version: string): number {
-  const [major = 0, minor = 0, patch = 0] = version.split(/[-+]/)[0]!.split('.').map(Number);
-  return major * 1_000_000 + minor * 1_000 + patch;
-}
 
 export interface PackInput {
   id: string;
@@ -159,7 +156,5 @@ export async function buildManifest(input: PackInput): Promise<{ manifest: Manif
     samples: input.samples ?? [],
     ...(input.validation ? { validation: input.validation } : {}),
   };
-  const parsed = ManifestSchema.safeParse(draft);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The release manifest', parsed.error));
-  return { manifest: parsed.data, bytes: new TextEncoder().encode(`${JSON.stringify(draft, null, 1)}\n`) };
+  return { manifest: parseSchema(ManifestSchema, draft, 'The release manifest'), bytes: new TextEncoder().encode(`${JSON.stringify(draft, null, 1)}\n`) };
 }

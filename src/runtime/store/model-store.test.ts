@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DowngradeError, QuotaError, StorageError } from '../errors.ts';
-import { versionKey } from './manifest.ts';
+import { totalSize, versionKey } from './manifest.ts';
 import type { ModelStore } from './model-store.ts';
 import { freshStore, keyAndTrust, makeRelease, type TestRelease } from './test-helpers.ts';
 import type { KeyFile } from './trust.ts';
@@ -12,7 +12,7 @@ beforeAll(async () => ({ key } = await keyAndTrust()));
 
 /** Stores every chunk of a release (as a verified download would) and activates it. */
 async function install(store: ModelStore, release: TestRelease): Promise<void> {
-  await store.beginInstall(release.manifest, release.bytes, release.signatures, 'https://example.test/demo/manifest.json');
+  await store.beginInstall(release.manifest, release.bytes, release.signatures, { keyId: key.keyId, sourceUrl: 'https://example.test/demo/manifest.json' });
   await putChunks(store, release);
   await store.activate(versionKey(release.manifest));
 }
@@ -33,7 +33,7 @@ describe('ModelStore activation', () => {
   it('activates only a completely stored version, and changes nothing otherwise', async () => {
     const store = await freshStore();
     const v1 = await makeRelease(key, { version: '1.0.0', sequence: 1 });
-    await store.beginInstall(v1.manifest, v1.bytes, v1.signatures);
+    await store.beginInstall(v1.manifest, v1.bytes, v1.signatures, { keyId: key.keyId });
     await putChunks(store, v1, 2);
     await expect(store.activate('demo@1.0.0')).rejects.toThrow(StorageError);
     expect(await store.pointer('demo')).toBeUndefined();
@@ -59,7 +59,7 @@ describe('ModelStore downgrade rules', () => {
     const store = await freshStore();
     await install(store, await makeRelease(key, { version: '2.0.0', sequence: 5 }));
     const old = await makeRelease(key, { version: '1.0.0', sequence: 4 });
-    await expect(store.beginInstall(old.manifest, old.bytes, old.signatures)).rejects.toThrow(DowngradeError);
+    await expect(store.beginInstall(old.manifest, old.bytes, old.signatures, { keyId: key.keyId })).rejects.toThrow(DowngradeError);
     expect(await store.version('demo@1.0.0')).toBeUndefined();
     expect((await store.pointer('demo'))?.active).toBe('demo@2.0.0');
   });
@@ -67,7 +67,7 @@ describe('ModelStore downgrade rules', () => {
   it('a newer release activated meanwhile wins over an older unfinished one', async () => {
     const store = await freshStore();
     const older = await makeRelease(key, { version: '1.0.0', sequence: 1 });
-    await store.beginInstall(older.manifest, older.bytes, older.signatures);
+    await store.beginInstall(older.manifest, older.bytes, older.signatures, { keyId: key.keyId });
     await putChunks(store, older);
     await install(store, await makeRelease(key, { version: '2.0.0', sequence: 2 }));
     await expect(store.activate('demo@1.0.0')).rejects.toThrow(StorageError);
@@ -84,7 +84,7 @@ describe('ModelStore downgrade rules', () => {
     expect(await store.highestSequence('demo')).toBe(2);
     // Replay protection still holds after the rollback.
     const replay = await makeRelease(key, { version: '0.9.0', sequence: 0 });
-    await expect(store.beginInstall(replay.manifest, replay.bytes, replay.signatures)).rejects.toThrow(DowngradeError);
+    await expect(store.beginInstall(replay.manifest, replay.bytes, replay.signatures, { keyId: key.keyId })).rejects.toThrow(DowngradeError);
   });
 
   it('refuses a rollback to a version that is not retained', async () => {
@@ -100,7 +100,32 @@ describe('ModelStore downgrade rules', () => {
     expect(await store.pointer('demo')).toBeUndefined();
     expect(await store.chunkBytes()).toBe(0);
     const replay = await makeRelease(key, { version: '0.1.0', sequence: 3 });
-    await expect(store.beginInstall(replay.manifest, replay.bytes, replay.signatures)).rejects.toThrow(DowngradeError);
+    await expect(store.beginInstall(replay.manifest, replay.bytes, replay.signatures, { keyId: key.keyId })).rejects.toThrow(DowngradeError);
+  });
+});
+
+describe('ModelStore.chunkBytes', () => {
+  it('counts the chunks present once each, shared or not, as their manifests size them', async () => {
+    const store = await freshStore();
+    const shared = new Uint8Array(9000).fill(7);
+    const v1 = await makeRelease(key, { version: '1.0.0', sequence: 1 }, shared);
+    await install(store, v1);
+    const unique = (releases: TestRelease[]) => {
+      const sizes = new Map<string, number>();
+      for (const r of releases) for (const f of r.manifest.files) f.chunks.forEach((sha, i) => sizes.set(sha, Math.min(f.chunkSize, f.size - i * f.chunkSize)));
+      return [...sizes.values()].reduce((a, b) => a + b, 0);
+    };
+    expect(await store.chunkBytes()).toBe(unique([v1]));
+    // Same onnx, new config: only the config's chunk is new.
+    const v2 = await makeRelease(key, { version: '1.1.0', sequence: 2 }, shared);
+    await install(store, v2);
+    expect(await store.chunkBytes()).toBe(unique([v1, v2]));
+    expect(await store.chunkBytes()).toBeLessThan(totalSize(v1.manifest) + totalSize(v2.manifest));
+    // A partial download counts only what arrived.
+    const pending = await makeRelease(key, { version: '2.0.0', sequence: 3 });
+    await store.beginInstall(pending.manifest, pending.bytes, pending.signatures, { keyId: key.keyId });
+    await putChunks(store, pending, 1);
+    expect(await store.chunkBytes()).toBe(unique([v1, v2]) + pending.manifest.files[0]!.chunkSize);
   });
 });
 
@@ -136,7 +161,7 @@ describe('ModelStore garbage collection', () => {
     const store = await freshStore();
     await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
     const pending = await makeRelease(key, { version: '3.0.0', sequence: 3 });
-    await store.beginInstall(pending.manifest, pending.bytes, pending.signatures);
+    await store.beginInstall(pending.manifest, pending.bytes, pending.signatures, { keyId: key.keyId });
     await putChunks(store, pending, 1);
     await install(store, await makeRelease(key, { version: '2.0.0', sequence: 2 }));
     expect((await store.version('demo@3.0.0'))?.status).toBe('downloading');

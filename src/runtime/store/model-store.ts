@@ -1,7 +1,9 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { DowngradeError, LanternError, QuotaError, StorageError } from '../errors.ts';
+import { sha256Hex } from './bytes.ts';
+import { ALL_KEYS, assertNewer, effectiveFloor, raiseFloor, type KeyPolicy, type ReleaseStamp, type SequenceRecord } from './floors.ts';
 import type { SignatureFile } from './trust.ts';
-import { totalSize, versionKey, type Manifest } from './manifest.ts';
+import { chunkRange, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 
 /**
  * The model registry's IndexedDB: content-addressed chunks, verified manifests, installed
@@ -11,8 +13,12 @@ import { totalSize, versionKey, type Manifest } from './manifest.ts';
  * either the old state or the new one. Only bytes that were already verified are written here.
  */
 
-/** `rejected`: failed its validation gate, or was rolled back automatically; never activated by itself. */
-export type VersionStatus = 'downloading' | 'ready' | 'quarantined' | 'rejected';
+/**
+ * `rejected`: failed its validation gate, or was rolled back automatically; never activated by
+ * itself. `revoked`: its signing key is no longer trusted for this model; it never runs and is
+ * never a rollback target, until a trust store trusts its key again.
+ */
+export type VersionStatus = 'downloading' | 'ready' | 'quarantined' | 'rejected' | 'revoked';
 
 export interface VersionRecord {
   key: string;
@@ -22,8 +28,10 @@ export interface VersionRecord {
   status: VersionStatus;
   sizeBytes: number;
   addedAt: number;
-  /** Why it was quarantined or rejected (a fixed message, never content). */
+  /** Why it was quarantined, rejected or revoked (a fixed message, never content). */
   reason?: string;
+  /** The trusted key that vouched for it when it was installed. */
+  keyId?: string;
 }
 
 export interface ManifestRecord {
@@ -31,6 +39,8 @@ export interface ManifestRecord {
   /** The exact signed bytes. */
   bytes: ArrayBuffer;
   signatures: SignatureFile;
+  /** sha256 of `bytes`: an equal sequence is accepted only for the identical manifest. */
+  sha256?: string;
   /** Every chunk hash the version needs, for GC and completeness checks without re-parsing. */
   chunks: string[];
   /** Where it was downloaded from (absent for sideloaded bundles): resume and samples use it. */
@@ -49,7 +59,28 @@ interface StoreSchema extends DBSchema {
   manifests: { key: string; value: ManifestRecord };
   versions: { key: string; value: VersionRecord; indexes: { byModel: string } };
   pointers: { key: string; value: PointerRecord };
-  sequences: { key: string; value: { id: string; highest: number } };
+  sequences: { key: string; value: SequenceRecord };
+  /** The last good copy of each deployment file (trust store, registry config), for offline starts. */
+  deployment: { key: string; value: { name: string; json: unknown } };
+  /** The newest signed catalog seen per URL: an older one is a replay or a freeze. */
+  catalogs: { key: string; value: CatalogStamp };
+}
+
+/** What the device remembers of the last catalog it accepted from one URL. */
+export interface CatalogStamp {
+  url: string;
+  version: number;
+  /** sha256 of the exact catalog bytes: an equal version must be the identical catalog. */
+  sha256: string;
+}
+
+/** A version taken out of service because its key is no longer trusted for its model. */
+export interface Revocation {
+  id: string;
+  version: string;
+  /** The version answering instead, when the revoked one was active. */
+  fallback?: string;
+  wasActive: boolean;
 }
 
 type Name = StoreNames<StoreSchema>;
@@ -70,6 +101,8 @@ const chunkList = (m: Manifest): string[] => [...new Set(m.files.flatMap((f) => 
 export class ModelStore {
   /** Set when another tab asked to upgrade the database and this connection stepped aside. */
   private closedByOtherTab = false;
+  /** Which signing keys' sequence floors still count (set by the registry from its trust store). */
+  private keyPolicy: KeyPolicy = ALL_KEYS;
 
   private constructor(private readonly handle: IDBPDatabase<StoreSchema>) {}
 
@@ -82,13 +115,19 @@ export class ModelStore {
   static async open(name = 'lantern-models'): Promise<ModelStore> {
     let store: ModelStore | undefined;
     try {
-      const db = await openDB<StoreSchema>(name, 1, {
-        upgrade(database) {
-          database.createObjectStore('chunks', { keyPath: 'sha256' });
-          database.createObjectStore('manifests', { keyPath: 'key' });
-          database.createObjectStore('versions', { keyPath: 'key' }).createIndex('byModel', 'id');
-          database.createObjectStore('pointers', { keyPath: 'id' });
-          database.createObjectStore('sequences', { keyPath: 'id' });
+      const db = await openDB<StoreSchema>(name, 2, {
+        upgrade(database, oldVersion) {
+          if (oldVersion < 1) {
+            database.createObjectStore('chunks', { keyPath: 'sha256' });
+            database.createObjectStore('manifests', { keyPath: 'key' });
+            database.createObjectStore('versions', { keyPath: 'key' }).createIndex('byModel', 'id');
+            database.createObjectStore('pointers', { keyPath: 'id' });
+            database.createObjectStore('sequences', { keyPath: 'id' });
+          }
+          if (oldVersion < 2) {
+            database.createObjectStore('deployment', { keyPath: 'name' });
+            database.createObjectStore('catalogs', { keyPath: 'url' });
+          }
         },
         blocking() {
           // A newer tab wants to upgrade: step aside rather than block it forever.
@@ -105,6 +144,11 @@ export class ModelStore {
 
   close(): void {
     this.handle.close();
+  }
+
+  /** Floors set by keys the policy no longer trusts for a model stop blocking that model. */
+  useKeyPolicy(policy: KeyPolicy): void {
+    this.keyPolicy = policy;
   }
 
   /** Runs `fn` in one readwrite transaction; throwing inside aborts every write it made. */
@@ -168,35 +212,44 @@ export class ModelStore {
     return this.db.get('pointers', id);
   }
 
+  /** The sequence a release must exceed (floors of keys still trusted for `id`). */
   async highestSequence(id: string): Promise<number | undefined> {
-    return (await this.db.get('sequences', id))?.highest;
+    return effectiveFloor(await this.db.get('sequences', id), this.keyPolicy);
   }
 
   // --- state changes ------------------------------------------------------------------------
 
-  /** Throws DowngradeError when `release` is older than the highest sequence activated for its model. */
-  async assertNotDowngrade(release: { id: string; version: string; sequence: number }): Promise<void> {
-    await assertNotDowngrade(this.db.transaction('sequences').store, release);
+  /**
+   * Throws DowngradeError unless `release` is newer than every floor in force for its model (or
+   * is the identical manifest at the same sequence).
+   */
+  async assertNotDowngrade(release: ReleaseStamp): Promise<void> {
+    assertNewer(await this.db.get('sequences', release.id), release, this.keyPolicy);
   }
 
   /**
-   * Records a verified manifest as a version being downloaded. Refuses (DowngradeError) a
-   * sequence below the highest one activated for this model. Returns the version's record
-   * (which may already be ready, e.g. a retained version).
+   * Records a verified manifest as a version being downloaded. Refuses (DowngradeError) what
+   * `assertNotDowngrade` refuses, and a different manifest under an installed version's number.
+   * Returns the version's record (which may already be ready, e.g. a retained version).
    */
-  async beginInstall(manifest: Manifest, bytes: Uint8Array, signatures: SignatureFile, sourceUrl?: string): Promise<VersionRecord> {
+  async beginInstall(manifest: Manifest, bytes: Uint8Array, signatures: SignatureFile, origin: { keyId: string; sourceUrl?: string }): Promise<VersionRecord> {
     const key = versionKey(manifest);
+    const sha256 = await sha256Hex(bytes);
     return this.write(['manifests', 'versions', 'sequences'], async (tx) => {
-      await assertNotDowngrade(tx.objectStore('sequences'), manifest);
+      assertNewer(await tx.objectStore('sequences').get(manifest.id), { ...manifest, manifest: sha256 }, this.keyPolicy);
       const existing = await tx.objectStore('versions').get(key);
-      if (existing?.status === 'ready') return existing;
+      const stored = existing && await tx.objectStore('manifests').get(key);
+      if (existing?.status === 'ready' && stored?.sha256 === sha256) return existing;
+      if (existing && existing.status !== 'downloading' && stored?.sha256 !== sha256) {
+        throw new DowngradeError(`Release ${manifest.version} of ${manifest.id} is already installed with different contents; a new release needs a new version.`, { id: manifest.id, version: manifest.version });
+      }
       const record: VersionRecord = {
         key, id: manifest.id, version: manifest.version, sequence: manifest.sequence,
-        status: 'downloading', sizeBytes: totalSize(manifest), addedAt: Date.now(),
+        status: 'downloading', sizeBytes: totalSize(manifest), addedAt: Date.now(), keyId: origin.keyId,
       };
       await tx.objectStore('manifests').put({
-        key, bytes: bytes.slice().buffer as ArrayBuffer, signatures, chunks: chunkList(manifest),
-        ...(sourceUrl ? { sourceUrl } : {}),
+        key, bytes: bytes.slice().buffer as ArrayBuffer, signatures, sha256, chunks: chunkList(manifest),
+        ...(origin.sourceUrl ? { sourceUrl: origin.sourceUrl } : {}),
       });
       await tx.objectStore('versions').put(record);
       return record;
@@ -212,18 +265,19 @@ export class ModelStore {
     await this.write(ALL, async (tx) => {
       const version = await tx.objectStore('versions').get(key);
       const manifest = await tx.objectStore('manifests').get(key);
-      if (!version || !manifest || version.status === 'quarantined' || version.status === 'rejected') throw new StorageError('That version is not installed.', { key });
+      if (!version || !manifest || (version.status !== 'ready' && version.status !== 'downloading')) throw new StorageError('That version is not installed.', { key });
       for (const sha of manifest.chunks) {
         if ((await tx.objectStore('chunks').getKey(sha)) === undefined) throw new StorageError('That version is not completely downloaded.', { key });
       }
       const sequences = tx.objectStore('sequences');
-      await assertNotDowngrade(sequences, version);
+      const floor = await sequences.get(version.id);
+      assertNewer(floor, { ...version, ...(manifest.sha256 ? { manifest: manifest.sha256 } : {}) }, this.keyPolicy);
       const old = await tx.objectStore('pointers').get(version.id);
       if (old?.active === key) return;
       await tx.objectStore('versions').put({ ...version, status: 'ready' });
       await tx.objectStore('pointers').put({ id: version.id, active: key, ...(old ? { previous: old.active } : {}) });
-      await sequences.put({ id: version.id, highest: Math.max(version.sequence, (await sequences.get(version.id))?.highest ?? 0) });
-      await collectGarbage(tx);
+      await sequences.put(raiseFloor(floor, version.id, { ...(version.keyId ? { keyId: version.keyId } : {}), sequence: version.sequence, ...(manifest.sha256 ? { manifest: manifest.sha256 } : {}) }));
+      await collectGarbage(tx, this.keyPolicy);
     });
   }
 
@@ -243,15 +297,21 @@ export class ModelStore {
 
   /**
    * Takes a version that failed re-verification out of service: marks it quarantined, deletes
-   * the chunks that failed (so a reinstall fetches them again) and, if it was active, falls back
-   * to the previous version. Returns the new active key, if any.
+   * the chunks that failed their own hash (so a reinstall fetches them again) unless another
+   * version still references them (storage must never lose what another version uses) and, if it
+   * was active, falls back to the previous version. Returns the new active key, if any.
    */
-  async quarantine(key: string, reason: string, badChunks: readonly string[]): Promise<string | undefined> {
-    return this.write(['chunks', 'versions', 'pointers'], async (tx) => {
+  async quarantine(key: string, reason: string, damagedChunks: readonly string[]): Promise<string | undefined> {
+    return this.write(['chunks', 'manifests', 'versions', 'pointers'], async (tx) => {
       const version = await tx.objectStore('versions').get(key);
       if (!version) return undefined;
       await tx.objectStore('versions').put({ ...version, status: 'quarantined', reason });
-      for (const sha of badChunks) await tx.objectStore('chunks').delete(sha);
+      const shared = new Set<string>();
+      for (const other of await tx.objectStore('versions').getAll()) {
+        if (other.key === key || other.status === 'quarantined') continue;
+        for (const sha of (await tx.objectStore('manifests').get(other.key))?.chunks ?? []) shared.add(sha);
+      }
+      for (const sha of damagedChunks) if (!shared.has(sha)) await tx.objectStore('chunks').delete(sha);
       const pointers = tx.objectStore('pointers');
       const pointer = await pointers.get(version.id);
       if (!pointer) return undefined;
@@ -305,7 +365,7 @@ export class ModelStore {
       if (pointer?.previous === key) await tx.objectStore('pointers').put({ id: pointer.id, active: pointer.active });
       await tx.objectStore('versions').delete(key);
       await tx.objectStore('manifests').delete(key);
-      await collectGarbage(tx);
+      await collectGarbage(tx, this.keyPolicy);
     });
   }
 
@@ -317,31 +377,99 @@ export class ModelStore {
         await tx.objectStore('manifests').delete(version.key);
       }
       await tx.objectStore('pointers').delete(id);
-      await collectGarbage(tx);
+      await collectGarbage(tx, this.keyPolicy);
     });
   }
 
-  /** Bytes held by chunks (each counted once, however many versions share it). */
+  /**
+   * Applies the current trust store's verdict on installed versions (key → still trusted for its
+   * model), in one transaction: untrusted ready or downloading versions become `revoked`; a
+   * revoked version trusted again comes back; a revoked active version hands over to the previous
+   * version, or else the newest ready one, or else the model has no active version. Returns the
+   * versions newly revoked.
+   */
+  async applyTrustVerdicts(trusted: ReadonlyMap<string, boolean>): Promise<Revocation[]> {
+    return this.write(['chunks', 'manifests', 'versions', 'pointers'], async (tx) => {
+      const versions = tx.objectStore('versions');
+      const revoked: VersionRecord[] = [];
+      for (const v of await versions.getAll()) {
+        const verdict = trusted.get(v.key);
+        if (verdict === false && (v.status === 'ready' || v.status === 'downloading')) {
+          await versions.put({ ...v, status: 'revoked', reason: 'its signing key is no longer trusted for this model' });
+          revoked.push(v);
+        } else if (verdict === true && v.status === 'revoked') {
+          const chunks = (await tx.objectStore('manifests').get(v.key))?.chunks ?? [];
+          let complete = true;
+          for (const sha of chunks) if ((await tx.objectStore('chunks').getKey(sha)) === undefined) complete = false;
+          const { reason: _, ...rest } = v;
+          await versions.put({ ...rest, status: complete ? 'ready' : 'downloading' });
+        }
+      }
+      const gone = new Set(revoked.map((v) => v.key));
+      const result: Revocation[] = [];
+      for (const v of revoked) {
+        const pointers = tx.objectStore('pointers');
+        const pointer = await pointers.get(v.id);
+        const wasActive = pointer?.active === v.key;
+        if (pointer && pointer.previous && gone.has(pointer.previous)) await pointers.put({ id: pointer.id, active: pointer.active });
+        if (!wasActive) {
+          result.push({ id: v.id, version: v.version, wasActive });
+          continue;
+        }
+        const previous = pointer.previous ? await versions.get(pointer.previous) : undefined;
+        const candidates = (await versions.index('byModel').getAll(v.id)).filter((c) => c.status === 'ready').sort((a, b) => b.sequence - a.sequence);
+        const fallback = previous?.status === 'ready' ? previous : candidates[0];
+        if (fallback) await pointers.put({ id: v.id, active: fallback.key });
+        else await pointers.delete(v.id);
+        result.push({ id: v.id, version: v.version, wasActive, ...(fallback ? { fallback: fallback.version } : {}) });
+      }
+      return result;
+    });
+  }
+
+  // --- deployment files and catalogs --------------------------------------------------------
+
+  async deploymentFile(name: string): Promise<unknown> {
+    return (await this.db.get('deployment', name))?.json;
+  }
+
+  async saveDeploymentFile(name: string, json: unknown): Promise<void> {
+    await this.write(['deployment'], (tx) => tx.objectStore('deployment').put({ name, json }));
+  }
+
+  /**
+   * Accepts a verified catalog only if it is newer than the last one seen from that URL (or the
+   * identical one again), and remembers it; throws DowngradeError for a replayed older catalog.
+   */
+  async acceptCatalog(stamp: CatalogStamp): Promise<void> {
+    await this.write(['catalogs'], async (tx) => {
+      const last = await tx.objectStore('catalogs').get(stamp.url);
+      if (last && (stamp.version < last.version || (stamp.version === last.version && stamp.sha256 !== last.sha256))) {
+        throw new DowngradeError(`The model catalog is older than one this device already saw (version ${stamp.version}, last ${last.version}); it was refused as a replay.`, { version: stamp.version, last: last.version });
+      }
+      await tx.objectStore('catalogs').put(stamp);
+    });
+  }
+
+  /**
+   * Bytes held by chunks (each counted once, however many versions share it), from metadata only:
+   * the keys of the chunks present and the sizes their manifests give. The Models and Metrics
+   * screens ask on every progress tick, so no chunk's bytes are read.
+   */
   async chunkBytes(): Promise<number> {
-    let total = 0;
-    let cursor = await this.db.transaction('chunks').store.openCursor();
-    while (cursor) {
-      total += cursor.value.bytes.byteLength;
-      cursor = await cursor.continue();
+    const tx = this.db.transaction(['chunks', 'manifests']);
+    const [present, manifests] = await Promise.all([tx.objectStore('chunks').getAllKeys(), tx.objectStore('manifests').getAll()]);
+    const sizes = new Map<string, number>();
+    for (const record of manifests) {
+      for (const file of parseManifest(new Uint8Array(record.bytes)).files) {
+        file.chunks.forEach((sha, i) => {
+          const { start, end } = chunkRange(file, i);
+          sizes.set(sha, end - start);
+        });
+      }
     }
-    return total;
-  }
-}
-
-async function assertNotDowngrade(
-  sequences: { get(id: string): Promise<{ highest: number } | undefined> },
-  release: { id: string; version: string; sequence: number },
-): Promise<void> {
-  const highest = (await sequences.get(release.id))?.highest;
-  if (highest !== undefined && release.sequence < highest) {
-    throw new DowngradeError(`Release ${release.version} of ${release.id} is older than one already installed; it was refused as a possible downgrade or replay.`, {
-      id: release.id, sequence: release.sequence, highest,
-    });
+    // A chunk no manifest lists is garbage about to be collected; it is not a model's.
+    return present.reduce((total, sha) => total + (sizes.get(sha) ?? 0), 0);
   }
 }
 
@@ -349,13 +477,13 @@ async function assertNotDowngrade(
  * Keeps each model's active and previous versions and any download still worth resuming;
  * deletes every other version and every chunk none of the kept versions uses.
  */
-async function collectGarbage(tx: WriteTx<Name[]>): Promise<void> {
+async function collectGarbage(tx: WriteTx<Name[]>, policy: KeyPolicy): Promise<void> {
   const retained = new Set<string>();
   for (const p of await tx.objectStore('pointers').getAll()) {
     retained.add(p.active);
     if (p.previous) retained.add(p.previous);
   }
-  const highest = new Map((await tx.objectStore('sequences').getAll()).map((s) => [s.id, s.highest]));
+  const highest = new Map((await tx.objectStore('sequences').getAll()).map((s) => [s.id, effectiveFloor(s, policy)]));
   for (const v of await tx.objectStore('versions').getAll()) {
     const resumable = v.status === 'downloading' && v.sequence >= (highest.get(v.id) ?? 0);
     if (retained.has(v.key) || resumable) {

@@ -6,7 +6,7 @@ import { CancelledError, IntegrityError, LanternError, NetworkError, ValidationE
 import { DOCUMENT_LIMITS, fetchDocument, guardedFetch, OriginPolicy, type NetContext } from './net.ts';
 import { ModelRegistry } from './registry.ts';
 import { StoreModelSource } from './store-model-source.ts';
-import { BASE, FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN } from './test-helpers.ts';
+import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from './test-helpers.ts';
 import type { KeyFile, TrustStore } from './trust.ts';
 
 /** A body that never ends, counting how many chunks were pulled from it. */
@@ -149,8 +149,8 @@ describe('network attacks leave the active version answering', () => {
     const server = new FakeServer();
     for (const [version, sequence] of [['1.0.0', 1], ['2.0.0', 2]] as const) server.add(await makeRelease(key, { version, sequence }));
     const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 1, stallMs: STALL_MS });
-    await registry.install({ manifestUrl: `${BASE}1.0.0/manifest.json`, signatureUrl: `${BASE}1.0.0/manifest.sig.json` });
-    const update = () => registry.install({ manifestUrl: `${BASE}2.0.0/manifest.json`, signatureUrl: `${BASE}2.0.0/manifest.sig.json` });
+    await registry.install(urls('1.0.0'));
+    const update = () => registry.install(urls('2.0.0'));
     const answering = async () => (await new StoreModelSource(Promise.resolve(registry)).files('demo')).key;
     return { registry, server, update, answering };
   }
@@ -164,7 +164,7 @@ describe('network attacks leave the active version answering', () => {
   it('a redirect of the manifest to another origin', async () => {
     const { server, update, answering } = await deviceWithActive();
     server.misbehave = (path) => {
-      if (path !== '2.0.0/manifest.json') return undefined;
+      if (path !== 'demo/2.0.0/manifest.json') return undefined;
       const response = new Response('{}');
       // What fetch reports after following a 302 to another host.
       Object.defineProperty(response, 'url', { value: 'https://evil.example/manifest.json' });
@@ -177,7 +177,7 @@ describe('network attacks leave the active version answering', () => {
   it('a 32 MiB "manifest"', async () => {
     const { server, update, answering } = await deviceWithActive();
     const body = endless();
-    server.misbehave = (path) => (path === '2.0.0/manifest.json' ? new Response(body.stream) : undefined);
+    server.misbehave = (path) => (path === 'demo/2.0.0/manifest.json' ? new Response(body.stream) : undefined);
     await expectTyped(update(), ValidationError);
     expect(body.pulled() * 64 * 1024).toBeLessThanOrEqual(DOCUMENT_LIMITS.manifest + 64 * 1024);
     expect(await answering()).toBe('demo@1.0.0');
@@ -186,7 +186,7 @@ describe('network attacks leave the active version answering', () => {
   it('a 32 MiB body for a 4 KiB chunk', async () => {
     const { server, update, answering } = await deviceWithActive();
     const body = endless(1024);
-    server.misbehave = (path, range) => (path === '2.0.0/onnx/model.onnx' && range?.[0] === 4096
+    server.misbehave = (path, range) => (path === 'demo/2.0.0/onnx/model.onnx' && range?.[0] === 4096
       ? new Response(body.stream, { status: 206, headers: { 'Content-Range': 'bytes 4096-8191/10000' } })
       : undefined);
     const error = await expectTyped(update(), IntegrityError);
@@ -198,7 +198,7 @@ describe('network attacks leave the active version answering', () => {
   it('a chunk that stops arriving fails resumably, and a resume then completes it', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { registry, server, update, answering } = await deviceWithActive();
-    server.misbehave = (path, range) => (path === '2.0.0/onnx/model.onnx' && range?.[0] === 4096
+    server.misbehave = (path, range) => (path === 'demo/2.0.0/onnx/model.onnx' && range?.[0] === 4096
       ? new Response(stalling(new Uint8Array(10)), { status: 206, headers: { 'Content-Range': 'bytes 4096-8191/10000' } })
       : undefined);
     let settled = false;

@@ -1,4 +1,5 @@
 import { CancelledError, LanternError, NetworkError, ValidationError } from '../errors.ts';
+import { isAcceptableModelOrigin } from './secure-origin.mjs';
 
 /**
  * The one way the runtime fetches anything (catalogs, manifests, signatures, configuration,
@@ -23,14 +24,6 @@ export const DOCUMENT_LIMITS = {
 /** No byte for this long means the connection is dead, however slow the link. */
 export const DEFAULT_STALL_MS = 30_000;
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** `http:` is only acceptable where nobody can sit in between: the device itself. */
-export function isLoopbackOrigin(origin: string): boolean {
-  const url = new URL(origin);
-  return LOOPBACK_HOSTS.has(url.hostname) || url.hostname.endsWith('.localhost');
-}
-
 /**
  * Which origins the registry may fetch from: the app's own plus those the deployment lists.
  * A listed origin must be `https:`, or `http:` on loopback (a publisher testing with
@@ -40,7 +33,7 @@ export class OriginPolicy {
   private readonly allowed: Set<string>;
   constructor(readonly selfOrigin: string, extra: readonly string[] = []) {
     const origins = extra.map((o) => new URL(o).origin);
-    const insecure = origins.find((o) => !o.startsWith('https:') && !(o.startsWith('http:') && isLoopbackOrigin(o)));
+    const insecure = origins.find((o) => !isAcceptableModelOrigin(o));
     if (insecure) throw new ValidationError('An allowed model origin must use https (plain http only on this device).', { origin: insecure });
     this.allowed = new Set([selfOrigin, ...origins]);
   }
@@ -101,9 +94,10 @@ export class GuardedResponse {
 
   /**
    * Reads the body, at most `limit` bytes: past it, reading stops and `tooLarge()` is thrown
-   * (a Content-Length over the limit is refused before any byte is read).
+   * (a Content-Length over the limit is refused before any byte is read). `onBytes` hears the
+   * running total after each piece (download progress).
    */
-  async read(limit: number, tooLarge: () => LanternError): Promise<Uint8Array> {
+  async read(limit: number, tooLarge: () => LanternError, onBytes?: (total: number) => void): Promise<Uint8Array> {
     const { response, watchdog } = this;
     const declared = Number(response.headers.get('Content-Length') ?? NaN);
     if (declared > limit) {
@@ -124,6 +118,7 @@ export class GuardedResponse {
         total += value.length;
         if (total > limit) throw tooLarge();
         parts.push(value);
+        onBytes?.(total);
         watchdog.arm();
       }
     } catch (error) {

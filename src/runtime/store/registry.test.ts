@@ -3,19 +3,19 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DowngradeError, IntegrityError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { writeBundle } from './bundle.ts';
 import { installBuiltins } from './bootstrap.ts';
-import { CATALOG_FORMAT } from './catalog.ts';
+import { parseCatalog } from './catalog.ts';
+import { signedCatalog } from '../../../scripts/model-pack/release.ts';
+import { totalSize } from './manifest.ts';
 import { OriginPolicy } from './net.ts';
 import { ModelRegistry, type StorageManagerLike } from './registry.ts';
 import { StoreModelSource } from './store-model-source.ts';
-import { BASE, FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, type TestRelease } from './test-helpers.ts';
+import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, type KeyFile, type TrustStore } from './trust.ts';
 import type { ModelStore } from './model-store.ts';
 
 let key: KeyFile;
 let trust: TrustStore;
 beforeAll(async () => ({ key, trust } = await keyAndTrust()));
-
-const urls = (version: string) => ({ manifestUrl: `${BASE}${version}/manifest.json`, signatureUrl: `${BASE}${version}/manifest.sig.json` });
 
 function registryFor(store: ModelStore, server: FakeServer, storage?: StorageManagerLike): ModelRegistry {
   return new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, storage, backoffMs: 1, retries: 2 });
@@ -41,7 +41,7 @@ describe('ModelRegistry.install', () => {
     const record = await registry.install(urls('1.0.0'));
     expect(record).toMatchObject({ key: 'demo@1.0.0', status: 'ready' });
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
-    expect(server.served.filter((s) => s.startsWith('1.0.0/onnx/model.onnx'))).toHaveLength(3); // 10 000 bytes / 4096
+    expect(server.served.filter((s) => s.startsWith('demo/1.0.0/onnx/model.onnx'))).toHaveLength(3); // 10 000 bytes / 4096
     expect(progress.at(-1)).toBe(100);
     const files = await new StoreModelSource(Promise.resolve(registry)).files('demo');
     expect(files.key).toBe('demo@1.0.0');
@@ -52,7 +52,7 @@ describe('ModelRegistry.install', () => {
   it('refuses a flipped bit and stores nothing of the bad chunk', async () => {
     const { registry, server, store, releases } = await setup(['1.0.0', 1]);
     server.misbehave = (path, range) => {
-      if (path !== '1.0.0/onnx/model.onnx' || range?.[0] !== 4096) return undefined;
+      if (path !== 'demo/1.0.0/onnx/model.onnx' || range?.[0] !== 4096) return undefined;
       const bytes = releases.get('1.0.0')!.files.get('onnx/model.onnx')!.slice(4096, 8192);
       bytes[10]! ^= 1;
       return new Response(bytes, { status: 206 });
@@ -151,7 +151,7 @@ describe('resume', () => {
     // A new registry, as after reopening the tab.
     await registryFor(store, server).resume('demo@1.0.0');
     const after = server.served.slice(before.length);
-    expect(after).toEqual(['1.0.0/onnx/model.onnx:8192', '1.0.0/config.json:0']);
+    expect(after).toEqual(['demo/1.0.0/onnx/model.onnx:8192', 'demo/1.0.0/config.json:0']);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
   });
 });
@@ -203,24 +203,26 @@ describe('re-verification on load', () => {
 describe('built-in models and the data policy', () => {
   it('installs a first built-in regardless, but an update only when automatic downloads are allowed', async () => {
     const { store, server, releases } = await setup(['1.0.0', 1], ['1.1.0', 2]);
-    const catalogUrl = `${ORIGIN}/catalog.json`;
-    let listed = ['1.0.0'];
-    const entry = (version: string) => {
-      const r = releases.get(version)!;
-      return { id: r.manifest.id, version, sequence: r.manifest.sequence, manifest: urls(version).manifestUrl, signature: urls(version).signatureUrl, size: 10_000 };
+    let previousVersion: number | undefined;
+    const list = async (...versions: string[]) => {
+      const entries = versions.map((v) => {
+        const r = releases.get(v)!;
+        return { id: r.manifest.id, version: v, sequence: r.manifest.sequence, manifest: urls(v).manifestUrl, signature: urls(v).signatureUrl, size: totalSize(r.manifest) };
+      });
+      const { catalog, signature } = await signedCatalog(entries, { keys: [key], ...(previousVersion !== undefined ? { previousVersion } : {}) });
+      previousVersion = parseCatalog(catalog).version;
+      server.put('catalog.json', catalog);
+      server.put('catalog.sig.json', signature);
     };
-    const base = server.fetch;
-    server.fetch = async (input, init) => (String(input) === catalogUrl
-      ? new Response(JSON.stringify({ format: CATALOG_FORMAT, releases: listed.map(entry) }))
-      : base(input, init));
     const registry = registryFor(store, server);
-    const builtins = (allow: boolean) => installBuiltins(registry, catalogUrl, () => allow);
+    const builtins = (allow: boolean) => installBuiltins(registry, `${ORIGIN}/catalog.json`, () => allow);
+    await list('1.0.0');
     expect(await builtins(false)).toEqual([]);
     expect((await store.pointer('demo'))?.active).toContain('1.0.0');
-    listed = ['1.0.0', '1.1.0'];
-    await builtins(false);
+    await list('1.0.0', '1.1.0');
+    expect(await builtins(false)).toEqual([]);
     expect((await store.pointer('demo'))?.active).toContain('1.0.0');
-    await builtins(true);
+    expect(await builtins(true)).toEqual([]);
     expect((await store.pointer('demo'))?.active).toContain('1.1.0');
   });
 });

@@ -1,13 +1,15 @@
-import { BusyError, IntegrityError, isAbortError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
+import { BusyError, IntegrityError, isAbortError, LanternError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { openBundle, type BundleSource } from './bundle.ts';
-import { fetchCatalog, type Release } from './catalog.ts';
-import { writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
+import { assertCatalogFresh, catalogSignatureUrl, parseCatalog, releasesOf, type Release } from './catalog.ts';
+import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
 import { downloadRelease } from './downloader.ts';
+import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchDocument, type NetContext, type OriginPolicy } from './net.ts';
-import { assertNotExpired, parseManifest, versionKey, type Manifest } from './manifest.ts';
+import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 import type { ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
+import { Listeners } from '../listeners.ts';
 
 /**
  * The model registry's front door: verifies releases (signature, expiry, sequence, quota),
@@ -50,8 +52,11 @@ export type CandidateValidator = (manifest: Manifest, read: VerifiedRead & { ok:
 
 /** Something the user must be told about that happened outside any button they pressed. */
 export interface RegistryNotice {
-  /** quarantined: failed re-verification; rejected: failed its validation gate; rolled-back: failed in real use. */
-  kind: 'quarantined' | 'rejected' | 'rolled-back';
+  /**
+   * quarantined: failed re-verification; rejected: failed its validation gate; rolled-back: failed
+   * in real use; revoked: its signing key is no longer trusted for this model.
+   */
+  kind: 'quarantined' | 'rejected' | 'rolled-back' | 'revoked';
   id: string;
   version: string;
   /** The version now answering instead, if there is one. */
@@ -72,6 +77,8 @@ export interface ModelOverview {
   pointer?: PointerRecord;
   /** Highest sequence ever activated: only a release above it is an update. */
   highestSequence?: number;
+  /** When the active (or newest) release stops being installable; it keeps answering after. */
+  expiresAt?: string;
   versions: VersionRecord[];
 }
 
@@ -79,14 +86,49 @@ export interface ModelOverview {
 const QUOTA_MARGIN = 1.1;
 
 export class ModelRegistry {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
   private readonly transfers = new Map<string, Transfer>();
   private readonly net: NetContext;
   private persistRequested = false;
+  private trust: TrustStore;
   notices: RegistryNotice[] = [];
 
   constructor(private readonly options: RegistryOptions) {
     this.net = { policy: options.policy, fetch: options.fetch ?? fetch.bind(globalThis), ...(options.stallMs ? { stallMs: options.stallMs } : {}) };
+    this.trust = options.trust;
+    // Sequence floors set by a key stop counting once the trust store no longer trusts it for that id.
+    options.store.useKeyPolicy((keyId, id) => this.trust.allows(keyId, id));
+  }
+
+  /**
+   * Adopts a (possibly changed) trust store and re-checks every installed version against its
+   * keys and scopes: a version whose key no longer vouches for its model is revoked (never runs,
+   * never a rollback target), an active one hands over to a still-trusted version, and the user
+   * is told. Called at start and whenever the deployment's trust store changes.
+   */
+  async applyTrust(trust: TrustStore): Promise<void> {
+    this.trust = trust;
+    const { store } = this.options;
+    const verdicts = new Map<string, boolean>();
+    for (const version of await store.versions()) {
+      const record = await store.manifest(version.key);
+      verdicts.set(version.key, record !== undefined && await this.vouchedFor(version.id, record.bytes, record.signatures));
+    }
+    const revoked = await store.applyTrustVerdicts(verdicts);
+    const reason = 'its signing key is no longer trusted for this model';
+    const notices = revoked.filter((r) => r.wasActive).map((r): RegistryNotice => ({ kind: 'revoked', id: r.id, version: r.version, reason, ...(r.fallback ? { fallbackVersion: r.fallback } : {}) }));
+    this.notices = [...this.notices, ...notices];
+    this.changed();
+  }
+
+  private async vouchedFor(id: string, bytes: ArrayBuffer, signatures: SignatureFile): Promise<boolean> {
+    try {
+      this.trust.authorize(await this.trust.signers(new Uint8Array(bytes), signatures), [id]);
+      return true;
+    } catch (error) {
+      if (error instanceof SignatureError) return false;
+      throw error;
+    }
   }
 
   get store(): ModelStore {
@@ -95,12 +137,11 @@ export class ModelRegistry {
 
   /** Called after any change (install, progress, rollback, quarantine...). */
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.subscribe(listener);
   }
 
   private changed(): void {
-    for (const listener of this.listeners) listener();
+    this.listeners.notify();
   }
 
   activeTransfers(): Transfer[] {
@@ -114,9 +155,23 @@ export class ModelRegistry {
 
   // --- discovery ----------------------------------------------------------------------------
 
+  /**
+   * A publisher's signed catalog: signature by a key whose scope covers every listed id, not
+   * expired, and not older than the last catalog this device accepted from that URL.
+   */
   async catalog(url = this.options.catalogUrl): Promise<Release[]> {
     if (!url) return [];
-    return fetchCatalog(url, this.net);
+    const href = this.options.policy.check(url);
+    const [bytes, sigBytes] = await Promise.all([
+      this.fetchBytes(href, 'the model catalog', DOCUMENT_LIMITS.catalog),
+      this.fetchBytes(catalogSignatureUrl(href), 'the model catalog signature', DOCUMENT_LIMITS.signature, undefined, 'The model catalog is not signed.'),
+    ]);
+    const signers = await this.trust.signers(bytes, parseSignatureFile(sigBytes), 'model catalog');
+    const catalog = parseCatalog(bytes);
+    this.trust.authorize(signers, catalog.releases.map((r) => r.id));
+    assertCatalogFresh(catalog);
+    await this.options.store.acceptCatalog({ url: href, version: catalog.version, sha256: await sha256Hex(bytes) });
+    return releasesOf(catalog, href);
   }
 
   async overview(): Promise<ModelOverview[]> {
@@ -128,9 +183,12 @@ export class ModelRegistry {
       const mine = versions.filter((v) => v.id === id).sort((a, b) => b.sequence - a.sequence);
       const titleFrom = pointer?.active ?? mine[0]?.key;
       const record = titleFrom ? await store.manifest(titleFrom) : undefined;
-      const title = record ? parseManifest(new Uint8Array(record.bytes)).title : id;
+      const manifest = record ? parseManifest(new Uint8Array(record.bytes)) : undefined;
       const highestSequence = await store.highestSequence(id);
-      return { id, title, versions: mine, ...(pointer ? { pointer } : {}), ...(highestSequence !== undefined ? { highestSequence } : {}) };
+      return {
+        id, title: manifest?.title ?? id, versions: mine, ...(pointer ? { pointer } : {}), ...(highestSequence !== undefined ? { highestSequence } : {}),
+        ...(manifest?.expiresAt ? { expiresAt: manifest.expiresAt } : {}),
+      };
     }));
   }
 
@@ -144,25 +202,27 @@ export class ModelRegistry {
   /** Downloads, verifies and activates a release listed in a catalog (or any allowed URL pair). */
   async install(release: Pick<Release, 'manifestUrl' | 'signatureUrl'> & Partial<Release>, signal?: AbortSignal): Promise<VersionRecord> {
     const [bytes, sigBytes] = await Promise.all([
-      this.fetchBytes(release.manifestUrl, 'manifest', signal),
-      this.fetchBytes(release.signatureUrl, 'signature', signal),
+      this.fetchBytes(release.manifestUrl, 'the release manifest', DOCUMENT_LIMITS.manifest, signal),
+      this.fetchBytes(release.signatureUrl, 'the release signature', DOCUMENT_LIMITS.signature, signal, 'The release is not signed.'),
     ]);
     const signatures = parseSignatureFile(sigBytes);
-    const manifest = await this.verify(bytes, signatures);
+    const { manifest, keyId } = await this.verify(bytes, signatures);
     // A replayed old manifest behind a current catalog entry is a downgrade first of all.
-    await this.options.store.assertNotDowngrade(manifest);
+    await this.options.store.assertNotDowngrade({ ...manifest, manifest: await sha256Hex(bytes) });
+    // The size the user was asked to accept must be the signed one (mix-and-match protection).
     if ((release.id !== undefined && release.id !== manifest.id) || (release.version !== undefined && release.version !== manifest.version)
-      || (release.sequence !== undefined && release.sequence !== manifest.sequence)) {
+      || (release.sequence !== undefined && release.sequence !== manifest.sequence) || (release.size !== undefined && release.size !== totalSize(manifest))) {
       throw new ValidationError('The catalog entry does not match the release it points to.');
     }
-    return this.installVerified(manifest, bytes, signatures, release.manifestUrl, this.download(manifest, release.manifestUrl, signal));
+    return this.installVerified(manifest, bytes, signatures, { keyId, sourceUrl: release.manifestUrl }, this.download(manifest, release.manifestUrl, signal));
   }
 
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
   async installBundle(source: BundleSource, signal?: AbortSignal): Promise<VersionRecord> {
     const bundle = await openBundle(source);
-    const manifest = await this.verify(bundle.manifestBytes, bundle.signatures);
-    return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, undefined, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
+    const { manifest, keyId } = await this.verify(bundle.manifestBytes, bundle.signatures);
+    await assertWholeFiles(manifest, bundle.readChunk, signal);
+    return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyId }, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
   }
 
   /** Continues an interrupted download (e.g. after the tab was closed) from its last verified chunk. */
@@ -170,8 +230,8 @@ export class ModelRegistry {
     const record = await this.options.store.manifest(key);
     if (!record?.sourceUrl) throw new ModelLoadError('That download cannot be resumed; install it again.', { key });
     const bytes = new Uint8Array(record.bytes);
-    const manifest = await this.verify(bytes, record.signatures);
-    return this.installVerified(manifest, bytes, record.signatures, record.sourceUrl, this.download(manifest, record.sourceUrl, signal));
+    const { manifest, keyId } = await this.verify(bytes, record.signatures);
+    return this.installVerified(manifest, bytes, record.signatures, { keyId, sourceUrl: record.sourceUrl }, this.download(manifest, record.sourceUrl, signal));
   }
 
   private download(manifest: Manifest, manifestUrl: string, signal?: AbortSignal) {
@@ -184,25 +244,30 @@ export class ModelRegistry {
     return writeVerifiedChunks(manifest, this.options.store, read, { signal, onProgress });
   }
 
-  /** Signature against the trust store, then schema, then expiry: nothing else is trusted first. */
-  private async verify(bytes: Uint8Array, signatures: SignatureFile): Promise<Manifest> {
-    await this.options.trust.verify(bytes, signatures);
+  /**
+   * Signature against the trust store, then schema, then the signing key's scope over the
+   * model id, then expiry: nothing else is trusted first. Returns the key that vouches for it.
+   */
+  private async verify(bytes: Uint8Array, signatures: SignatureFile): Promise<{ manifest: Manifest; keyId: string }> {
+    const { trust } = this;
+    const signers = await trust.signers(bytes, signatures);
     const manifest = parseManifest(bytes);
+    const keyId = trust.authorize(signers, [manifest.id]);
     assertNotExpired(manifest);
-    return manifest;
+    return { manifest, keyId };
   }
 
   private async installVerified(
     manifest: Manifest,
     bytes: Uint8Array,
     signatures: SignatureFile,
-    sourceUrl: string | undefined,
+    origin: { keyId: string; sourceUrl?: string },
     transfer: (onProgress: (p: TransferProgress) => void) => Promise<unknown>,
   ): Promise<VersionRecord> {
     const key = versionKey(manifest);
     if (this.transfers.has(manifest.id)) throw new BusyError(`${manifest.id} is already being installed.`, { id: manifest.id });
     const { store } = this.options;
-    const record = await store.beginInstall(manifest, bytes, signatures, sourceUrl);
+    const record = await store.beginInstall(manifest, bytes, signatures, origin);
     if (record.status !== 'ready') {
       await this.ensureSpace(manifest);
       const entry: Transfer = { id: manifest.id, version: manifest.version, progress: { bytes: 0, total: record.sizeBytes, percent: 0, rate: 0 } };
@@ -214,10 +279,7 @@ export class ModelRegistry {
           this.changed();
         });
         const check = await readVerified(store, manifest);
-        if (!check.ok) {
-          await store.quarantine(key, 'failed verification after download', check.badChunks);
-          throw new ValidationError(`Release ${manifest.version} of ${manifest.id} does not match its manifest; it was not activated.`, { key });
-        }
+        if (!check.ok) throw await this.refuseInconsistent(manifest, check);
         // Until the gate passes the version stays "downloading": a reload here leaves the old one active.
         await this.gate(manifest, check);
       } finally {
@@ -228,6 +290,23 @@ export class ModelRegistry {
     await store.activate(key);
     this.changed();
     return (await store.version(key))!;
+  }
+
+  /**
+   * A downloaded release that does not read back whole. Chunks failing their own hash are storage
+   * damage: the version is quarantined and those chunks (if no other version uses them) deleted.
+   * Files whose chunks are all valid but do not add up to the signed file hash are the
+   * publisher's mistake: the release is rejected and nothing is deleted, since those chunks may
+   * well belong to installed versions of this or another model.
+   */
+  private async refuseInconsistent(manifest: Manifest, check: VerifiedRead & { ok: false }): Promise<LanternError> {
+    const key = versionKey(manifest);
+    if (check.badChunks.length) {
+      await this.options.store.quarantine(key, 'failed verification after download', check.badChunks);
+      return new ValidationError(`Release ${manifest.version} of ${manifest.id} does not match its manifest; it was not activated.`, { key });
+    }
+    await this.options.store.reject(key, 'its files do not match their chunks');
+    return new IntegrityError(`Release ${manifest.version} of ${manifest.id} lists chunks that do not make up its files (${check.badFiles.join(', ')}); it was not activated and nothing installed was touched.`, { key });
   }
 
   /**
@@ -278,11 +357,12 @@ export class ModelRegistry {
     }
   }
 
-  private async fetchBytes(url: string, what: 'manifest' | 'signature', signal?: AbortSignal): Promise<Uint8Array> {
+  /** A small signed document or its detached signature; `unsigned` is the error for an absent signature (404). */
+  private async fetchBytes(url: string, what: string, limit: number, signal?: AbortSignal, unsigned?: string): Promise<Uint8Array> {
     try {
-      return await fetchDocument(this.net, { url, what: `the release ${what}`, cache: 'no-store', signal, limit: DOCUMENT_LIMITS[what] });
+      return await fetchDocument(this.net, { url, what, cache: 'no-store', signal, limit });
     } catch (error) {
-      if (what === 'signature' && error instanceof NetworkError && error.details.status === 404) throw new SignatureError('The release is not signed.');
+      if (unsigned && error instanceof NetworkError && error.details.status === 404) throw new SignatureError(unsigned);
       throw error;
     }
   }

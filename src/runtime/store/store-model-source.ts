@@ -1,6 +1,7 @@
 import { ModelLoadError } from '../errors.ts';
-import type { ModelDescriptor, ModelSource } from '../model-source.ts';
+import type { FetchOptions, ModelDescriptor, ModelSource } from '../model-source.ts';
 import type { ModelFiles } from '../worker-client.ts';
+import { latestReleases } from './catalog.ts';
 import { versionKey, type FileRole, type Manifest } from './manifest.ts';
 import type { ModelRegistry } from './registry.ts';
 import type { VerifiedRead } from './verified-read.ts';
@@ -10,11 +11,45 @@ import type { VerifiedRead } from './verified-read.ts';
  * their bytes are re-verified every time they are handed to a worker (registry.readActive).
  */
 export class StoreModelSource implements ModelSource {
-  /** Takes a promise so start-up can finish installing the built-in models before the first list. */
-  constructor(private readonly registry: Promise<ModelRegistry>) {}
+  private opened?: Promise<ModelRegistry>;
+
+  /**
+   * Takes a promise so start-up can finish installing the built-in models before the first list,
+   * or a function that opens the registry on first use (so an unused default store costs nothing).
+   */
+  constructor(
+    private readonly open: Promise<ModelRegistry> | (() => Promise<ModelRegistry>),
+    private readonly options: { installOnDemand?: boolean } = {},
+  ) {}
+
+  private registry(): Promise<ModelRegistry> {
+    this.opened ??= typeof this.open === 'function' ? this.open() : this.open;
+    return this.opened;
+  }
+
+  /**
+   * With `installOnDemand` (signedStore), installs the model from the registry's catalog when no
+   * version of it is active yet. The PWA installs only through its Models screen and data policy.
+   */
+  async prepare(id: string, options: FetchOptions = {}): Promise<void> {
+    if (!this.options.installOnDemand) return;
+    const registry = await this.registry();
+    if (await registry.activeManifest(id)) return;
+    const release = latestReleases(await registry.catalog()).get(id);
+    if (!release) throw new ModelLoadError(`There is no model called "${id}", installed or in the catalog.`, { id });
+    const unsubscribe = registry.subscribe(() => {
+      const transfer = registry.activeTransfers().find((t) => t.id === id);
+      if (transfer) options.onProgress?.({ phase: 'download', loadedBytes: transfer.progress.bytes, totalBytes: transfer.progress.total });
+    });
+    try {
+      await registry.install(release, options.signal);
+    } finally {
+      unsubscribe();
+    }
+  }
 
   async list(): Promise<ModelDescriptor[]> {
-    const pointers = await (await this.registry).store.pointers();
+    const pointers = await (await this.registry()).store.pointers();
     const descriptors = await Promise.all(pointers.map((p) => this.describeOrSkip(p.id)));
     return descriptors.filter((d): d is ModelDescriptor => d !== undefined).sort((a, b) => a.title.localeCompare(b.title));
   }
@@ -24,13 +59,13 @@ export class StoreModelSource implements ModelSource {
   }
 
   async describe(id: string): Promise<ModelDescriptor> {
-    const active = await (await this.registry).activeManifest(id);
+    const active = await (await this.registry()).activeManifest(id);
     if (!active) throw new ModelLoadError(`There is no installed model called "${id}".`, { id });
     return toDescriptor(active.manifest, active.sourceUrl);
   }
 
   async files(id: string): Promise<ModelFiles> {
-    const { manifest, read } = await (await this.registry).readActive(id);
+    const { manifest, read } = await (await this.registry()).readActive(id);
     return modelFiles(manifest, read);
   }
 }
@@ -65,6 +100,7 @@ export function toDescriptor(manifest: Manifest, sourceUrl?: string): ModelDescr
     batch: manifest.batch,
     labels: manifest.labels,
     sizeBytes: manifest.files.find((f) => f.role === 'onnx')?.size ?? 0,
+    signed: true,
     // Samples live next to the manifest on its server; a sideloaded release has none.
     samples: sourceUrl ? manifest.samples.map((s) => ({ name: s.name, kind: s.kind, url: new URL(s.path, sourceUrl).href })) : [],
   };

@@ -38,18 +38,22 @@ export async function makeRelease(key: KeyFile, overrides: Partial<PackInput> & 
   return { manifest, bytes, signatures, files: new Map(input.files.map((f) => [f.path, f.bytes])) };
 }
 
-export async function keyAndTrust(): Promise<{ key: KeyFile; trust: TrustStore }> {
+export async function keyAndTrust(scope: readonly string[] = ['demo']): Promise<{ key: KeyFile; trust: TrustStore }> {
   const key = await generateKey('test publisher');
-  return { key, trust: new TrustStore({ keys: [trustEntryFor(key)] }) };
+  return { key, trust: new TrustStore({ keys: [trustEntryFor(key, scope)] }) };
 }
 
 export const ORIGIN = 'https://models.example';
-/** Where FakeServer publishes releases: `${BASE}<version>/manifest.json`. */
-export const BASE = `${ORIGIN}/demo/`;
+
+/** Where FakeServer publishes a release: `${ORIGIN}/<id>/<version>/`. */
+export const urls = (version: string, id = 'demo') => ({
+  manifestUrl: `${ORIGIN}/${id}/${version}/manifest.json`,
+  signatureUrl: `${ORIGIN}/${id}/${version}/manifest.sig.json`,
+});
 
 /**
- * A fake HTTP server for one or more releases, honouring Range like a real one, with hooks
- * to misbehave and a log of every byte range it fully served.
+ * A fake HTTP server for releases (and any other file), honouring Range like a real one, with
+ * hooks to misbehave and a log of every byte range it fully served. Paths are relative to ORIGIN.
  */
 export class FakeServer {
   served: string[] = [];
@@ -57,24 +61,29 @@ export class FakeServer {
   private readonly files = new Map<string, Uint8Array>();
 
   add(release: TestRelease, signatures = release.signatures): void {
-    const dir = `${BASE}${release.manifest.version}/`;
+    const dir = `${ORIGIN}/${release.manifest.id}/${release.manifest.version}/`;
     this.files.set(`${dir}manifest.json`, release.bytes);
     this.files.set(`${dir}manifest.sig.json`, new TextEncoder().encode(JSON.stringify(signatures)));
     for (const [path, bytes] of release.files) this.files.set(`${dir}${path}`, bytes);
   }
 
+  put(path: string, bytes: Uint8Array): void {
+    this.files.set(`${ORIGIN}/${path}`, bytes);
+  }
+
   fetch: typeof fetch = async (input, init) => {
     const url = String(input);
+    const path = url.slice(ORIGIN.length + 1);
     const header = new Headers(init?.headers).get('Range');
     const match = header ? /^bytes=(\d+)-(\d+)$/.exec(header) : null;
     const range: [number, number] | undefined = match ? [Number(match[1]), Number(match[2])] : undefined;
-    const bad = this.misbehave?.(url.slice(BASE.length), range);
+    const bad = this.misbehave?.(path, range);
     if (bad === 'drop') throw new TypeError('Failed to fetch');
     if (bad) return bad;
     const body = this.files.get(url);
     if (!body) return new Response('not found', { status: 404 });
     if (!range) return new Response(body.slice(), { status: 200 });
-    this.served.push(`${url.slice(BASE.length)}:${range[0]}`);
+    this.served.push(`${path}:${range[0]}`);
     const end = Math.min(range[1], body.length - 1);
     return new Response(body.slice(range[0], end + 1), { status: 206, headers: { 'Content-Range': `bytes ${range[0]}-${end}/${body.length}` } });
   };

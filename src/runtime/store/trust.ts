@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { SignatureError, ValidationError } from '../errors.ts';
-import { describeSchemaError } from '../model-config.ts';
+import { parseSchema } from '../schema.ts';
 import { fromBase64, sha256Hex, toBase64 } from './bytes.ts';
 
 /**
- * Ed25519 detached signatures over the exact manifest bytes, checked with WebCrypto against a
- * pinned trust store. The trust store is a JSON file deployed with the app (configuration, not
- * code); a manifest may carry several signatures so a publisher can rotate keys.
+ * Ed25519 detached signatures over the exact manifest (or catalog) bytes, checked with WebCrypto
+ * against a pinned trust store. The trust store is a JSON file deployed with the app
+ * (configuration, not code); a manifest may carry several signatures so a publisher can rotate
+ * keys. Each key is delegated a scope (TUF's delegated targets): the model ids it may sign,
+ * exact (`spam-filter`) or a namespace prefix (`acme/`). A valid signature from a key outside
+ * its scope vouches for nothing.
  */
 
 const KeyId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
@@ -17,8 +20,11 @@ export const SignatureFileSchema = z.object({
 });
 export type SignatureFile = z.infer<typeof SignatureFileSchema>;
 
+/** An exact model id, or a namespace prefix ending in `/` (every id under it). */
+export const ScopeEntry = z.string().max(100).regex(/^[a-z0-9][a-z0-9._-]*(?:\/(?:[a-z0-9][a-z0-9._-]*)?)?$/, 'scope: a model id or a namespace ending in /');
+
 export const TrustStoreSchema = z.object({
-  keys: z.array(z.object({ keyId: KeyId, publicKey: Base64, name: z.string().max(200) })),
+  keys: z.array(z.object({ keyId: KeyId, publicKey: Base64, name: z.string().max(200), scope: z.array(ScopeEntry).min(1).max(1000) })).max(100),
 });
 export type TrustStoreFile = z.infer<typeof TrustStoreSchema>;
 
@@ -45,9 +51,7 @@ export async function generateKey(name: string): Promise<KeyFile> {
 }
 
 export function parseKeyFile(json: unknown): KeyFile {
-  const parsed = KeyFileSchema.safeParse(json);
-  if (!parsed.success) throw new ValidationError(describeSchemaError('The signing key file', parsed.error));
-  return parsed.data;
+  return parseSchema(KeyFileSchema, json, 'The signing key file');
 }
 
 export async function sign(bytes: Uint8Array, key: KeyFile): Promise<SignatureFile['signatures'][number]> {
@@ -58,7 +62,10 @@ export async function sign(bytes: Uint8Array, key: KeyFile): Promise<SignatureFi
   return { keyId: key.keyId, alg: 'Ed25519', sig: toBase64(sig) };
 }
 
-export const trustEntryFor = (key: KeyFile): TrustStoreFile['keys'][number] => ({ keyId: key.keyId, publicKey: key.publicKey, name: key.name });
+export const trustEntryFor = (key: KeyFile, scope: readonly string[]): TrustStoreFile['keys'][number] => ({ keyId: key.keyId, publicKey: key.publicKey, name: key.name, scope: [...scope] });
+
+/** Whether a scope (exact ids and `namespace/` prefixes) covers a model id. */
+export const scopeCovers = (scope: readonly string[], id: string): boolean => scope.some((s) => (s.endsWith('/') ? id.startsWith(s) : s === id));
 
 export function parseSignatureFile(bytes: Uint8Array): SignatureFile {
   let json: unknown;
@@ -74,10 +81,12 @@ export function parseSignatureFile(bytes: Uint8Array): SignatureFile {
 
 export class TrustStore {
   private readonly keys = new Map<string, Promise<CryptoKey | undefined>>();
+  private readonly byId: Map<string, TrustStoreFile['keys'][number]>;
   readonly entries: TrustStoreFile['keys'];
 
   constructor(file: TrustStoreFile) {
     this.entries = file.keys;
+    this.byId = new Map(file.keys.map((k) => [k.keyId, k]));
     for (const entry of file.keys) {
       const raw = fromBase64(entry.publicKey);
       // A malformed key in the configuration simply trusts nothing.
@@ -88,28 +97,47 @@ export class TrustStore {
   }
 
   static parse(json: unknown): TrustStore {
-    const parsed = TrustStoreSchema.safeParse(json);
-    if (!parsed.success) throw new ValidationError(describeSchemaError('The trust store', parsed.error));
-    return new TrustStore(parsed.data);
+    return new TrustStore(parseSchema(TrustStoreSchema, json, 'The trust store'));
+  }
+
+  /** Whether `keyId` is in the trust store and its scope covers model `id`. */
+  allows(keyId: string, id: string): boolean {
+    const entry = this.byId.get(keyId);
+    return entry !== undefined && scopeCovers(entry.scope, id);
   }
 
   /**
-   * Resolves with the key id that vouches for `bytes`, or throws SignatureError: no
+   * The ids of the trusted keys whose signature over `bytes` verifies, or a SignatureError: no
    * signature at all, signatures only from keys we do not trust, or a trusted key id whose
-   * signature does not verify (tampered manifest).
+   * signature does not verify (altered bytes). Scope is checked separately (`authorize`), once
+   * the signed bytes have been parsed and the model ids they speak for are known.
    */
-  async verify(bytes: Uint8Array, signatures: SignatureFile): Promise<string> {
-    if (signatures.signatures.length === 0) throw new SignatureError('The release is not signed.');
+  async signers(bytes: Uint8Array, signatures: SignatureFile, what = 'release'): Promise<string[]> {
+    if (signatures.signatures.length === 0) throw new SignatureError(`The ${what} is not signed.`);
     let sawTrusted = false;
+    const valid: string[] = [];
     for (const s of signatures.signatures) {
       const key = await this.keys.get(s.keyId);
       if (!key) continue;
       sawTrusted = true;
       const sig = fromBase64(s.sig);
-      if (sig && await crypto.subtle.verify({ name: 'Ed25519' }, key, sig, bytes as Uint8Array<ArrayBuffer>)) return s.keyId;
+      if (sig && await crypto.subtle.verify({ name: 'Ed25519' }, key, sig, bytes as Uint8Array<ArrayBuffer>)) valid.push(s.keyId);
     }
+    if (valid.length) return valid;
     throw sawTrusted
-      ? new SignatureError('The release signature does not match its manifest: it was altered after signing.')
-      : new SignatureError('The release is not signed by a trusted publisher key.');
+      ? new SignatureError(`The ${what} signature does not match: it was altered after signing.`)
+      : new SignatureError(`The ${what} is not signed by a trusted publisher key.`);
+  }
+
+  /**
+   * The first of `signers` whose scope covers every id in `ids`; otherwise a SignatureError
+   * naming the key and the model id it may not sign (the delegation check).
+   */
+  authorize(signers: readonly string[], ids: readonly string[]): string {
+    const keyId = signers.find((k) => ids.every((id) => this.allows(k, id)));
+    if (keyId) return keyId;
+    const key = signers[0] ?? '';
+    const id = ids.find((i) => !this.allows(key, i)) ?? '';
+    throw new SignatureError(`Key ${key} (${this.byId.get(key)?.name ?? 'unknown'}) is not trusted to sign ${id}; it was refused.`, { keyId: key, id });
   }
 }

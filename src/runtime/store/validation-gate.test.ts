@@ -134,7 +134,7 @@ describe('malformed manifests and a store closed by another tab', () => {
     const name = (store as unknown as { handle: IDBDatabase }).handle.name;
     // Another tab opens a newer version; ours steps aside, the other aborts its upgrade.
     await new Promise<void>((resolve) => {
-      const request = indexedDB.open(name, 2);
+      const request = indexedDB.open(name, (store as unknown as { handle: IDBDatabase }).handle.version + 1);
       request.onupgradeneeded = () => request.transaction!.abort();
       request.onerror = () => resolve();
     });

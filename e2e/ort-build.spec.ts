@@ -1,0 +1,33 @@
+import { expect, test } from '@playwright/test';
+import { openModel } from './fixtures.ts';
+import { count, ortCache, recordRequests } from './ort-files.ts';
+
+/**
+ * One ORT build per device, chosen in the worker after the adapter probe: a device without a
+ * usable WebGPU adapter never downloads the 27 MB WebGPU build. ORT's helper threads start from
+ * ORT's small glue file, not from the inference worker's bundle. The build in use is kept in the
+ * cache the service worker serves offline (e2e/pwa.spec.ts reloads offline). The WebGPU build:
+ * e2e/ort-build-webgpu.spec.ts.
+ */
+
+test.describe('without a WebGPU adapter', () => {
+  test('loads only the WASM build, threads from ORT\'s glue, and keeps that build for offline use', async ({ page, context }) => {
+    const paths = recordRequests(context);
+    await openModel(page, 'spam-filter');
+    await page.getByTestId('sample-spam').click();
+    await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+    await expect(page.getByTestId('backend')).toHaveAttribute('data-backend', 'wasm');
+    await expect(page.getByTestId('threads')).toContainText('2');
+
+    // Fetched by ORT, then copied for offline use from the HTTP cache (a request, not a download).
+    expect([...new Set(paths.filter((p) => p.endsWith('.wasm')))]).toEqual([expect.stringMatching(/^\/assets\/ort-wasm-simd-threaded-[^.]+\.wasm$/)]);
+    expect(count(paths, /asyncify/)).toBe(0);
+    expect(count(paths, /\/assets\/ort\.webgpu/)).toBe(0);
+    // The worker bundle is evaluated once: ORT's two helper threads load the glue instead.
+    expect(count(paths, /\/assets\/inference\.worker-/)).toBe(1);
+    await expect.poll(() => ortCache(page)).toEqual([
+      expect.stringMatching(/^\/assets\/ort-wasm-simd-threaded-[^.]+\.mjs$/),
+      expect.stringMatching(/^\/assets\/ort-wasm-simd-threaded-[^.]+\.wasm$/),
+    ]);
+  });
+});

@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import pkg from '../package.json' with { type: 'json' };
+import { runCli, type Cli } from './cli.ts';
+import { modelCli, USAGE as MODEL_USAGE } from './model-cli.ts';
+import { serveCli, USAGE as SERVE_USAGE } from './model-serve.ts';
+
+/** The CLIs' conventions: help, version, exit codes, and messages without stack traces. */
+const ROOT = join(import.meta.dirname, '..');
+const PACK: Cli = { name: 'lantern-model', usage: MODEL_USAGE };
+const SERVE: Cli = { name: 'lantern-model-serve', usage: SERVE_USAGE };
+
+/** Runs a CLI in-process, capturing what it prints and the exit code it sets. */
+async function call(cli: Cli, main: (args: string[]) => Promise<void>, ...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  let exit: number | undefined;
+  const returned = await runCli(cli, args, main, { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`), exit: (c) => (exit = c) });
+  expect(exit).toBe(returned);
+  return { code: returned, stdout, stderr };
+}
+
+/** A Node stack frame: what a user must never see for their own mistake. */
+const STACK = /^\s+at /m;
+
+describe('lantern-model (model-cli.ts)', () => {
+  it('--help prints the usage and exits 0, for any command', async () => {
+    for (const args of [['--help'], ['pack', '--help'], ['-h']]) {
+      expect(await call(PACK, modelCli, ...args)).toEqual({ code: 0, stdout: `${MODEL_USAGE}\n`, stderr: '' });
+    }
+    expect(MODEL_USAGE).toMatch(/^Usage:\n {2}lantern-model keygen/);
+  });
+
+  it('--version prints the package version', async () => {
+    expect(await call(PACK, modelCli, '--version')).toEqual({ code: 0, stdout: `lantern-model ${pkg.version}\n`, stderr: '' });
+  });
+
+  it('exits 2 with a hint, no stack, for usage errors', async () => {
+    for (const args of [[], ['publish'], ['toString'], ['pack', '--bogus'], ['pack', 'models/spam-filter'], ['keygen'], ['pack', 'x', '--key', 'k', '--out', 'o', '--sequence', 'ten'], ['pack', 'x', '--key', 'k', '--out', 'o', '--expires', 'soon']]) {
+      const result = await call(PACK, modelCli, ...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(/^lantern-model: .+\nRun with --help for usage.\n$/);
+      expect(result.stderr).not.toMatch(STACK);
+    }
+  });
+
+  it('exits 1 with the message and no stack when the work fails', async () => {
+    const result = await call(PACK, modelCli, 'pack', 'no-such-folder', '--key', 'no-such-key.json', '--out', 'out');
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'lantern-model: A --key file cannot be read.\n' });
+  });
+});
+
+describe('lantern-model-serve (model-serve.ts)', () => {
+  it('--help and --version exit 0', async () => {
+    expect(await call(SERVE, serveCli, '--help')).toEqual({ code: 0, stdout: `${SERVE_USAGE}\n`, stderr: '' });
+    expect((await call(SERVE, serveCli, '-V')).stdout).toBe(`lantern-model-serve ${pkg.version}\n`);
+  });
+
+  it('exits 2 for a bad flag, port or folder count, 1 for a missing folder, never with a stack', async () => {
+    const bad = await call(SERVE, serveCli, 'dist', '--prot', '1');
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/^lantern-model-serve: Unknown option '--prot'/)]);
+    for (const args of [['dist', '--port', '99999'], ['dist', '--port', 'http'], [], ['a', 'b']]) expect((await call(SERVE, serveCli, ...args)).code, args.join(' ')).toBe(2);
+    const missing = await call(SERVE, serveCli, 'no-such-folder');
+    expect(missing).toEqual({ code: 1, stdout: '', stderr: 'lantern-model-serve: no-such-folder is not a folder.\n' });
+    expect(bad.stderr + missing.stderr).not.toMatch(STACK);
+  });
+});
+
+describe('as processes', () => {
+  const spawn = (script: string, ...args: string[]) => new Promise<{ code: number; stderr: string }>((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', script), ...args], { cwd: ROOT, env: { ...process.env, LANTERN_DEBUG: '' } }, (error, _stdout, stderr) => {
+      resolve({ code: error ? Number(error.code) : 0, stderr });
+    });
+  });
+
+  // One run each: the exit code reaches the shell and nothing else is printed.
+  it('exit with the code the conventions give', async () => {
+    const [pack, serve] = await Promise.all([spawn('model-cli.ts', 'pack', '--bogus'), spawn('model-serve.ts', 'no-such-folder')]);
+    expect(pack).toEqual({ code: 2, stderr: "lantern-model: Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--bogus\"\nRun with --help for usage.\n" });
+    expect(serve).toEqual({ code: 1, stderr: 'lantern-model-serve: no-such-folder is not a folder.\n' });
+  }, 120_000);
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { InputError, ModelLoadError, NetworkError } from './errors.ts';
+import { FolderModelSource } from './folder-source.ts';
+import type { LoadProgress } from './model-source.ts';
+
+/** A transformers.js folder served from memory; `requests` records every URL asked for. */
+function folder(files: Record<string, string | Uint8Array<ArrayBuffer>>, status: Record<string, number> = {}) {
+  const requests: string[] = [];
+  const fetcher = (async (input: RequestInfo | URL) => {
+    const url = String(input);
+    requests.push(url);
+    const path = new URL(url).pathname.replace(/^\/models\//, '');
+    if (status[path]) return new Response('', { status: status[path] });
+    const body = files[path];
+    if (body === undefined) return new Response('', { status: 404 });
+    return new Response(body, { headers: { 'Content-Length': String(typeof body === 'string' ? body.length : body.byteLength) } });
+  }) as typeof fetch;
+  return { source: new FolderModelSource('https://dev.example/models/', { fetch: fetcher }), requests };
+}
+
+const CONFIG = JSON.stringify({ id2label: { 1: 'dog', 0: 'cat' } });
+
+describe('FolderModelSource', () => {
+  it('describes an image folder from its files, unsigned and without any Lantern key', async () => {
+    const { source } = folder({ 'org/vit/config.json': CONFIG, 'org/vit/preprocessor_config.json': '{}', 'org/vit/onnx/model.onnx': new Uint8Array(8) });
+    const d = await source.describe('org/vit');
+    expect(d).toMatchObject({ id: 'org/vit', task: 'image-classification', labels: ['cat', 'dog'], signed: false });
+    expect((await source.list()).map((m) => m.id)).toEqual(['org/vit']);
+  });
+
+  it('reads a text folder with the quantized ONNX first, reporting download progress', async () => {
+    const onnx = new Uint8Array(1000).fill(3);
+    const { source, requests } = folder({
+      'spam/config.json': CONFIG, 'spam/tokenizer.json': '{"model":{}}', 'spam/tokenizer_config.json': '{}', 'spam/onnx/model_quantized.onnx': onnx,
+    });
+    const progress: LoadProgress[] = [];
+    const files = await source.files('spam', { onProgress: (p) => progress.push(p) });
+    expect(files.key).toBe('spam@dev');
+    expect(new Uint8Array(files.onnx)).toEqual(onnx);
+    expect(files.tokenizer).toEqual({ model: {} });
+    expect(files.preprocessor).toBeUndefined();
+    expect(progress.at(-1)).toEqual({ phase: 'download', loadedBytes: 1000, totalBytes: 1000 });
+    expect(requests.some((u) => u.endsWith('onnx/model.onnx'))).toBe(false);
+  });
+
+  it('refuses ids that would leave the folder, and says which file is missing or broken', async () => {
+    const { source, requests } = folder({ 'a/config.json': CONFIG, 'b/config.json': '{', 'c/config.json': CONFIG, 'c/preprocessor_config.json': '{}' }, { 'd/config.json': 500 });
+    for (const id of ['../secret', 'a/../../x', 'https://evil.example/m', 'a?x=1', '']) await expect(source.describe(id)).rejects.toBeInstanceOf(InputError);
+    expect(requests).toEqual([]);
+    await expect(source.describe('a')).rejects.toThrow(/neither preprocessor_config.json/);
+    await expect(source.describe('b')).rejects.toThrow(/config.json of b is not valid JSON/);
+    await expect(source.files('c')).rejects.toBeInstanceOf(ModelLoadError);
+    await expect(source.describe('d')).rejects.toBeInstanceOf(NetworkError);
+    await expect(source.describe('missing')).rejects.toThrow(/has no config.json/);
+  });
+});

@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InputError } from './errors.ts';
+import { toWireInput } from './inputs.ts';
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('toWireInput', () => {
+  it('sends a string as text and a Blob as an encoded image, copying nothing', async () => {
+    expect(await toWireInput('hello')).toEqual({ input: { kind: 'text', text: 'hello' }, transfer: [] });
+    const blob = new Blob([new Uint8Array([1, 2, 3])], { type: 'image/png' });
+    const wire = await toWireInput(blob);
+    expect(wire.input).toEqual({ kind: 'image', image: blob });
+    expect(wire.transfer).toEqual([]);
+  });
+
+  it('transfers an ArrayBuffer of encoded bytes', async () => {
+    const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47]).buffer;
+    const wire = await toWireInput(bytes);
+    expect(wire.input).toEqual({ kind: 'image', image: bytes });
+    expect(wire.transfer).toEqual([bytes]);
+  });
+
+  it('transfers ImageData pixels as raw RGBA (a view over part of a buffer is copied first)', async () => {
+    class FakeImageData {
+      constructor(readonly data: Uint8ClampedArray, readonly width: number, readonly height: number) {}
+    }
+    vi.stubGlobal('ImageData', FakeImageData);
+    const whole = new FakeImageData(new Uint8ClampedArray(2 * 1 * 4).fill(7), 2, 1);
+    const wire = await toWireInput(whole as unknown as ImageData);
+    expect(wire.input).toEqual({ kind: 'image', image: { data: whole.data, width: 2, height: 1 } });
+    expect(wire.transfer).toEqual([whole.data.buffer]);
+
+    const shared = new Uint8ClampedArray(16).fill(9);
+    const part = new FakeImageData(shared.subarray(4, 8), 1, 1);
+    const partWire = await toWireInput(part as unknown as ImageData);
+    const sent = (partWire.input as { image: { data: Uint8ClampedArray } }).image.data;
+    expect(sent.buffer).not.toBe(shared.buffer);
+    expect(Array.from(sent)).toEqual([9, 9, 9, 9]);
+  });
+
+  it('passes the explicit { kind } form through and refuses anything else with InputError', async () => {
+    const explicit = { kind: 'text' as const, text: 'x' };
+    expect((await toWireInput(explicit)).input).toBe(explicit);
+    await expect(toWireInput(42 as never)).rejects.toBeInstanceOf(InputError);
+    await expect(toWireInput({ nope: true } as never)).rejects.toBeInstanceOf(InputError);
+  });
+});

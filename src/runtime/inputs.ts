@@ -1,0 +1,71 @@
+import { InputError } from './errors.ts';
+import type { ClassifyInput } from './worker-client.ts';
+
+/**
+ * What `classify` accepts: a string is text; everything else is an image. The explicit
+ * `{ kind, ... }` form is what crosses to the worker, and is accepted as is.
+ */
+export type LanternInput =
+  | string
+  | Blob
+  | ArrayBuffer
+  | ImageBitmap
+  | ImageData
+  | HTMLImageElement
+  | HTMLCanvasElement
+  | OffscreenCanvas
+  | VideoFrame
+  | ClassifyInput;
+
+/** An input ready to post to the worker: what to send, what to move rather than copy, what to free after. */
+export interface WireInput {
+  input: ClassifyInput;
+  /** Buffers handed over to the worker (zero-copy): gone from the page once sent. */
+  transfer: Transferable[];
+  /** Called once the request settled, for resources Lantern created itself. */
+  release?: () => void;
+}
+
+const has = (name: string): boolean => typeof (globalThis as Record<string, unknown>)[name] === 'function';
+const isA = <T>(value: unknown, name: string): value is T => has(name) && value instanceof ((globalThis as Record<string, unknown>)[name] as abstract new (...args: never[]) => T);
+
+/**
+ * Brings any supported input to a form the worker reads, never re-encoding pixels:
+ * - encoded bytes (Blob/File, ArrayBuffer) are decoded in the worker; an ArrayBuffer is transferred;
+ * - ImageData's pixels are transferred as raw RGBA;
+ * - ImageBitmap and VideoFrame are cloned, which shares their pixels with the worker instead of copying;
+ * - an `<img>` or a canvas is snapshotted into an ImageBitmap (decoded pixels, not a PNG/JPEG).
+ */
+export async function toWireInput(value: LanternInput): Promise<WireInput> {
+  if (typeof value === 'string') return { input: { kind: 'text', text: value }, transfer: [] };
+  if (value instanceof ArrayBuffer) return { input: { kind: 'image', image: value }, transfer: [value] };
+  if (isA<Blob>(value, 'Blob') || isA<ImageBitmap>(value, 'ImageBitmap') || isA<VideoFrame>(value, 'VideoFrame')) {
+    return { input: { kind: 'image', image: value }, transfer: [] };
+  }
+  if (isA<ImageData>(value, 'ImageData')) {
+    // Copy into a buffer of our own only if the view does not cover its whole buffer.
+    const data = value.data.byteOffset === 0 && value.data.byteLength === value.data.buffer.byteLength ? value.data : value.data.slice();
+    return { input: { kind: 'image', image: { data, width: value.width, height: value.height } }, transfer: [data.buffer as ArrayBuffer] };
+  }
+  if (isA<HTMLImageElement>(value, 'HTMLImageElement')) {
+    try {
+      await value.decode();
+    } catch {
+      throw new InputError('The image element could not be decoded (not loaded, broken, or cross-origin without CORS).', { reason: 'unreadable-element' });
+    }
+    return snapshot(value);
+  }
+  if (isA<HTMLCanvasElement>(value, 'HTMLCanvasElement') || isA<OffscreenCanvas>(value, 'OffscreenCanvas')) return snapshot(value);
+  if (typeof value === 'object' && value !== null && 'kind' in value) return { input: value, transfer: [] };
+  throw new InputError('Unsupported input: pass a string, a Blob/File, an ArrayBuffer, an ImageBitmap, ImageData, an <img>, a canvas or a VideoFrame.', { reason: 'unsupported-input' });
+}
+
+async function snapshot(source: HTMLImageElement | HTMLCanvasElement | OffscreenCanvas): Promise<WireInput> {
+  let bitmap: ImageBitmap;
+  try {
+    bitmap = await createImageBitmap(source);
+  } catch {
+    throw new InputError('The image could not be read (empty canvas, or a cross-origin image without CORS).', { reason: 'unreadable-element' });
+  }
+  return { input: { kind: 'image', image: bitmap }, transfer: [], release: () => bitmap.close() };
+}

@@ -1,0 +1,126 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CancelledError, InputError, WorkerCrashedError } from './errors.ts';
+import { Lantern, type RequestRecord } from './lantern.ts';
+import { FakeLocks, fakeSource, fakeWorkers } from './worker.test-helpers.ts';
+
+/** Lantern over real WorkerClients and comlink, with fake workers on MessageChannels. */
+let lantern: Lantern | undefined;
+beforeEach(() => {
+  vi.stubGlobal('navigator', { locks: new FakeLocks(), hardwareConcurrency: 2 });
+});
+afterEach(() => {
+  lantern?.dispose();
+  lantern = undefined;
+  vi.unstubAllGlobals();
+});
+
+function setup(ids = ['spam']) {
+  const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+  const records: RequestRecord[] = [];
+  const source = fakeSource(ids);
+  lantern = new Lantern({ createWorker, models: source, idleMs: 0, onRecord: (r) => records.push(r) });
+  return { lantern, log, records, source };
+}
+
+const text = (t: string) => ({ kind: 'text' as const, text: t });
+const descriptor = { id: 'spam', version: '2.0.0', title: 'spam', task: 'text-classification' as const, batch: 'dynamic' as const, labels: [], sizeBytes: 0, samples: [], signed: true };
+
+describe('Lantern', () => {
+  it('classifies through a worker, reports version, stages and a metrics record', async () => {
+    const { lantern, records, source } = setup();
+    const result = await lantern.classify('spam', text('ham'), { topK: 1 });
+    expect(result).toMatchObject({ modelId: 'spam', version: '1.0.0', predictions: [{ label: 'ham', score: 1 }], backend: 'wasm', coldStart: true, retried: false });
+    expect(result.timings.totalMs).toBeGreaterThanOrEqual(result.timings.queueMs);
+    expect(source.filesRead).toEqual(['spam']);
+    expect(records).toEqual([expect.objectContaining({ ok: true, modelId: 'spam', label: 'ham' })]);
+    // Warm now: no second read of the files.
+    expect((await lantern.classify('spam', text('x'))).coldStart).toBe(false);
+    expect(source.filesRead).toEqual(['spam']);
+  });
+
+  it('retries a request once on a fresh worker when its worker dies mid-batch', async () => {
+    const { lantern, log } = setup();
+    let crashes = 1;
+    const crashOnce = (_: unknown, worker: { die(): void }) => { if (crashes-- > 0) worker.die(); };
+    await lantern.classify('spam', text('warm'));
+    log.onClassify = crashOnce;
+    const result = await lantern.classify('spam', text('ham'), { topK: 1 });
+    expect(result).toMatchObject({ predictions: [{ label: 'ham' }], retried: true });
+    expect(log.started).toHaveLength(2);
+  });
+
+  it('reports worker memory only for running workers', async () => {
+    const { lantern } = setup();
+    expect(await lantern.workerMemory()).toEqual([]);
+    await lantern.classify('spam', text('a'));
+    expect(await lantern.workerMemory()).toEqual([1024]);
+  });
+});
+
+describe('Lantern.candidate (the validation gate path)', () => {
+  it('runs a candidate under a key of its own, unrecorded, and frees it on close', async () => {
+    const { lantern, log, records } = setup();
+    const candidate = lantern.candidate(descriptor, { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    const result = await candidate.classify(text('spam'), { topK: 1 });
+    expect(result).toMatchObject({ modelId: 'spam', version: '2.0.0', predictions: [{ label: 'spam' }] });
+    const worker = log.started[0]!;
+    const [key] = [...worker.loaded];
+    expect(key).toMatch(/^candidate:/);
+    expect(worker.batches.map((b) => b.key)).toEqual([key]);
+    expect(records).toEqual([]);
+    await candidate.close();
+    expect(worker.loaded.size).toBe(0);
+  });
+
+  it('gets the same crash retry as user requests', async () => {
+    const { lantern, log } = setup();
+    const candidate = lantern.candidate(descriptor, { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    await candidate.classify(text('warm'));
+    let crashes = 1;
+    log.onClassify = (_, worker) => { if (crashes-- > 0) worker.die(); };
+    await expect(candidate.classify(text('spam'), { topK: 1 })).resolves.toMatchObject({ predictions: [{ label: 'spam' }], retried: true });
+    await candidate.close();
+  });
+
+  it('queues behind user requests (background priority) and survives a user\'s cancel', async () => {
+    const { lantern, log } = setup();
+    await lantern.classify('spam', text('warm'));
+    const order: string[] = [];
+    log.onClassify = (inputs) => order.push(...inputs.map((i) => (i.kind === 'text' ? i.text : '')));
+    // Everything below queues while paused, then competes for the one worker.
+    lantern.pause();
+    const candidate = lantern.candidate(descriptor, { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    const gate = candidate.classify(text('golden'), { topK: 1 });
+    const user = lantern.classify('spam', text('user'), { topK: 1 });
+    const cancel = new AbortController();
+    const cancelled = lantern.classify('spam', text('cancelled'), { signal: cancel.signal });
+    // classify settles its input before queueing: wait until all three are in the queue.
+    await vi.waitFor(() => expect(lantern.queueDepth).toBe(3));
+    cancel.abort();
+    lantern.resume();
+    await expect(cancelled).rejects.toThrow(CancelledError);
+    await expect(user).resolves.toMatchObject({ predictions: [{ label: 'user' }] });
+    await expect(gate).resolves.toMatchObject({ predictions: [{ label: 'golden' }], retried: false });
+    expect(order).toEqual(['user', 'golden']);
+    await candidate.close();
+  });
+
+  it('fails a candidate\'s item with the typed error when the worker refuses it', async () => {
+    const { lantern } = setup();
+    const candidate = lantern.candidate(descriptor, { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    await expect(candidate.classify(text(''))).rejects.toThrow(InputError);
+    await candidate.close();
+  });
+
+  it('fails with WorkerCrashedError when the retry crashes too', async () => {
+    const { lantern, log } = setup();
+    const candidate = lantern.candidate(descriptor, { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    await candidate.classify(text('warm'));
+    // Every worker, the fresh one of the retry included, dies on its batch.
+    log.onClassify = (_, worker) => worker.die();
+    await expect(candidate.classify(text('spam'))).rejects.toThrow(WorkerCrashedError);
+    // The first attempt's worker and the retry's fresh one.
+    expect(log.started).toHaveLength(2);
+    await candidate.close();
+  });
+});

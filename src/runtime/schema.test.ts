@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { ModelLoadError, ValidationError } from './errors.ts';
+import { parseSchema } from './schema.ts';
+
+const Schema = z.object({ size: z.object({ height: z.number().int().positive() }) });
+
+describe('parseSchema', () => {
+  it('returns the parsed value', () => {
+    expect(parseSchema(Schema, { size: { height: 3 } }, 'x.json')).toEqual({ size: { height: 3 } });
+  });
+
+  it('throws one sentence naming the file and the path of the first problem, as a ValidationError by default', () => {
+    const error = (() => { try { parseSchema(Schema, { size: { height: -1 } }, 'preprocessor_config.json'); } catch (e) { return e; } })();
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toMatch(/^preprocessor_config\.json is not valid at "size\.height": .+\.$/);
+  });
+
+  it('builds the caller\'s typed error from that sentence', () => {
+    expect(() => parseSchema(Schema, {}, 'config.json', (m) => new ModelLoadError(m, { file: 'config.json' }))).toThrow(ModelLoadError);
+  });
+});

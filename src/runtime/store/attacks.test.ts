@@ -1,0 +1,355 @@
+import 'fake-indexeddb/auto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DowngradeError, IntegrityError, SignatureError, StorageError, ValidationError } from '../errors.ts';
+import { signedCatalog } from '../../../scripts/model-pack/release.ts';
+import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
+import { writeBundle } from './bundle.ts';
+import { OriginPolicy } from './net.ts';
+import { parseManifest, totalSize } from './manifest.ts';
+import type { ModelStore } from './model-store.ts';
+import { ModelRegistry } from './registry.ts';
+import { FakeServer, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
+import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile } from './trust.ts';
+
+/**
+ * The attack suite (issue 12): one test per attack on the trust model, each with real Ed25519
+ * signatures and fake-indexeddb. Every test asserts the typed error AND that the version that was
+ * active before still answers, read back verified byte for byte.
+ */
+
+let builtin: KeyFile;
+let acme: KeyFile;
+let rogue: KeyFile;
+beforeAll(async () => {
+  [builtin, acme, rogue] = await Promise.all([generateKey('Built-in models'), generateKey('Acme'), generateKey('Rogue')]);
+});
+
+/** The deployment's trust store: built-ins for the built-in key, `acme/` for Acme, plus extras. */
+const trustOf = (...extra: [KeyFile, string[]][]) => new TrustStore({
+  keys: [trustEntryFor(builtin, ['spam-filter']), trustEntryFor(acme, ['acme/']), ...extra.map(([k, scope]) => trustEntryFor(k, scope))],
+});
+
+const release = (key: KeyFile, id: string, version: string, sequence: number, seed = sequence % 1000) =>
+  makeRelease(key, { id, version, sequence }, new Uint8Array(10_000).map((_, i) => (i * 7 + seed) & 0xff));
+
+async function world(trust = trustOf()) {
+  const store = await freshStore();
+  const server = new FakeServer();
+  const registryWith = (t: TrustStore) => new ModelRegistry({ store, trust: t, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 1 });
+  const publish = (...releases: TestRelease[]) => releases.forEach((r) => server.add(r));
+  return { store, server, publish, registry: registryWith(trust), registryWith };
+}
+
+/** The active version of `id` is `r` and reads back verified, byte for byte. */
+async function expectAnswers(registry: ModelRegistry, r: TestRelease): Promise<void> {
+  const { manifest, read } = await registry.readActive(r.manifest.id);
+  expect(manifest.version).toBe(r.manifest.version);
+  expect([...read.files.get('onnx')!]).toEqual([...r.files.get('onnx/model.onnx')!]);
+}
+
+const bundleOf = (r: TestRelease) => new Blob([writeBundle(r.bytes, r.signatures, [...r.files].map(([path, bytes]) => ({ path, bytes })))]);
+
+/** A validly signed release whose chunks are all right but whose onnx file hash is not: a publisher's mistake. */
+async function inconsistent(key: KeyFile, id: string, version: string, sequence: number, onnx: Uint8Array): Promise<TestRelease> {
+  const good = await makeRelease(key, { id, version, sequence }, onnx);
+  const json = JSON.parse(new TextDecoder().decode(good.bytes)) as { files: { role: string; sha256: string }[] };
+  json.files.find((f) => f.role === 'onnx')!.sha256 = 'f'.repeat(64);
+  const bytes = new TextEncoder().encode(JSON.stringify(json));
+  return { ...good, manifest: parseManifest(bytes), bytes, signatures: { signatures: [await sign(bytes, key)] } };
+}
+
+const allChunks = (r: TestRelease) => r.manifest.files.flatMap((f) => f.chunks);
+
+const install = (registry: ModelRegistry, r: TestRelease) => registry.install(urls(r.manifest.version, r.manifest.id));
+const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+
+describe('attack: another publisher signs a model outside its scope', () => {
+  it('refuses Acme signing spam-filter, even at MAX_SAFE_INTEGER, and the built-in keeps answering and updating', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 10);
+    const takeover = await release(acme, 'spam-filter', '9.9.9', Number.MAX_SAFE_INTEGER);
+    const v11 = await release(builtin, 'spam-filter', '1.1.0', 11);
+    publish(v1, takeover, v11);
+    await install(registry, v1);
+    const error = await errorOf(install(registry, takeover));
+    expect(error).toBeInstanceOf(SignatureError);
+    expect((error as SignatureError).details).toEqual({ keyId: acme.keyId, id: 'spam-filter' });
+    expect((error as SignatureError).message).toContain(acme.keyId);
+    await expectAnswers(registry, v1);
+    expect(await store.highestSequence('spam-filter')).toBe(10);
+    await install(registry, v11);
+    await expectAnswers(registry, v11);
+  });
+
+  it('lets Acme ship under its namespace, and refuses the built-in key there', async () => {
+    const { registry, publish } = await world();
+    const own = await release(acme, 'acme/spam', '1.0.0', 1);
+    const intrusion = await release(builtin, 'acme/spam', '2.0.0', 2);
+    publish(own, intrusion);
+    await install(registry, own);
+    await expect(install(registry, intrusion)).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, own);
+  });
+
+  it('refuses an out-of-scope sideloaded bundle the same way', async () => {
+    const { registry, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    const takeover = await release(acme, 'spam-filter', '2.0.0', 2);
+    await expect(registry.installBundle(bundleOf(takeover))).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, v1);
+  });
+});
+
+describe('attack: sequence abuse', () => {
+  it('refuses a different release with an equal sequence; the identical manifest re-installs', async () => {
+    const { registry, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 5);
+    const twin = await release(builtin, 'spam-filter', '1.0.1', 5);
+    publish(v1, twin);
+    await install(registry, v1);
+    await expect(install(registry, twin)).rejects.toThrow(DowngradeError);
+    await expectAnswers(registry, v1);
+    await expect(install(registry, v1)).resolves.toMatchObject({ key: 'spam-filter@1.0.0', status: 'ready' });
+    await expectAnswers(registry, v1);
+  });
+
+  it('refuses a re-signed release that reuses an installed version number with other contents', async () => {
+    const { registry, server, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 5);
+    const v2 = await release(builtin, 'spam-filter', '2.0.0', 6);
+    server.add(v1);
+    server.add(v2);
+    await install(registry, v1);
+    await install(registry, v2);
+    // 1.0.0 is retained for rollback; a different "1.0.0" at a higher sequence must not replace its bytes.
+    const resigned = await release(builtin, 'spam-filter', '1.0.0', 7, 99);
+    server.add(resigned);
+    await expect(install(registry, resigned)).rejects.toThrow(DowngradeError);
+    await expectAnswers(registry, v2);
+    await registry.rollback('spam-filter', 'spam-filter@1.0.0');
+    await expectAnswers(registry, v1);
+    expect((await store.version('spam-filter@1.0.0'))?.sequence).toBe(5);
+  });
+
+  it('a pre-release never replaces its release, and 1.0.1001 stays below 1.1.0', async () => {
+    const { registry, publish } = await world();
+    const final = await release(builtin, 'spam-filter', '2.0.0', sequenceFromVersion('2.0.0'));
+    const rc = await release(builtin, 'spam-filter', '2.0.0-rc.1', sequenceFromVersion('2.0.0-rc.1'));
+    publish(final, rc);
+    await install(registry, final);
+    await expect(install(registry, rc)).rejects.toThrow(DowngradeError);
+    await expectAnswers(registry, final);
+    expect(sequenceFromVersion('1.0.1001')).toBeLessThan(sequenceFromVersion('1.1.0'));
+  });
+
+  it('recovers from a MAX_SAFE_INTEGER takeover once the deployment revokes the abused key', async () => {
+    // The deployment once trusted a key for spam-filter that then signed a takeover release.
+    const { registry, registryWith, publish, store } = await world(trustOf([rogue, ['spam-filter']]));
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 10);
+    const takeover = await release(rogue, 'spam-filter', '6.6.6', Number.MAX_SAFE_INTEGER);
+    const v11 = await release(builtin, 'spam-filter', '1.1.0', 11);
+    publish(v1, takeover, v11);
+    await install(registry, v1);
+    await install(registry, takeover);
+    await expect(install(registry, v11)).rejects.toThrow(DowngradeError);
+    await store.removeModel('spam-filter');
+    await expect(install(registry, v11)).rejects.toThrow(DowngradeError);
+    // The trust store drops the rogue key: its floor no longer blocks the rightful publisher.
+    const recovered = registryWith(trustOf());
+    expect(await store.highestSequence('spam-filter')).toBe(10);
+    await install(recovered, v11);
+    await expectAnswers(recovered, v11);
+    // The built-in key's own floor still holds: its older release stays refused.
+    await expect(install(recovered, v1)).rejects.toThrow(DowngradeError);
+  });
+});
+
+describe('attack: a failed install must not delete what installed versions use', () => {
+  it('a release whose file hash disagrees with its valid, shared chunks is refused and deletes nothing (same model)', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const broken = await inconsistent(builtin, 'spam-filter', '1.1.0', 2, v1.files.get('onnx/model.onnx')!);
+    publish(v1, broken);
+    await install(registry, v1);
+    await expect(install(registry, broken)).rejects.toThrow(IntegrityError);
+    for (const sha of allChunks(v1)) expect(await store.hasChunk(sha)).toBe(true);
+    expect((await store.version('spam-filter@1.1.0'))?.status).toBe('rejected');
+    await expectAnswers(registry, v1);
+  });
+
+  it('the same mistake in another model (another publisher) leaves the first model whole', async () => {
+    const { registry, publish, store } = await world();
+    const spam = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const copy = await inconsistent(acme, 'acme/copy', '1.0.0', 1, spam.files.get('onnx/model.onnx')!);
+    publish(spam, copy);
+    await install(registry, spam);
+    await expect(install(registry, copy)).rejects.toThrow(IntegrityError);
+    for (const sha of allChunks(spam)) expect(await store.hasChunk(sha)).toBe(true);
+    await expectAnswers(registry, spam);
+    // A later garbage collection (any activation) still keeps every chunk the installed model uses.
+    const other = await release(acme, 'acme/other', '1.0.0', 1, 77);
+    publish(other);
+    await install(registry, other);
+    await expectAnswers(registry, spam);
+  });
+
+  it('a sideloaded bundle with that mistake is refused before anything is written', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    const before = await store.chunkBytes();
+    const onnx = v1.files.get('onnx/model.onnx')!.map((b, i) => (i < 4096 ? b : b ^ 0x5a));
+    await expect(registry.installBundle(bundleOf(await inconsistent(builtin, 'spam-filter', '1.1.0', 2, onnx)))).rejects.toThrow(IntegrityError);
+    expect(await store.chunkBytes()).toBe(before);
+    expect(await store.version('spam-filter@1.1.0')).toBeUndefined();
+    await expectAnswers(registry, v1);
+  });
+
+  it('quarantine deletes only the damaged chunk, never one another version or model references', async () => {
+    const { registry, publish, store } = await world();
+    const base = await release(builtin, 'spam-filter', '1.0.0', 1);
+    // 1.1.0 shares its first onnx chunk with 1.0.0; acme/copy shares the whole onnx file.
+    const onnx = base.files.get('onnx/model.onnx')!.map((b, i) => (i < 4096 ? b : b ^ 0x33));
+    const next = await makeRelease(builtin, { id: 'spam-filter', version: '1.1.0', sequence: 2 }, onnx);
+    const copy = await makeRelease(acme, { id: 'acme/copy', version: '1.0.0', sequence: 1 }, onnx);
+    publish(base, next, copy);
+    await install(registry, base);
+    await install(registry, next);
+    await install(registry, copy);
+    const [shared, , damaged] = next.manifest.files[0]!.chunks;
+    const bytes = new Uint8Array((await store.getChunk(damaged!))!);
+    bytes[0]! ^= 1;
+    await store.putChunk(damaged!, bytes.buffer);
+    await expect(registry.readActive('spam-filter')).rejects.toThrow(IntegrityError);
+    await expectAnswers(registry, base);
+    // The damaged chunk is also acme/copy's: it stays (that model is checked on its own read); the shared one stays too.
+    expect(await store.hasChunk(shared!)).toBe(true);
+    expect(await store.hasChunk(damaged!)).toBe(true);
+    await expect(registry.readActive('acme/copy')).rejects.toThrow(IntegrityError);
+    // Now nothing healthy references it: quarantining acme/copy deletes it, and 1.0.0 still answers.
+    expect(await store.hasChunk(damaged!)).toBe(false);
+    expect(await store.hasChunk(shared!)).toBe(true);
+    await expectAnswers(registry, base);
+  });
+});
+
+describe('attack: a revoked key with its version installed', () => {
+  it('disables the version at once, falls back to a trusted one, and never rolls back to it', async () => {
+    const { registry, publish, store } = await world(trustOf([rogue, ['spam-filter']]));
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const bad = await release(rogue, 'spam-filter', '2.0.0', 2);
+    publish(v1, bad);
+    await install(registry, v1);
+    await install(registry, bad);
+    await expectAnswers(registry, bad);
+    // The deployment revokes the rogue key; the app re-checks what is installed.
+    await registry.applyTrust(trustOf());
+    expect((await store.version('spam-filter@2.0.0'))?.status).toBe('revoked');
+    expect(registry.notices).toEqual([{ kind: 'revoked', id: 'spam-filter', version: '2.0.0', fallbackVersion: '1.0.0', reason: 'its signing key is no longer trusted for this model' }]);
+    await expectAnswers(registry, v1);
+    await expect(registry.rollback('spam-filter', 'spam-filter@2.0.0')).rejects.toThrow(StorageError);
+    await expect(store.activate('spam-filter@2.0.0')).rejects.toThrow(StorageError);
+    await expect(install(registry, bad)).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, v1);
+  });
+
+  it('narrowing a key\'s scope revokes what it signed outside it; trusting it again restores the version', async () => {
+    const { registry, publish, store } = await world(trustOf([rogue, ['spam-filter', 'rogue/']]));
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const theirs = await release(rogue, 'spam-filter', '1.5.0', 2);
+    const own = await release(rogue, 'rogue/tool', '1.0.0', 1);
+    publish(v1, theirs, own);
+    await install(registry, v1);
+    await install(registry, theirs);
+    await install(registry, own);
+    await registry.applyTrust(trustOf([rogue, ['rogue/']]));
+    await expectAnswers(registry, v1);
+    await expectAnswers(registry, own);
+    expect((await store.version('spam-filter@1.5.0'))?.status).toBe('revoked');
+    await registry.applyTrust(trustOf([rogue, ['spam-filter', 'rogue/']]));
+    expect((await store.version('spam-filter@1.5.0'))?.status).toBe('ready');
+    await expectAnswers(registry, v1);
+  });
+
+  it('a model whose only version is revoked has no active version and says so', async () => {
+    const { registry, publish, store } = await world(trustOf([rogue, ['rogue/']]));
+    const only = await release(rogue, 'rogue/tool', '1.0.0', 1);
+    publish(only);
+    await install(registry, only);
+    await registry.applyTrust(trustOf());
+    expect(await store.pointer('rogue/tool')).toBeUndefined();
+    expect(registry.notices.map((n) => [n.kind, n.id, n.fallbackVersion])).toEqual([['revoked', 'rogue/tool', undefined]]);
+    await expect(registry.readActive('rogue/tool')).rejects.toThrow(/no installed model/);
+  });
+});
+
+describe('attack: catalogs that freeze, replay or mix and match', () => {
+  const entryOf = (r: TestRelease, size = totalSize(r.manifest)) => ({
+    id: r.manifest.id, version: r.manifest.version, sequence: r.manifest.sequence,
+    manifest: `${r.manifest.id}/${r.manifest.version}/manifest.json`, signature: `${r.manifest.id}/${r.manifest.version}/manifest.sig.json`, size,
+  });
+  const CATALOG = `${ORIGIN}/catalog.json`;
+
+  async function catalogWorld() {
+    const w = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    w.publish(v1, v2);
+    await install(w.registry, v1);
+    const serve = (c: { catalog: Uint8Array; signature: Uint8Array }) => {
+      w.server.put('catalog.json', c.catalog);
+      w.server.put('catalog.sig.json', c.signature);
+    };
+    return { ...w, v1, v2, serve };
+  }
+
+  it('refuses an expired catalog and says so; the installed model keeps answering', async () => {
+    const { registry, serve, v1, v2 } = await catalogWorld();
+    serve(await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [builtin], now: new Date('2020-01-01T00:00:00Z'), expiresAt: '2020-02-01T00:00:00.000Z' }));
+    const error = await errorOf(registry.catalog(CATALOG));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toMatch(/expired on 2020-02-01.*Installed models keep working/);
+    await expectAnswers(registry, v1);
+  });
+
+  it('refuses a replayed older catalog (hiding an update) after a newer one was seen', async () => {
+    const { registry, serve, v1, v2 } = await catalogWorld();
+    const old = await signedCatalog([entryOf(v1)], { keys: [builtin], previousVersion: 10 });
+    const current = await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [builtin], previousVersion: 1e10 });
+    serve(current);
+    expect((await registry.catalog(CATALOG)).map((r) => r.version)).toEqual(['1.0.0', '1.1.0']);
+    serve(old);
+    await expect(registry.catalog(CATALOG)).rejects.toThrow(DowngradeError);
+    // The same version with other contents is a replay too; the identical catalog is fine.
+    serve(await signedCatalog([entryOf(v1)], { keys: [builtin], previousVersion: 1e10 }));
+    await expect(registry.catalog(CATALOG)).rejects.toThrow(DowngradeError);
+    serve(current);
+    await expect(registry.catalog(CATALOG)).resolves.toHaveLength(2);
+    await expectAnswers(registry, v1);
+  });
+
+  it('refuses an unsigned catalog, one altered after signing, and one listing ids outside its key\'s scope', async () => {
+    const { registry, serve, v1, v2 } = await catalogWorld();
+    const good = await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [builtin] });
+    serve({ catalog: good.catalog, signature: new TextEncoder().encode('{"signatures":[]}') });
+    await expect(registry.catalog(CATALOG)).rejects.toThrow(SignatureError);
+    serve({ catalog: new TextEncoder().encode(new TextDecoder().decode(good.catalog).replace('"1.1.0"', '"1.1.1"')), signature: good.signature });
+    await expect(registry.catalog(CATALOG)).rejects.toThrow(/altered after signing/);
+    serve(await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [acme] }));
+    await expect(registry.catalog(CATALOG)).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, v1);
+  });
+
+  it('an entry whose signed size disagrees with its release is refused before downloading', async () => {
+    const { registry, serve, server, v1, v2 } = await catalogWorld();
+    serve(await signedCatalog([entryOf(v2, 1)], { keys: [builtin] }));
+    const [entry] = await registry.catalog(CATALOG);
+    const before = server.served.length;
+    await expect(registry.install(entry!)).rejects.toThrow(ValidationError);
+    expect(server.served.length).toBe(before);
+    await expectAnswers(registry, v1);
+  });
+});

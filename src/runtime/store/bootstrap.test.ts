@@ -1,0 +1,44 @@
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { NetworkError } from '../errors.ts';
+import { openRegistry } from './bootstrap.ts';
+import { FakeServer, makeRelease, ORIGIN, urls } from './test-helpers.ts';
+import { generateKey, trustEntryFor } from './trust.ts';
+
+const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+let counter = 0;
+
+describe('deployment files (trust store, registry config)', () => {
+  it('are fetched network first; the last good copy is used only when the network fails', async () => {
+    const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
+    const server = new FakeServer();
+    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
+    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo']), trustEntryFor(rogue, ['demo'])] }));
+    const release = await makeRelease(rogue, { version: '2.0.0', sequence: 2 });
+    server.add(release);
+    const dbName = `bootstrap-${counter++}`;
+    const app = `${ORIGIN}/`;
+    const first = await openRegistry(app, { fetch: server.fetch, dbName });
+    await first.registry.install(urls('2.0.0'));
+    first.registry.store.close();
+
+    // The deployment revokes the rogue key: the next start sees it at once (no app update needed).
+    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo'])] }));
+    const second = await openRegistry(app, { fetch: server.fetch, dbName });
+    expect((await second.registry.store.version('demo@2.0.0'))?.status).toBe('revoked');
+    second.registry.store.close();
+
+    // Offline: the last good copy (with the revocation) is used, not an older one.
+    const offline: typeof fetch = async () => { throw new TypeError('Failed to fetch'); };
+    const third = await openRegistry(app, { fetch: offline, dbName });
+    expect(third.registry.notices).toEqual([]);
+    expect((await third.registry.store.version('demo@2.0.0'))?.status).toBe('revoked');
+    expect(third.builtinErrors[0]).toBeInstanceOf(NetworkError);
+    third.registry.store.close();
+  });
+
+  it('fail clearly on a first start without network', async () => {
+    const offline: typeof fetch = async () => { throw new TypeError('Failed to fetch'); };
+    await expect(openRegistry(`${ORIGIN}/`, { fetch: offline, dbName: `bootstrap-${counter++}` })).rejects.toThrow(NetworkError);
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { DowngradeError } from '../errors.ts';
+import { ALL_KEYS, assertNewer, effectiveFloor, raiseFloor } from './floors.ts';
+
+const release = (sequence: number, manifest = 'a') => ({ id: 'm', version: `v${sequence}`, sequence, manifest });
+const onlyGood = (keyId: string) => keyId === 'good';
+
+describe('sequence floors', () => {
+  it('a legacy floor (no key recorded) always counts', () => {
+    const legacy = { id: 'm', highest: 5 };
+    expect(effectiveFloor(legacy, () => false)).toBe(5);
+    expect(() => assertNewer(legacy, release(4), onlyGood)).toThrow(DowngradeError);
+    // Its manifest is unknown, so an equal sequence is not judged against it.
+    expect(() => assertNewer(legacy, release(5), onlyGood)).not.toThrow();
+  });
+
+  it('each key keeps its own floor; only trusted keys\' floors count', () => {
+    let record = raiseFloor(undefined, 'm', { keyId: 'good', sequence: 3, manifest: 'g3' });
+    record = raiseFloor(record, 'm', { keyId: 'rogue', sequence: Number.MAX_SAFE_INTEGER, manifest: 'r' });
+    expect(effectiveFloor(record, ALL_KEYS)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(effectiveFloor(record, onlyGood)).toBe(3);
+    expect(() => assertNewer(record, release(4), ALL_KEYS)).toThrow(DowngradeError);
+    expect(() => assertNewer(record, release(4), onlyGood)).not.toThrow();
+    expect(() => assertNewer(record, release(3, 'other'), onlyGood)).toThrow(/reuses the sequence number/);
+    expect(() => assertNewer(record, release(3, 'g3'), onlyGood)).not.toThrow();
+  });
+
+  it('a lower activation by the same key (a rollback target re-activated) never lowers its floor', () => {
+    const record = raiseFloor(raiseFloor(undefined, 'm', { keyId: 'good', sequence: 9, manifest: 'x' }), 'm', { keyId: 'good', sequence: 2, manifest: 'y' });
+    expect(effectiveFloor(record, ALL_KEYS)).toBe(9);
+  });
+});

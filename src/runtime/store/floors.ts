@@ -1,0 +1,79 @@
+import { DowngradeError } from '../errors.ts';
+
+/**
+ * Rollback protection per model, TUF style: a release must be strictly newer than the last one
+ * activated, except the identical manifest (a re-install). Each floor remembers which key set it,
+ * so when a deployment revokes a key (or narrows its scope) the floor that key's releases set no
+ * longer blocks the rightful publisher: an abused key cannot freeze a model forever.
+ */
+
+/** The highest sequence a key's releases reached for one model, and that manifest's sha256. */
+export interface Floor {
+  /** Absent for floors recorded before keys were tracked: those always count. */
+  keyId?: string;
+  sequence: number;
+  manifest?: string;
+}
+
+export interface SequenceRecord {
+  id: string;
+  /** What stores written before per-key floors recorded: the highest sequence, signer unknown. */
+  highest?: number;
+  floors?: Floor[];
+}
+
+/** Whether a key is still trusted for a model id (the trust store's current scopes). */
+export type KeyPolicy = (keyId: string, id: string) => boolean;
+
+/** Every floor counts unless a policy says otherwise: the strict default. */
+export const ALL_KEYS: KeyPolicy = () => true;
+
+function floorsOf(record: SequenceRecord | undefined): Floor[] {
+  if (!record) return [];
+  return record.floors ?? (record.highest !== undefined ? [{ sequence: record.highest }] : []);
+}
+
+/** The floors still in force: set by a key the policy trusts for this id, or by an unknown key. */
+export function activeFloors(record: SequenceRecord | undefined, policy: KeyPolicy): Floor[] {
+  return floorsOf(record).filter((f) => f.keyId === undefined || policy(f.keyId, record!.id));
+}
+
+/** The sequence a newer release must exceed, or undefined when nothing counts yet. */
+export function effectiveFloor(record: SequenceRecord | undefined, policy: KeyPolicy): number | undefined {
+  const floors = activeFloors(record, policy);
+  return floors.length ? Math.max(...floors.map((f) => f.sequence)) : undefined;
+}
+
+export interface ReleaseStamp {
+  id: string;
+  version: string;
+  sequence: number;
+  /** sha256 of the exact manifest bytes; identical bytes may be installed again. */
+  manifest?: string;
+}
+
+/** Throws DowngradeError when `release` is older than a floor in force, or equal to one without being identical. */
+export function assertNewer(record: SequenceRecord | undefined, release: ReleaseStamp, policy: KeyPolicy): void {
+  const floors = activeFloors(record, policy);
+  const highest = floors.length ? Math.max(...floors.map((f) => f.sequence)) : undefined;
+  const details = { id: release.id, sequence: release.sequence, highest: highest ?? null };
+  if (highest !== undefined && release.sequence < highest) {
+    throw new DowngradeError(`Release ${release.version} of ${release.id} is older than one already installed; it was refused as a possible downgrade or replay.`, details);
+  }
+  const same = floors.filter((f) => f.sequence === release.sequence && f.manifest !== undefined);
+  if (same.some((f) => f.manifest !== release.manifest)) {
+    throw new DowngradeError(`Release ${release.version} of ${release.id} reuses the sequence number of an installed release with different contents; a new release needs a higher sequence.`, details);
+  }
+}
+
+/** The record after `release` (signed by `keyId`) was activated. */
+export function raiseFloor(record: SequenceRecord | undefined, id: string, release: { keyId?: string; sequence: number; manifest?: string }): SequenceRecord {
+  const floors = floorsOf(record).filter((f) => f.keyId !== release.keyId);
+  const own = floorsOf(record).find((f) => f.keyId === release.keyId);
+  const next: Floor = own && own.sequence > release.sequence ? own : {
+    ...(release.keyId !== undefined ? { keyId: release.keyId } : {}),
+    sequence: release.sequence,
+    ...(release.manifest !== undefined ? { manifest: release.manifest } : {}),
+  };
+  return { id, floors: [...floors, next] };
+}

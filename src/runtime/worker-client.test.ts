@@ -1,0 +1,114 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CancelledError, WorkerCrashedError } from './errors.ts';
+import { ABANDONED_CALL_LIMIT_MS, WorkerClient } from './worker-client.ts';
+import { FakeLocks, fakeWorkers } from './worker.test-helpers.ts';
+
+/** WorkerClient over real comlink on MessageChannels, with fake workers (worker.test-helpers.ts). */
+let client: WorkerClient | undefined;
+beforeEach(() => vi.stubGlobal('navigator', { locks: new FakeLocks(), hardwareConcurrency: 2 }));
+afterEach(() => {
+  client?.dispose();
+  client = undefined;
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+function setup(idleMs = 0) {
+  const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+  client = new WorkerClient({ createWorker, backend: 'auto', poolSize: 1, idleMs });
+  return { client, log };
+}
+
+const files = (key: string) => () => Promise.resolve({ key, onnx: new ArrayBuffer(4), config: {} });
+const text = (t: string) => ({ kind: 'text' as const, text: t });
+
+describe('WorkerClient', () => {
+  it('starts no worker until a call needs one', async () => {
+    const { client, log } = setup();
+    expect(client.running).toBe(false);
+    expect(await client.wasmMemory()).toBeNull();
+    await client.unload('nothing@1');
+    expect(log.started).toHaveLength(0);
+    await client.device();
+    expect(client.running).toBe(true);
+    expect(log.started).toHaveLength(1);
+  });
+
+  it('loads a key once (concurrent callers share the load) and reports which call was cold', async () => {
+    const { client, log } = setup();
+    const read = vi.fn(files('m@1'));
+    const [a, b] = await Promise.all([client.ensureLoaded('m@1', read), client.ensureLoaded('m@1', read)]);
+    expect([a.cold, b.cold].sort()).toEqual([false, true]);
+    expect(read).toHaveBeenCalledTimes(1);
+    expect([...log.started[0]!.loaded]).toEqual(['m@1']);
+    await client.unload('m@1');
+    expect(log.started[0]!.loaded.size).toBe(0);
+    expect((await client.ensureLoaded('m@1', read)).cold).toBe(true);
+  });
+
+  it('turns a worker death into WorkerCrashedError for the calls in flight, then starts a fresh worker', async () => {
+    const { client, log } = setup();
+    await client.ensureLoaded('m@1', files('m@1'));
+    log.onClassify = (_, worker) => worker.die();
+    const error = await client.classify('m@1', [text('a')], 1).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkerCrashedError);
+    expect((error as Error).message).toMatch(/the worker stopped unexpectedly/);
+    expect(client.running).toBe(false);
+    log.onClassify = undefined;
+    // The fresh worker has nothing loaded: the next load is cold again.
+    expect((await client.ensureLoaded('m@1', files('m@1'))).cold).toBe(true);
+    expect(log.started).toHaveLength(2);
+  });
+
+  it('cancels without a cold start: CancelledError at once, the worker and its session stay', async () => {
+    const { client, log } = setup();
+    await client.ensureLoaded('m@1', files('m@1'));
+    const controller = new AbortController();
+    const running = client.classify('m@1', [text('a')], 1, controller.signal);
+    controller.abort();
+    await expect(running).rejects.toThrow(CancelledError);
+    expect(client.running).toBe(true);
+    await expect(client.classify('m@1', [text('b')], 1)).resolves.toMatchObject({ items: [{ ok: true }] });
+    expect(log.started).toHaveLength(1);
+    expect(log.started[0]!.loaded.has('m@1')).toBe(true);
+    await expect(client.classify('m@1', [text('a')], 1, controller.signal)).rejects.toThrow(CancelledError);
+  });
+
+  it('restarts a worker that an abandoned call keeps busy past the limit, not before', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { client, log } = setup();
+    await client.ensureLoaded('m@1', files('m@1'));
+    const controller = new AbortController();
+    // A batch that never finishes: only a restart frees the worker.
+    log.onClassify = (_, worker) => { worker.dead = true; };
+    const running = client.classify('m@1', [text('a')], 1, controller.signal);
+    controller.abort();
+    await expect(running).rejects.toThrow(CancelledError);
+    vi.advanceTimersByTime(ABANDONED_CALL_LIMIT_MS - 1);
+    expect(client.running).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(client.running).toBe(false);
+  });
+
+  it('stops an idle worker after idleMs, not before', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { client, log } = setup(60_000);
+    await client.ensureLoaded('m@1', files('m@1'));
+    vi.advanceTimersByTime(59_999);
+    expect(client.running).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(client.running).toBe(false);
+    expect(log.started[0]!.dead).toBe(true);
+  });
+
+  it('gives up on a worker that never answers init', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { client, log } = setup();
+    const started = client.device();
+    // The worker hangs in init (e.g. a wasm compile that never ends).
+    log.started[0]!.dead = true;
+    const outcome = expect(started).rejects.toThrow(WorkerCrashedError);
+    vi.advanceTimersByTime(30_000);
+    await outcome;
+  });
+});

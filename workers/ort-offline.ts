@@ -1,0 +1,27 @@
+/**
+ * Keeps the ORT build this device uses available offline. The service worker does not precache
+ * ORT's glue and wasm (a device needs one of two builds; workers/ort.ts picks it): it serves
+ * them cache-first from ORT_CACHE (vite.config.ts), and the inference worker puts them there
+ * once its build has loaded. On a first visit no service worker controls the page yet, so the
+ * worker's own download bypassed it; the copy comes from the HTTP cache (content-hashed files,
+ * served immutable), not a second download.
+ */
+
+/** The cache the service worker serves ORT's files from. */
+export const ORT_CACHE = 'lantern-ort';
+/** ORT's glue and wasm files in the build (workers/ort.ts imports them as URLs). */
+export const ORT_FILE = /\/assets\/ort-wasm-simd-threaded[^/]*\.(?:wasm|mjs)$/;
+
+/**
+ * Puts `urls` into the ORT cache unless already there, and removes every other entry (an older
+ * version's build, or the build this device does not use): one ORT copy per device.
+ */
+export async function keepOrtOffline(urls: readonly string[], storage: CacheStorage = self.caches): Promise<void> {
+  const cache = await storage.open(ORT_CACHE);
+  await Promise.all(urls.map(async (url) => {
+    if (!(await cache.match(url))) await cache.add(new Request(url, { cache: 'force-cache' }));
+  }));
+  for (const request of await cache.keys()) {
+    if (!urls.includes(request.url)) await cache.delete(request);
+  }
+}
