@@ -36,6 +36,14 @@ describe('lantern-model (model-cli.ts)', () => {
     expect(await call(PACK, modelCli, '--version')).toEqual({ code: 0, stdout: `lantern-model ${pkg.version}\n`, stderr: '' });
   });
 
+  it('after a command, --version is that command\'s option, not the tool\'s version', async () => {
+    // pack's --version names the release: it must reach pack (here: which then wants a key).
+    const result = await call(PACK, modelCli, 'pack', 'models/spam-filter', '--version', '9.9.9');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^lantern-model: pack needs --key/);
+  });
+
   it('exits 2 with a hint, no stack, for usage errors', async () => {
     for (const args of [[], ['publish'], ['toString'], ['pack', '--bogus'], ['pack', 'models/spam-filter'], ['keygen'], ['pack', 'x', '--key', 'k', '--out', 'o', '--sequence', 'ten'], ['pack', 'x', '--key', 'k', '--out', 'o', '--expires', 'soon']]) {
       const result = await call(PACK, modelCli, ...args);

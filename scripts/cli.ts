@@ -3,9 +3,9 @@ import pkg from '../package.json' with { type: 'json' };
 
 /**
  * What every Lantern command-line tool does the same way (the usual Unix conventions):
- * `--help`/`-h` prints usage on stdout and exits 0; `--version`/`-V` prints the version; a
- * usage error (unknown flag, missing argument) prints the message and a hint on stderr and exits
- * 2; any other failure prints its message, never a stack trace, and exits 1 (set
+ * `--help`/`-h` prints usage on stdout and exits 0; `--version`/`-V` as the first argument prints
+ * the version; a usage error (unknown flag, missing argument) prints the message and a hint on
+ * stderr and exits 2; any other failure prints its message, never a stack trace, and exits 1 (set
  * LANTERN_DEBUG=1 for the stack).
  */
 
@@ -51,7 +51,11 @@ const processIo: CliIo = {
 };
 
 export const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
-export const wantsVersion = (args: readonly string[]) => args.includes('--version') || args.includes('-V');
+/**
+ * Only as the first argument: after a command, `--version` is that command's own option
+ * (`lantern-model pack … --version 1.2.0` names the release being packed).
+ */
+export const wantsVersion = (args: readonly string[]) => args[0] === '--version' || args[0] === '-V';
 
 /**
  * Runs `main(args)` under the conventions above. Resolves with the exit code (also set on the
