@@ -28,6 +28,8 @@ export default defineConfig({
         name: 'Lantern — on-device classification',
         short_name: 'Lantern',
         description: 'Classifies images and text on your device, offline.',
+        // A stable identity, so a later start_url change does not make it a different app.
+        id: '/',
         start_url: '/',
         scope: '/',
         display: 'standalone',
@@ -38,6 +40,16 @@ export default defineConfig({
           { src: 'icons/icon-512.png', sizes: '512x512', type: 'image/png' },
           { src: 'icons/maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
         ],
+        // Entry points; src/app/launch.ts reads what each one puts in the URL.
+        shortcuts: [
+          { name: 'Classify an image', short_name: 'Image', url: '/?task=image-classification', icons: [{ src: 'icons/icon-192.png', sizes: '192x192' }] },
+          { name: 'Classify text', short_name: 'Text', url: '/?task=text-classification', icons: [{ src: 'icons/icon-192.png', sizes: '192x192' }] },
+        ],
+        file_handlers: [
+          { action: '/?task=image-classification', accept: { 'image/*': ['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.avif'] } },
+        ],
+        // Text and links only (GET needs no service-worker handler; sharing images needs a POST one).
+        share_target: { action: '/', method: 'GET', params: { title: 'title', text: 'text', url: 'url' } },
       },
       workbox: {
         // App shell and worker. Models live in the IndexedDB store, not here. ORT's wasm builds

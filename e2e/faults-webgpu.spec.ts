@@ -22,6 +22,7 @@ test('WebGPU device lost (device.destroy()): the next request falls back to WASM
   expect(out.before).toEqual({ label: 'spam', backend: 'webgpu', fallback: null });
   expect(out.after.label).toBe('spam');
   expect(out.after.backend).toBe('wasm');
-  expect(out.after.fallback).toMatch(/WebGPU run failed \(The WebGPU device was lost.*\); retried on WASM\./);
+  // The runtime reports the kind (the UI words it) and the browser's own words as the detail.
+  expect(out.after.fallback).toMatchObject({ kind: 'webgpu-run-failed', detail: expect.stringMatching(/The WebGPU device was lost/) });
   expect(out.later).toMatchObject({ label: 'spam', backend: 'wasm' });
 });

@@ -1,4 +1,5 @@
 import { InputError } from '../src/runtime/errors.ts';
+import type { Note } from '../src/runtime/notes.ts';
 import { readImageHeader } from './image-header.ts';
 import { MAX_IMAGE_PIXELS, planResize, resamplingOf, rgbaToTensor, workingSize, type ResizePlan } from './image-preprocess.ts';
 import { resizeRgba, type Pixels } from './image-resize.ts';
@@ -8,17 +9,29 @@ import type { ImageSource } from '../src/runtime/protocol.ts';
 export interface PreparedImage {
   tensor: Float32Array;
   plan: ResizePlan;
-  notes: string[];
+  notes: Note[];
+}
+
+/** A 1×1 AVIF (279 bytes, sharp/libaom): whether this browser decodes AVIF at all (asked only after a decode failed). */
+export const TINY_AVIF = 'AAAAHGZ0eXBhdmlmAAAAAG1pZjFhdmlmbWlhZgAAANZtZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAAACJpbG9jAAAAAERAAAEAAQAAAAAA+gABAAAAAAAAAB0AAAAjaWluZgAAAAAAAQAAABVpbmZlAgAAAAABAABhdjAxAAAAAA5waXRtAAAAAAABAAAAVmlwcnAAAAA4aXBjbwAAAAxhdjFDgSACAAAAABRpc3BlAAAAAAAAAAEAAAABAAAAEHBpeGkAAAAAAwgICAAAABZpcG1hAAAAAAAAAAEAAQOBAgMAAAAlbWRhdBIACgc4AAaQENBpMhAZQmMEwAA0AACQQM6Xt10S';
+async function canDecodeAvif(): Promise<boolean> {
+  try {
+    const bytes = Uint8Array.from(atob(TINY_AVIF), (c) => c.charCodeAt(0));
+    (await createImageBitmap(new Blob([bytes], { type: 'image/avif' }))).close();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Largest encoded file we accept; photos from phones are far below this. */
 export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 
 function bitmapPixels(image: ImageBitmap | VideoFrame, width: number, height: number): Pixels {
-  if (width === 0 || height === 0) throw new InputError('The image has no pixels (a closed ImageBitmap or VideoFrame?).');
+  if (width === 0 || height === 0) throw new InputError('The image has no pixels (a closed ImageBitmap or VideoFrame?).', { reason: 'no-pixels' });
   const canvas = new OffscreenCanvas(width, height);
   const ctx = canvas.getContext('2d', { willReadFrequently: true });
-  if (!ctx) throw new InputError('This browser cannot read images in a worker (no 2D canvas).');
+  if (!ctx) throw new InputError('This browser cannot read images in a worker (no 2D canvas).', { reason: 'no-canvas' });
   ctx.drawImage(image, 0, 0, width, height);
   return { data: ctx.getImageData(0, 0, width, height).data, width, height };
 }
@@ -29,7 +42,7 @@ function bitmapPixels(image: ImageBitmap | VideoFrame, width: number, height: nu
  * is refused before anything is allocated, and a huge photo is decoded straight to a bounded
  * working size (the browser can decode JPEGs at reduced scale). EXIF orientation is applied.
  */
-async function decode(input: ImageSource, notes: string[]): Promise<Pixels> {
+async function decode(input: ImageSource, notes: Note[]): Promise<Pixels> {
   if (input instanceof ImageBitmap) return bitmapPixels(input, input.width, input.height);
   if ('displayWidth' in input) {
     // The worker's clone of the page's frame: free it as soon as its pixels are read.
@@ -40,18 +53,21 @@ async function decode(input: ImageSource, notes: string[]): Promise<Pixels> {
     }
   }
   if (!(input instanceof Blob) && !(input instanceof ArrayBuffer)) {
-    if (!(input.data instanceof Uint8ClampedArray) || input.data.length !== input.width * input.height * 4) throw new InputError('The pixel data does not match the image size (RGBA expected).');
+    if (!(input.data instanceof Uint8ClampedArray) || input.data.length !== input.width * input.height * 4) throw new InputError('The pixel data does not match the image size (RGBA expected).', { reason: 'bad-pixels' });
     return input;
   }
   const source = input instanceof Blob ? input : new Blob([input]);
 
-  if (source.size === 0) throw new InputError('The file is empty (0 bytes).');
-  if (source.size > MAX_IMAGE_BYTES) throw new InputError(`The file is too large (${Math.round(source.size / 1048576)} MB; the limit is 50 MB).`);
-  if (source.type && !source.type.startsWith('image/')) throw new InputError(`That file is not an image (its type is ${source.type}).`);
+  if (source.size === 0) throw new InputError('The file is empty (0 bytes).', { reason: 'empty-file' });
+  const mb = Math.round(source.size / 1048576);
+  if (source.size > MAX_IMAGE_BYTES) throw new InputError(`The file is too large (${mb} MB; the limit is 50 MB).`, { reason: 'file-too-large', mb, limitMb: MAX_IMAGE_BYTES / 1048576 });
+  if (source.type && !source.type.startsWith('image/')) throw new InputError(`That file is not an image (its type is ${source.type}).`, { reason: 'not-an-image', type: source.type });
   const header = readImageHeader(new Uint8Array(await source.slice(0, 256 * 1024).arrayBuffer()));
-  if (!header) throw new InputError('That file is not an image Lantern can read (PNG, JPEG, GIF, WebP or BMP).');
+  if (!header) throw new InputError('That file is not an image Lantern can read (PNG, JPEG, GIF, WebP, BMP or AVIF).', { reason: 'unknown-format' });
+  if (header.format === 'heic') throw new InputError('HEIC/HEIF photos cannot be decoded here; export as JPEG.', { reason: 'heic' });
   if (header.width * header.height > MAX_IMAGE_PIXELS) {
-    throw new InputError(`The image is too large to decode (${header.width}×${header.height} pixels; the limit is ${MAX_IMAGE_PIXELS / 1e6} megapixels).`);
+    const { width, height } = header;
+    throw new InputError(`The image is too large to decode (${width}×${height} pixels; the limit is ${MAX_IMAGE_PIXELS / 1e6} megapixels).`, { reason: 'too-many-pixels', width, height, limitMp: MAX_IMAGE_PIXELS / 1e6 });
   }
   const working = workingSize(header.width, header.height);
   let bitmap: ImageBitmap;
@@ -60,9 +76,11 @@ async function decode(input: ImageSource, notes: string[]): Promise<Pixels> {
       ? await createImageBitmap(source, { resizeWidth: working.width, resizeHeight: working.height, resizeQuality: 'high' })
       : await createImageBitmap(source);
   } catch {
-    throw new InputError('The image could not be decoded: the file is corrupt or truncated.');
+    // Browsers that predate AVIF (Chrome < 85, Safari < 16, Edge < 121) fail here on a sound file.
+    if (header.format === 'avif' && !(await canDecodeAvif())) throw new InputError('This browser cannot decode AVIF images.', { reason: 'undecodable', format: 'AVIF' });
+    throw new InputError('The image could not be decoded: the file is corrupt or truncated.', { reason: 'corrupt' });
   }
-  if (working.scaled) notes.push(`Downscaled from ${header.width}×${header.height} to ${working.width}×${working.height} before classifying.`);
+  if (working.scaled) notes.push({ kind: 'downscaled', width: header.width, height: header.height, toWidth: working.width, toHeight: working.height });
   try {
     return bitmapPixels(bitmap, bitmap.width, bitmap.height);
   } finally {
@@ -71,9 +89,9 @@ async function decode(input: ImageSource, notes: string[]): Promise<Pixels> {
 }
 
 export async function prepareImage(source: ImageSource, config: PreprocessorConfig): Promise<PreparedImage> {
-  const notes: string[] = [];
+  const notes: Note[] = [];
   const pixels = await decode(source, notes);
-  if (pixels.width === 0 || pixels.height === 0) throw new InputError('The image has no pixels.');
+  if (pixels.width === 0 || pixels.height === 0) throw new InputError('The image has no pixels.', { reason: 'no-pixels' });
   const plan = planResize(pixels.width, pixels.height, config);
   // Resample only the crop: the pixels a centre crop drops are never computed.
   const cropped = resizeRgba(pixels, plan.resizeWidth, plan.resizeHeight, resamplingOf(config), plan.crop);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { TINY_AVIF } from './image-decode.ts';
 import { readImageHeader } from './image-header.ts';
 
 const CAT = fileURLToPath(new URL('../../shared/images/cat.jpg', import.meta.url));
@@ -56,5 +57,40 @@ describe('readImageHeader', () => {
     expect(header?.format).toBe('jpeg');
     expect(header!.width).toBeGreaterThan(0);
     expect(header!.height).toBeGreaterThan(0);
+  });
+});
+
+describe('AVIF and HEIC (HEIF container)', () => {
+  /** An `ftyp` box with the given brands, then an `ispe` box per size (as in a real meta box). */
+  function heif(brands: string[], sizes: [number, number][]): Uint8Array {
+    const ftyp = Buffer.alloc(8 + 4 * (brands.length + 1));
+    ftyp.writeUInt32BE(ftyp.length, 0);
+    ftyp.write('ftyp', 4, 'latin1');
+    ftyp.write(brands[0]!, 8, 'latin1');
+    brands.slice(1).forEach((brand, i) => ftyp.write(brand, 16 + 4 * i, 'latin1'));
+    const ispes = sizes.map(([w, h]) => {
+      const box = Buffer.alloc(20);
+      box.writeUInt32BE(20, 0);
+      box.write('ispe', 4, 'latin1');
+      box.writeUInt32BE(w, 12);
+      box.writeUInt32BE(h, 16);
+      return box;
+    });
+    return new Uint8Array(Buffer.concat([ftyp, Buffer.from('meta-padding'), ...ispes]));
+  }
+
+  it('reads an AVIF file made by an encoder (sharp/libaom, 1×1)', () => {
+    const avif = Uint8Array.from(atob(TINY_AVIF), (c) => c.charCodeAt(0));
+    expect(readImageHeader(avif)).toEqual({ format: 'avif', width: 1, height: 1 });
+  });
+
+  it('takes the largest image size, so a small first tile cannot hide a bomb', () => {
+    expect(readImageHeader(heif(['avif', 'mif1'], [[256, 256], [60000, 60000]]))).toEqual({ format: 'avif', width: 60000, height: 60000 });
+  });
+
+  it('recognises HEIC (to refuse it by name), and AVIF among compatible brands', () => {
+    expect(readImageHeader(heif(['heic', 'mif1'], [[4032, 3024]]))?.format).toBe('heic');
+    expect(readImageHeader(heif(['mif1', 'avif'], [[10, 10]]))?.format).toBe('avif');
+    expect(readImageHeader(heif(['isom', 'mp42'], [[10, 10]]))).toBeNull();
   });
 });

@@ -5,7 +5,8 @@
  * Width/height are as displayed: JPEG EXIF orientations 5–8 swap them.
  */
 export interface ImageHeader {
-  format: 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp';
+  /** 'heic' is recognised only to be refused by name (browsers other than Safari cannot decode it). */
+  format: 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp' | 'avif' | 'heic';
   width: number;
   height: number;
 }
@@ -23,6 +24,7 @@ export function readImageHeader(b: Uint8Array): ImageHeader | null {
   if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) return readJpeg(b);
   if (b.length >= 10 && ascii(b, 0, 3) === 'GIF') return { format: 'gif', width: u16le(b, 6), height: u16le(b, 8) };
   if (b.length >= 30 && ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 4) === 'WEBP') return readWebp(b);
+  if (b.length >= 16 && ascii(b, 4, 4) === 'ftyp') return readHeif(b);
   if (b.length >= 26 && ascii(b, 0, 2) === 'BM') {
     return { format: 'bmp', width: Math.abs(u32le(b, 18) | 0), height: Math.abs(u32le(b, 22) | 0) };
   }
@@ -63,6 +65,31 @@ function readExifOrientation(b: Uint8Array, tiff: number): number | null {
     if (r16(entry) === 0x0112) return r16(entry + 8);
   }
   return null;
+}
+
+const AVIF_BRANDS = new Set(['avif', 'avis']);
+const HEIC_BRANDS = new Set(['heic', 'heix', 'hevc', 'hevx', 'heim', 'heis', 'mif1', 'msf1']);
+
+/**
+ * AVIF and HEIC share one container (ISO BMFF, HEIF): the `ftyp` box names the brands, an
+ * `ispe` property box per image gives its size. Every `ispe` in the first bytes is read and the
+ * largest wins, so a grid image cannot hide its full size behind a small first tile.
+ */
+function readHeif(b: Uint8Array): ImageHeader | null {
+  const boxSize = u32be(b, 0);
+  const brands: string[] = [];
+  for (let o = 8; o + 4 <= Math.min(boxSize, b.length); o += 4) if (o !== 12) brands.push(ascii(b, o, 4));
+  const format = brands.some((brand) => AVIF_BRANDS.has(brand)) ? 'avif' : brands.some((brand) => HEIC_BRANDS.has(brand)) ? 'heic' : null;
+  if (!format) return null;
+  let width = 0;
+  let height = 0;
+  for (let o = b.indexOf(0x69); o >= 0 && o + 16 <= b.length; o = b.indexOf(0x69, o + 1)) {
+    if (ascii(b, o, 4) !== 'ispe') continue;
+    const w = u32be(b, o + 8);
+    const h = u32be(b, o + 12);
+    if (w * h > width * height) [width, height] = [w, h];
+  }
+  return { format, width, height };
 }
 
 function readWebp(b: Uint8Array): ImageHeader | null {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { BackendReason } from '../src/runtime/backend.ts';
 import { ModelLoadError } from '../src/runtime/errors.ts';
 import type { DeviceReport, ModelFiles } from '../src/runtime/protocol.ts';
 import { InferenceEngine } from './inference-engine.ts';
@@ -24,7 +25,7 @@ const json = (file: string): unknown => JSON.parse(readFileSync(join(SPAM, file)
 type Meta = { name: string; type: string };
 const DEVICE: DeviceReport = {
   adapter: { available: false, isFallbackAdapter: false, vendor: '', architecture: '' },
-  crossOriginIsolated: true, hardwareConcurrency: 2, choice: { backend: 'wasm', threads: 2, reason: 'no adapter' }, ortVersion: 'test',
+  crossOriginIsolated: true, hardwareConcurrency: 2, choice: { backend: 'wasm', threads: 2, reason: { kind: 'no-adapter', problem: { kind: 'no-webgpu' } } }, ortVersion: 'test',
 };
 
 class FakeSessions implements SessionHost {
@@ -32,7 +33,7 @@ class FakeSessions implements SessionHost {
   released = 0;
   /** Label index each row should win, per run. */
   winner = 1;
-  fallback?: string;
+  fallback?: BackendReason;
 
   constructor(private readonly inputs: Meta[], private readonly outputs = ['logits']) {}
 
@@ -42,10 +43,10 @@ class FakeSessions implements SessionHost {
   requireDevice(): DeviceReport {
     return DEVICE;
   }
-  reason(): string {
-    return 'no adapter';
+  reason(): BackendReason {
+    return { kind: 'no-adapter', problem: { kind: 'no-webgpu' } };
   }
-  open(_key: string, onnx: ArrayBuffer): Promise<{ handle: SessionHandle; fallback?: string }> {
+  open(_key: string, onnx: ArrayBuffer): Promise<{ handle: SessionHandle; fallback?: BackendReason }> {
     const session = {
       inputNames: this.inputs.map((i) => i.name),
       outputNames: this.outputs,
@@ -57,7 +58,7 @@ class FakeSessions implements SessionHost {
     } as unknown as ort.InferenceSession;
     return Promise.resolve({ handle: { session, backend: 'wasm', onnx, turn: Promise.resolve() } });
   }
-  run(_handle: SessionHandle, feeds: Record<string, ort.Tensor>): Promise<{ output: ort.Tensor; fallback?: string }> {
+  run(_handle: SessionHandle, feeds: Record<string, ort.Tensor>): Promise<{ output: ort.Tensor; fallback?: BackendReason }> {
     this.runs.push(Object.fromEntries(Object.entries(feeds).map(([name, t]) => [name, { type: t.type, dims: t.dims, data: Array.from(t.data as ArrayLike<number | bigint>) }])));
     const rows = Object.values(feeds)[0]!.dims[0]!;
     const logits = new Float32Array(rows * 2).map((_, i) => (i % 2 === this.winner ? 5 : 0));
@@ -117,7 +118,7 @@ describe('InferenceEngine (text)', () => {
     const config = json('config.json') as { lantern: Record<string, unknown> };
     config.lantern.batch = 'fixed';
     const { engine, sessions } = await engineWith([{ name: 'input_ids', type: INT64 }, { name: 'attention_mask', type: INT64 }], spamFiles(config));
-    sessions.fallback = 'WebGPU run failed (lost); retried on WASM.';
+    sessions.fallback = { kind: 'webgpu-run-failed', detail: 'lost' };
     const batch = await engine.classify('spam-filter@1.0.0', [{ kind: 'text', text: 'a' }, { kind: 'text', text: 'b' }, { kind: 'text', text: 'c' }], 1);
     expect(sessions.runs.map((r) => r.input_ids!.dims[0])).toEqual([1, 1, 1]);
     expect(batch.fallback).toBe(sessions.fallback);

@@ -1,7 +1,7 @@
 import { InputError, LanternError, ModelLoadError, serializeError } from '../src/runtime/errors.ts';
-import { RuntimeConfigSchema, scoreFunction, type RuntimeConfig, type ScoreFunction } from '../src/runtime/model-config.ts';
+import { DEFAULT_UNSURE_BELOW, RuntimeConfigSchema, scoreFunction, type RuntimeConfig, type ScoreFunction } from '../src/runtime/model-config.ts';
 import { rankRow } from '../src/runtime/postprocess.ts';
-import type { BackendPreference } from '../src/runtime/backend.ts';
+import type { BackendPreference, BackendReason } from '../src/runtime/backend.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, ItemOutcome, LoadReport, ModelFiles } from '../src/runtime/protocol.ts';
 import { Sessions, type SessionHandle, type SessionHost } from './sessions.ts';
 import { batchKind, outputName } from './tasks/model-io.ts';
@@ -62,6 +62,7 @@ export class InferenceEngine {
       reason: this.sessions.reason(model.handle.backend),
       threads: device.choice.threads,
       createMs,
+      unsureBelow: model.config.lantern?.unsure_below ?? DEFAULT_UNSURE_BELOW,
       inputNames: [...model.handle.session.inputNames],
       outputNames: [...model.handle.session.outputNames],
     };
@@ -84,13 +85,13 @@ export class InferenceEngine {
         prepared.push({ index, item });
         items[index] = { ok: true, value: { predictions: [], notes, preprocessMs: performance.now() - started } };
       } catch (error) {
-        items[index] = { ok: false, error: serializeError(error instanceof LanternError ? error : new InputError(`The input could not be prepared: ${(error as Error).message}`)) };
+        items[index] = { ok: false, error: serializeError(error instanceof LanternError ? error : new InputError(`The input could not be prepared: ${(error as Error).message}`, { reason: 'unprepared' })) };
       }
     }
 
     let inferenceMs = 0;
     let postprocessMs = 0;
-    let fallback: string | undefined;
+    let fallback: BackendReason | undefined;
     const groups = model.batch === 'fixed' ? prepared.map((p) => [p]) : prepared.length > 0 ? [prepared] : [];
     for (const group of groups) {
       const feeds = task.feeds(group.map((p) => p.item));

@@ -1,8 +1,14 @@
 import { loadOrt, ortApi, ortFiles, type ort } from './ort.ts';
 import { keepOrtOffline } from './ort-offline.ts';
-import { chooseBackend, probeAdapter, type Backend, type BackendPreference } from '../src/runtime/backend.ts';
+import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from '../src/runtime/backend.ts';
 import { DeviceLostError, LanternError, ModelLoadError } from '../src/runtime/errors.ts';
 import type { DeviceReport } from '../src/runtime/protocol.ts';
+
+
+type DeviceLost = Extract<BackendReason, { kind: 'device-lost' }>;
+
+/** The loss in words, for the error's (diagnostic) message. */
+const lostMessage = (lost: DeviceLost) => `The WebGPU device was lost (${lost.detail || 'no reason given'})`;
 
 /** ONNX bytes of `y = Identity(x)` (opset 13, 77 bytes), written with the onnx Python package. */
 const WARM_UP_MODEL = Uint8Array.from(atob('CAcSB2xhbnRlcm46OgoQCgF4EgF5IghJZGVudGl0eRIEd2FybVoPCgF4EgoKCAgBEgQKAggBYg8KAXkSCgoICAESBAoCCAFCBAoAEA0='), (c) => c.charCodeAt(0));
@@ -27,8 +33,8 @@ export type SessionHost = Pick<Sessions, 'init' | 'requireDevice' | 'reason' | '
 export class Sessions {
   private device?: DeviceReport;
   private warm?: Promise<void>;
-  private gpuLost?: string;
-  private deviceLost?: Promise<string>;
+  private gpuLost?: DeviceLost;
+  private deviceLost?: Promise<DeviceLost>;
 
   async init(preference: BackendPreference, workers: number, threads?: number): Promise<DeviceReport> {
     if (this.device) return this.device;
@@ -70,13 +76,13 @@ export class Sessions {
   }
 
   /** Why a session runs where it does, for the load report. */
-  reason(backend: Backend): string {
+  reason(backend: Backend): BackendReason {
     const device = this.requireDevice();
-    return backend === device.choice.backend ? device.choice.reason : (this.gpuLost ?? 'WebGPU failed; using WASM.');
+    return backend === device.choice.backend ? device.choice.reason : (this.gpuLost ?? { kind: 'webgpu-load-failed', detail: '' });
   }
 
   /** Creates a session on the chosen backend, falling back to WASM when WebGPU cannot load it. */
-  async open(key: string, onnx: ArrayBuffer): Promise<{ handle: SessionHandle; fallback?: string }> {
+  async open(key: string, onnx: ArrayBuffer): Promise<{ handle: SessionHandle; fallback?: BackendReason }> {
     const device = this.requireDevice();
     await this.warm;
     const backend: Backend = this.gpuLost ? 'wasm' : device.choice.backend;
@@ -84,7 +90,7 @@ export class Sessions {
       return { handle: { session: await this.create(onnx, backend), backend, onnx, turn: Promise.resolve() } };
     } catch (error) {
       if (backend !== 'webgpu') throw new ModelLoadError(`The model could not be loaded: ${(error as Error).message}`, { key });
-      const fallback = `WebGPU session creation failed (${(error as Error).message}); using WASM.`;
+      const fallback: BackendReason = { kind: 'webgpu-load-failed', detail: (error as Error).message };
       try {
         return { handle: { session: await this.create(onnx, 'wasm'), backend: 'wasm', onnx, turn: Promise.resolve() }, fallback };
       } catch (wasmError) {
@@ -106,7 +112,7 @@ export class Sessions {
   private async watchDevice(): Promise<void> {
     const device = (await ortApi().env.webgpu.device) as { lost?: Promise<{ message?: string }> } | undefined;
     this.deviceLost = device?.lost?.then((info) => {
-      this.gpuLost = `The WebGPU device was lost (${info?.message || 'no reason given'}); using WASM.`;
+      this.gpuLost = { kind: 'device-lost', detail: info?.message ?? '' };
       return this.gpuLost;
     });
   }
@@ -118,14 +124,14 @@ export class Sessions {
   private async gpuFailureReason(error: unknown): Promise<string> {
     const settle = new Promise<undefined>((resolve) => setTimeout(resolve, 100));
     const lost = this.gpuLost ?? (this.deviceLost ? await Promise.race([this.deviceLost, settle]) : undefined);
-    return lost ?? (error as Error).message;
+    return lost ? lostMessage(lost) : (error as Error).message;
   }
 
   /**
    * Runs `feeds` and returns the one output asked for. A WebGPU failure rebuilds the session on
    * WASM and retries once; `fallback` then says why.
    */
-  async run(handle: SessionHandle, feeds: Record<string, ort.Tensor>, outputName: string): Promise<{ output: ort.Tensor; fallback?: string }> {
+  async run(handle: SessionHandle, feeds: Record<string, ort.Tensor>, outputName: string): Promise<{ output: ort.Tensor; fallback?: BackendReason }> {
     // The page keeps two batches in flight per worker; ORT does not support concurrent runs of
     // one session (WebGPU's are truly asynchronous), so they queue here.
     const previous = handle.turn;
@@ -139,12 +145,12 @@ export class Sessions {
     }
   }
 
-  private async runInTurn(handle: SessionHandle, feeds: Record<string, ort.Tensor>, outputName: string): Promise<{ output: ort.Tensor; fallback?: string }> {
+  private async runInTurn(handle: SessionHandle, feeds: Record<string, ort.Tensor>, outputName: string): Promise<{ output: ort.Tensor; fallback?: BackendReason }> {
     try {
       return { output: await this.runOnce(handle, feeds, outputName) };
     } catch (error) {
       if (handle.backend !== 'webgpu') throw error;
-      const fallback = `WebGPU run failed (${await this.gpuFailureReason(error)}); retried on WASM.`;
+      const fallback: BackendReason = { kind: 'webgpu-run-failed', detail: await this.gpuFailureReason(error) };
       await handle.session.release().catch(() => undefined);
       handle.session = await this.create(handle.onnx, 'wasm');
       handle.backend = 'wasm';
@@ -153,7 +159,7 @@ export class Sessions {
   }
 
   private async runOnce(handle: SessionHandle, feeds: Record<string, ort.Tensor>, outputName: string): Promise<ort.Tensor> {
-    if (handle.backend === 'webgpu' && this.gpuLost) throw new DeviceLostError(this.gpuLost);
+    if (handle.backend === 'webgpu' && this.gpuLost) throw new DeviceLostError(lostMessage(this.gpuLost));
     const results = await handle.session.run(feeds, [outputName]);
     const output = results[outputName];
     if (!output) throw new ModelLoadError(`The model returned no "${outputName}" output.`);

@@ -51,7 +51,7 @@ export class TokenEncoder {
   }
 
   encode(text: string): EncodedText {
-    if (text.trim().length === 0) throw new InputError('The text is empty: type or paste something to classify.');
+    if (text.trim().length === 0) throw new InputError('The text is empty: type or paste something to classify.', { reason: 'empty-text' });
     const budget = this.maxLength - this.prefix.length - this.suffix.length;
     const charLimit = this.maxLength * CHARS_PER_TOKEN_BOUND;
     const cut = text.length > charLimit;

@@ -4,6 +4,7 @@ import type { DeviceReport } from '../runtime/index.ts';
 import { AppBanner } from './AppBanner.tsx';
 import { ClassifyView } from './ClassifyView.tsx';
 import { t, type MessageKey } from './i18n/index.ts';
+import { backendReasonText } from './i18n/runtime-text.ts';
 import { LanguageSwitch, useLanguage } from './LanguageSwitch.tsx';
 import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
@@ -46,7 +47,7 @@ export function App({ services }: { services: Services }) {
           {services.profile.lowEnd && <span class="pill" data-testid="low-end" title={t('status.lowEndHint')}>{t('status.lowEnd')}</span>}
           {device && (
             <>
-              <span class="pill" data-testid="device-backend" data-backend={device.choice.backend} title={device.choice.reason}>
+              <span class="pill" data-testid="device-backend" data-backend={device.choice.backend} title={backendReasonText(device.choice.reason)}>
                 {t('status.backend', { backend: device.choice.backend.toUpperCase() })}
               </span>
               <span class="pill" data-testid="threads" data-isolated={String(device.crossOriginIsolated)}>

@@ -1,8 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ClassificationResult, ClassifyInput, Lantern, ModelDescriptor } from '../runtime/index.ts';
+import { formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
+import { errorText } from './i18n/runtime-text.ts';
 import { ImageInput } from './ImageInput.tsx';
-import { ErrorCard, ResultCard } from './ResultCard.tsx';
+import { consumeLaunchedFiles, launchFromUrl, launchModel } from './launch.ts';
+import { ErrorCard, errorCode, ResultCard, shownName } from './ResultCard.tsx';
+import { useObjectUrl } from './useObjectUrl.ts';
 
 type State =
   | { kind: 'idle' }
@@ -11,20 +15,58 @@ type State =
   | { kind: 'done'; result: ClassificationResult }
   | { kind: 'failed'; error: Error };
 
+/** One file of a multi-file run, with its own status. */
+type BatchRow = { file: File } & ({ status: 'working' } | { status: 'done'; result: ClassificationResult } | { status: 'failed'; error: Error });
+
+function BatchRowView({ row, index }: { row: BatchRow; index: number }) {
+  const thumbnail = useObjectUrl(row.file);
+  const top = row.status === 'done' ? row.result.predictions[0] : undefined;
+  const status = row.status === 'working' ? t('classify.batch.working')
+    : row.status === 'failed' ? errorText(row.error)
+    : row.result.unsure ? t('classify.batch.unsure') : t('classify.batch.done');
+  return (
+    <tr data-testid={`batch-row-${index}`} data-status={row.status} data-code={row.status === 'failed' ? errorCode(row.error) : undefined} data-label={top?.label} data-unsure={row.status === 'done' ? String(row.result.unsure) : undefined}>
+      <td>{thumbnail && <img class="thumb small" src={thumbnail} alt="" />}</td>
+      <th scope="row">{row.file.name}</th>
+      <td>{status}</td>
+      <td>{top ? `${shownName(top)} ${formatPercent(top.score)}` : '–'}</td>
+    </tr>
+  );
+}
+
+function BatchTable({ rows }: { rows: BatchRow[] }) {
+  return (
+    <div class="table-scroll">
+      <table class="stats batch" data-testid="batch">
+        <caption>{t('classify.batch.caption', { count: rows.length })}</caption>
+        <thead>
+          <tr><td /><th scope="col">{t('classify.batch.file')}</th><th scope="col">{t('classify.batch.status')}</th><th scope="col">{t('classify.batch.answer')}</th></tr>
+        </thead>
+        <tbody>{rows.map((row, i) => <BatchRowView key={i} row={row} index={i} />)}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function ClassifyView({ lantern }: { lantern: Lantern }) {
   const [models, setModels] = useState<ModelDescriptor[] | null>(null);
   const [listError, setListError] = useState<Error | null>(null);
   const [modelId, setModelId] = useState('');
   const [text, setText] = useState('');
   const [state, setState] = useState<State>({ kind: 'idle' });
+  const [image, setImage] = useState<Blob>();
+  const thumbnail = useObjectUrl(image);
+  const [batch, setBatch] = useState<BatchRow[] | null>(null);
+  /** Text shared to Lantern or files opened with it, waiting for the model list. */
+  const [launched, setLaunched] = useState<{ text?: string; files?: File[] }>(() => ({ text: launchFromUrl(location.search).sharedText }));
   const current = useRef<AbortController | null>(null);
 
   useEffect(() => {
     lantern.models().then((list) => {
       setModels(list);
-      const wanted = new URLSearchParams(location.search).get('model');
-      setModelId(list.find((m) => m.id === wanted)?.id ?? list[0]?.id ?? '');
+      setModelId(launchModel(list, launchFromUrl(location.search))?.id ?? '');
     }, setListError);
+    consumeLaunchedFiles((files) => setLaunched({ files }));
   }, [lantern]);
 
   const model = models?.find((m) => m.id === modelId);
@@ -34,14 +76,72 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
     current.current?.abort();
     const controller = new AbortController();
     current.current = controller;
+    setBatch(null);
     setState((s) => ({ kind: 'working', controller, previous: s.kind === 'done' ? s.result : s.kind === 'working' ? s.previous : undefined }));
     try {
       const result = await lantern.classify(model.id, input, { signal: controller.signal, topK: 3 });
-      if (current.current === controller) setState({ kind: 'done', result });
+      if (current.current !== controller) return;
+      // The thumbnail changes with the answer, so the previous answer never shows the next image.
+      setImage(input.kind === 'image' && input.image instanceof Blob ? input.image : undefined);
+      setState({ kind: 'done', result });
     } catch (error) {
       if (current.current === controller) setState({ kind: 'failed', error: error as Error });
     }
   };
+
+  /** Several files: each its own request (the scheduler batches them), each its own row. */
+  const runFiles = (files: File[]) => {
+    if (!model) return;
+    if (files.length === 1) return void run({ kind: 'image', image: files[0]! });
+    current.current?.abort();
+    const controller = new AbortController();
+    current.current = controller;
+    setState({ kind: 'idle' });
+    setImage(undefined);
+    setBatch(files.map((file) => ({ file, status: 'working' })));
+    const settle = (index: number, row: BatchRow) => {
+      if (current.current === controller) setBatch((rows) => rows && rows.map((r, i) => (i === index ? row : r)));
+    };
+    files.forEach((file, index) => {
+      lantern.classify(model.id, { kind: 'image', image: file }, { signal: controller.signal, topK: 3 }).then(
+        (result) => settle(index, { file, status: 'done', result }),
+        (error: Error) => settle(index, { file, status: 'failed', error }),
+      );
+    });
+  };
+
+  // Paste anywhere: images go to an image model; text (outside a text field) to a text model.
+  const onPaste = useRef<(event: ClipboardEvent) => void>(() => undefined);
+  onPaste.current = (event) => {
+    const files = [...(event.clipboardData?.files ?? [])].filter((f) => f.type.startsWith('image/'));
+    if (files.length > 0 && model?.task === 'image-classification') {
+      event.preventDefault();
+      return runFiles(files);
+    }
+    if ((event.target as Element | null)?.closest?.('textarea, input, select')) return;
+    const pasted = event.clipboardData?.getData('text/plain') ?? '';
+    if (pasted.trim() && model?.task === 'text-classification') {
+      event.preventDefault();
+      setText(pasted);
+      void run({ kind: 'text', text: pasted });
+    }
+  };
+  useEffect(() => {
+    const listener = (event: ClipboardEvent) => onPaste.current(event);
+    document.addEventListener('paste', listener);
+    return () => document.removeEventListener('paste', listener);
+  }, []);
+
+  // What the app was opened with runs once the launch's model is selected.
+  useEffect(() => {
+    if (!model || (!launched.text && !launched.files)) return;
+    setLaunched({});
+    if (launched.files && model.task === 'image-classification') runFiles(launched.files);
+    if (launched.text && model.task === 'text-classification') {
+      setText(launched.text);
+      void run({ kind: 'text', text: launched.text });
+    }
+  }, [model, launched]);
 
   const runSample = async (url: string, kind: 'text' | 'image') => {
     const response = await fetch(url);
@@ -62,13 +162,13 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
     <div class="classify">
       <label class="field">
         {t('classify.model')}
-        <select data-testid="model-select" value={modelId} onChange={(e) => { setModelId(e.currentTarget.value); setState({ kind: 'idle' }); }}>
+        <select data-testid="model-select" value={modelId} onChange={(e) => { setModelId(e.currentTarget.value); setState({ kind: 'idle' }); setBatch(null); }}>
           {models.map((m) => <option key={m.id} value={m.id}>{t('classify.modelOption', { title: m.title, version: m.version })}</option>)}
         </select>
       </label>
 
       {model?.task === 'image-classification' ? (
-        <ImageInput disabled={false} onImage={(image) => run({ kind: 'image', image })} />
+        <ImageInput disabled={false} onImage={(image) => run({ kind: 'image', image })} onImages={runFiles} />
       ) : (
         <form class="text-input" onSubmit={(e) => { e.preventDefault(); void run({ kind: 'text', text }); }}>
           <label class="field">
@@ -96,8 +196,9 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
             <button type="button" onClick={() => state.controller.abort()}>{t('classify.cancel')}</button>
           </p>
         )}
-        {state.kind === 'working' && state.previous && <ResultCard result={state.previous} />}
-        {state.kind === 'done' && <ResultCard result={state.result} />}
+        {state.kind === 'working' && state.previous && <ResultCard result={state.previous} thumbnail={thumbnail} />}
+        {state.kind === 'done' && <ResultCard result={state.result} thumbnail={thumbnail} />}
+        {batch && <BatchTable rows={batch} />}
         {state.kind === 'failed' && <ErrorCard error={state.error} />}
       </div>
     </div>

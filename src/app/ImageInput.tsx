@@ -5,17 +5,19 @@ import { t } from './i18n/index.ts';
 interface Props {
   /** Classifies the image; resolves when done (continuous camera mode paces itself on it). */
   onImage: (image: Blob | ImageBitmap) => Promise<unknown>;
+  /** Several files at once (picker, drop or paste). */
+  onImages: (files: File[]) => void;
   disabled: boolean;
 }
 
-/** File picker and drag and drop (a Blob), and camera capture (an ImageBitmap of the frame). */
-export function ImageInput({ onImage, disabled }: Props) {
+/** File picker (several files) and drag and drop (Blobs), and camera capture (an ImageBitmap of the frame). */
+export function ImageInput({ onImage, onImages, disabled }: Props) {
   const [dragging, setDragging] = useState(false);
   const onDrop = (event: DragEvent) => {
     event.preventDefault();
     setDragging(false);
-    const file = event.dataTransfer?.files[0];
-    if (file) void onImage(file);
+    const files = [...(event.dataTransfer?.files ?? [])];
+    if (files.length > 0) onImages(files);
   };
 
   return (
@@ -32,17 +34,18 @@ export function ImageInput({ onImage, disabled }: Props) {
           <input
             type="file"
             accept="image/*"
+            multiple
             data-testid="image-file"
             disabled={disabled}
             onChange={(e) => {
               const input = e.currentTarget;
-              const file = input.files?.[0];
-              if (file) void onImage(file);
+              const files = [...(input.files ?? [])];
+              if (files.length > 0) onImages(files);
               input.value = '';
             }}
           />
         </label>
-        <span>{t('classify.image.drop')}</span>
+        <span>{t('classify.image.drop')} {t('classify.image.paste')}</span>
       </div>
       {'mediaDevices' in navigator && <Camera onFrame={onImage} disabled={disabled} />}
     </div>

@@ -6,7 +6,7 @@ import { DataSettings } from './DataSettings.tsx';
 import { formatBytes, formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
-import { ErrorCard } from './ResultCard.tsx';
+import { ErrorCard, errorCode, ErrorMessage } from './ResultCard.tsx';
 import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
 import { TransferBar } from './TransferBar.tsx';
@@ -137,8 +137,8 @@ export function ModelsView({ services }: { services: Services }) {
         </div>
       ))}
       {error && (
-        <section class="card error" role="alert" data-testid="models-error" data-code={'code' in error ? String(error.code) : 'INTERNAL'}>
-          <p>{error.message}</p>
+        <section class="card error" role="alert" data-testid="models-error" data-code={errorCode(error)}>
+          <ErrorMessage error={error} />
         </section>
       )}
       <p class="storage" data-testid="storage">

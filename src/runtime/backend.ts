@@ -14,8 +14,27 @@ export interface AdapterSummary {
   vendor: string;
   architecture: string;
   /** Why no adapter, when there is none. */
-  unavailableReason?: string;
+  unavailableReason?: AdapterProblem;
 }
+
+/** Why there is no WebGPU adapter; `detail` is the browser's own message, for diagnostics. */
+export type AdapterProblem = { kind: 'no-webgpu' } | { kind: 'null-adapter' } | { kind: 'request-failed'; detail: string };
+
+/**
+ * Why a backend runs, as a kind and its parameters: the UI words it in the user's language
+ * (see src/app/i18n/runtime-text.ts). `adapter` is the adapter's vendor and architecture;
+ * `detail` is the browser's or ORT's own message, for diagnostics.
+ */
+export type BackendReason =
+  | { kind: 'wasm-requested' }
+  | { kind: 'no-adapter'; problem: AdapterProblem }
+  | { kind: 'webgpu-unavailable'; problem: AdapterProblem }
+  | { kind: 'webgpu-requested'; adapter: string; software: boolean }
+  | { kind: 'software-adapter'; adapter: string }
+  | { kind: 'hardware-adapter'; adapter: string }
+  | { kind: 'webgpu-load-failed'; detail: string }
+  | { kind: 'webgpu-run-failed'; detail: string }
+  | { kind: 'device-lost'; detail: string };
 
 export interface DeviceFacts {
   adapter: AdapterSummary;
@@ -27,7 +46,7 @@ export interface BackendChoice {
   backend: Backend;
   /** WASM threads (1 when not cross-origin isolated: SharedArrayBuffer is unavailable). */
   threads: number;
-  reason: string;
+  reason: BackendReason;
 }
 
 export const NO_ADAPTER: AdapterSummary = {
@@ -35,7 +54,7 @@ export const NO_ADAPTER: AdapterSummary = {
   isFallbackAdapter: false,
   vendor: '',
   architecture: '',
-  unavailableReason: 'navigator.gpu is missing',
+  unavailableReason: { kind: 'no-webgpu' },
 };
 
 /** Threads for the WASM backend; two workers on two cores would fight, so the pool divides. */
@@ -48,25 +67,22 @@ export function wasmThreads(facts: Pick<DeviceFacts, 'crossOriginIsolated' | 'ha
 export function chooseBackend(preference: BackendPreference, facts: DeviceFacts, workers = 1): BackendChoice {
   const threads = wasmThreads(facts, workers);
   const { adapter } = facts;
-  const wasm = (reason: string): BackendChoice => ({ backend: 'wasm', threads, reason });
+  const wasm = (reason: BackendReason): BackendChoice => ({ backend: 'wasm', threads, reason });
 
-  if (preference === 'wasm') return wasm('WASM was requested.');
+  if (preference === 'wasm') return wasm({ kind: 'wasm-requested' });
   if (!adapter.available) {
-    const why = adapter.unavailableReason ?? 'no WebGPU adapter';
-    return wasm(preference === 'webgpu' ? `WebGPU was requested but is unavailable (${why}); using WASM.` : `No WebGPU adapter (${why}); using WASM.`);
+    const problem = adapter.unavailableReason ?? { kind: 'null-adapter' };
+    return wasm(preference === 'webgpu' ? { kind: 'webgpu-unavailable', problem } : { kind: 'no-adapter', problem });
   }
-  if (preference === 'webgpu') {
-    const kind = adapter.isFallbackAdapter ? 'software' : 'hardware';
-    return { backend: 'webgpu', threads, reason: `WebGPU was requested (${kind} adapter: ${describeAdapter(adapter)}).` };
-  }
-  if (adapter.isFallbackAdapter) {
-    return wasm(`Only a software WebGPU adapter (${describeAdapter(adapter)}), which is slower than WASM; using WASM.`);
-  }
-  return { backend: 'webgpu', threads, reason: `Hardware WebGPU adapter (${describeAdapter(adapter)}).` };
+  const name = adapterName(adapter);
+  if (preference === 'webgpu') return { backend: 'webgpu', threads, reason: { kind: 'webgpu-requested', adapter: name, software: adapter.isFallbackAdapter } };
+  if (adapter.isFallbackAdapter) return wasm({ kind: 'software-adapter', adapter: name });
+  return { backend: 'webgpu', threads, reason: { kind: 'hardware-adapter', adapter: name } };
 }
 
-function describeAdapter(adapter: AdapterSummary): string {
-  return [adapter.vendor, adapter.architecture].filter(Boolean).join(' ') || 'unknown adapter';
+/** Vendor and architecture, as the browser names them (empty when it names neither). */
+function adapterName(adapter: AdapterSummary): string {
+  return [adapter.vendor, adapter.architecture].filter(Boolean).join(' ');
 }
 
 /** Minimal structural types so this module compiles without @webgpu/types. */
@@ -84,7 +100,7 @@ export async function probeAdapter(nav: { gpu?: unknown } = globalThis.navigator
   if (!gpu || typeof gpu.requestAdapter !== 'function') return NO_ADAPTER;
   try {
     const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
-    if (!adapter) return { ...NO_ADAPTER, unavailableReason: 'requestAdapter() returned null' };
+    if (!adapter) return { ...NO_ADAPTER, unavailableReason: { kind: 'null-adapter' } };
     const info = adapter.info ?? {};
     return {
       available: true,
@@ -93,6 +109,6 @@ export async function probeAdapter(nav: { gpu?: unknown } = globalThis.navigator
       architecture: info.architecture ?? '',
     };
   } catch (error) {
-    return { ...NO_ADAPTER, unavailableReason: `requestAdapter() failed: ${(error as Error).message}` };
+    return { ...NO_ADAPTER, unavailableReason: { kind: 'request-failed', detail: (error as Error).message } };
   }
 }

@@ -8,7 +8,7 @@ installErrorTransfer();
 
 const api = {
   async failInput(): Promise<void> {
-    throw new InputError('That file is not an image.', { mime: 'text/plain' });
+    throw new InputError('That file is not an image.', { reason: 'not-an-image', type: 'text/plain' });
   },
   async failIntegrity(): Promise<void> {
     throw new IntegrityError('Chunk 3 does not match its hash.', { chunk: 3 });
@@ -33,7 +33,7 @@ describe('errors across the comlink boundary', () => {
     expect(error).toBeInstanceOf(InputError);
     expect(error).toBeInstanceOf(LanternError);
     expect((error as InputError).code).toBe('INPUT');
-    expect((error as InputError).details).toEqual({ mime: 'text/plain' });
+    expect((error as InputError).details).toEqual({ reason: 'not-an-image', type: 'text/plain' });
     const integrity = await remote.failIntegrity().catch((e: unknown) => e);
     expect(integrity).toBeInstanceOf(IntegrityError);
     expect((integrity as IntegrityError).details.chunk).toBe(3);

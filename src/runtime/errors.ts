@@ -3,22 +3,35 @@
  * branch on it, and so that it can be rebuilt on the page after crossing the worker
  * boundary (see error-transfer.ts). Messages never contain user input.
  */
-export type ErrorCode =
-  | 'INPUT'
-  | 'MODEL_LOAD'
-  | 'DEVICE_LOST'
-  | 'INTEGRITY'
-  | 'SIGNATURE'
-  | 'DOWNGRADE'
-  | 'QUOTA'
-  | 'STORAGE'
-  | 'NETWORK'
-  | 'BUSY'
-  | 'CANCELLED'
-  | 'TIMEOUT'
-  | 'WORKER_CRASHED'
-  | 'VALIDATION'
-  | 'INTERNAL';
+export const ERROR_CODES = [
+  'INPUT',
+  'MODEL_LOAD',
+  'DEVICE_LOST',
+  'INTEGRITY',
+  'SIGNATURE',
+  'DOWNGRADE',
+  'QUOTA',
+  'STORAGE',
+  'NETWORK',
+  'BUSY',
+  'CANCELLED',
+  'TIMEOUT',
+  'WORKER_CRASHED',
+  'VALIDATION',
+  'INTERNAL',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * What exactly was wrong with an input (InputError's `details.reason`), so the UI can say it in
+ * the user's language; the other details are the sentence's parameters.
+ */
+export const INPUT_REASONS = [
+  'empty-text', 'not-text', 'wants-image', 'wants-text', 'empty-file', 'file-too-large', 'not-an-image',
+  'unknown-format', 'heic', 'undecodable', 'too-many-pixels', 'corrupt', 'no-pixels', 'no-canvas', 'unprepared',
+  'bad-pixels', 'unreadable-element', 'unsupported-input', 'bad-model-id',
+] as const;
+export type InputReason = (typeof INPUT_REASONS)[number];
 
 export type ErrorDetails = Record<string, string | number | boolean | null>;
 
@@ -34,7 +47,14 @@ export class LanternError extends Error {
 }
 
 /** The user's input cannot be classified (wrong type, corrupt, empty...). */
-export class InputError extends LanternError { override readonly code = 'INPUT'; override name = 'InputError'; }
+export class InputError extends LanternError {
+  override readonly code = 'INPUT';
+  override name = 'InputError';
+  /** A reason is required: it is what the user is told (see INPUT_REASONS). */
+  constructor(message: string, details: ErrorDetails & { reason: InputReason }, options?: { cause?: unknown }) {
+    super(message, details, options);
+  }
+}
 /** A model file could not be parsed or a session could not be created. */
 export class ModelLoadError extends LanternError { override readonly code = 'MODEL_LOAD'; override name = 'ModelLoadError'; }
 /** The GPU device went away during a run; callers retry on WASM. */

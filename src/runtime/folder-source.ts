@@ -60,7 +60,7 @@ export class FolderModelSource implements ModelSource {
   }
 
   private read(id: string): Promise<{ descriptor: ModelDescriptor; config: Record<string, unknown> }> {
-    if (!FOLDER_ID.test(id)) return Promise.reject(new InputError('A folder model id is a name or org/name (letters, digits, . _ -).'));
+    if (!FOLDER_ID.test(id)) return Promise.reject(new InputError('A folder model id is a name or org/name (letters, digits, . _ -).', { reason: 'bad-model-id' }));
     let entry = this.described.get(id);
     if (!entry) {
       entry = this.describeFolder(id);

@@ -22,7 +22,8 @@ export type { ClassifyInput, DeviceReport, LoadReport } from './worker-client.ts
 export type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
 export type { ModelFiles } from './worker-client.ts';
 export type { Priority } from './scheduler.ts';
-export type { Backend, BackendPreference } from './backend.ts';
+export type { AdapterProblem, Backend, BackendPreference, BackendReason } from './backend.ts';
+export type { Note } from './notes.ts';
 export type { Prediction } from './postprocess.ts';
 export { FolderModelSource, type FolderSourceOptions } from './folder-source.ts';
 export { signedStore, type SignedStoreOptions } from './store/signed-store.ts';
@@ -44,6 +45,9 @@ export {
   TimeoutError,
   ValidationError,
   WorkerCrashedError,
+  ERROR_CODES,
+  INPUT_REASONS,
   type ErrorCode,
   type ErrorDetails,
+  type InputReason,
 } from './errors.ts';

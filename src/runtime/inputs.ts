@@ -51,13 +51,13 @@ export async function toWireInput(value: LanternInput): Promise<WireInput> {
     try {
       await value.decode();
     } catch {
-      throw new InputError('The image element could not be decoded (not loaded, broken, or cross-origin without CORS).');
+      throw new InputError('The image element could not be decoded (not loaded, broken, or cross-origin without CORS).', { reason: 'unreadable-element' });
     }
     return snapshot(value);
   }
   if (isA<HTMLCanvasElement>(value, 'HTMLCanvasElement') || isA<OffscreenCanvas>(value, 'OffscreenCanvas')) return snapshot(value);
   if (typeof value === 'object' && value !== null && 'kind' in value) return { input: value, transfer: [] };
-  throw new InputError('Unsupported input: pass a string, a Blob/File, an ArrayBuffer, an ImageBitmap, ImageData, an <img>, a canvas or a VideoFrame.');
+  throw new InputError('Unsupported input: pass a string, a Blob/File, an ArrayBuffer, an ImageBitmap, ImageData, an <img>, a canvas or a VideoFrame.', { reason: 'unsupported-input' });
 }
 
 async function snapshot(source: HTMLImageElement | HTMLCanvasElement | OffscreenCanvas): Promise<WireInput> {
@@ -65,7 +65,7 @@ async function snapshot(source: HTMLImageElement | HTMLCanvasElement | Offscreen
   try {
     bitmap = await createImageBitmap(source);
   } catch {
-    throw new InputError('The image could not be read (empty canvas, or a cross-origin image without CORS).');
+    throw new InputError('The image could not be read (empty canvas, or a cross-origin image without CORS).', { reason: 'unreadable-element' });
   }
   return { input: { kind: 'image', image: bitmap }, transfer: [], release: () => bitmap.close() };
 }

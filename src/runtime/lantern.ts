@@ -1,8 +1,9 @@
-import type { Backend, BackendPreference } from './backend.ts';
+import type { Backend, BackendPreference, BackendReason } from './backend.ts';
 import { defaultWorker } from './default-worker.ts';
 import { CancelledError, deserializeError, IntegrityError, LanternError, SignatureError, throwIfAborted, WorkerCrashedError } from './errors.ts';
 import { toWireInput, type LanternInput, type WireInput } from './inputs.ts';
 import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
+import type { Note } from './notes.ts';
 import type { Prediction } from './postprocess.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
 import { signedStore } from './store/signed-store.ts';
@@ -34,12 +35,15 @@ export interface ClassificationResult {
   /** False when the model came unsigned from a development folder (allowed only with `allowUnsigned`). */
   signed: boolean;
   predictions: Prediction[];
-  /** Things the user should know (truncated text, downscaled image, fallback). */
-  notes: string[];
+  /** Things the user should know (truncated text, downscaled image, fallback), as kinds. */
+  notes: Note[];
   backend: Backend;
-  backendReason: string;
+  backendReason: BackendReason;
+  /** The top score is below the model's `unsureBelow`: show the answer as unsure. */
+  unsure: boolean;
+  unsureBelow: number;
   /** Set when WebGPU failed and WASM answered instead. */
-  fallback?: string;
+  fallback?: BackendReason;
   batchSize: number;
   coldStart: boolean;
   /** Set on cold starts. */
@@ -84,7 +88,7 @@ export interface LoadOptions {
 export interface LoadedModel {
   descriptor: ModelDescriptor;
   backend: Backend;
-  backendReason: string;
+  backendReason: BackendReason;
   /** False when an earlier call (or request) had already loaded it. */
   coldStart: boolean;
   load?: LoadBreakdown;
@@ -371,7 +375,8 @@ export class Lantern {
       this.descriptors.delete(modelId);
       await this.describe(modelId);
       const { outcomes } = await this.executeOnce(modelId, jobs, worker, signal);
-      return { outcomes: outcomes.map((o) => (o instanceof Error ? o : { ...o, notes: [error.message, ...o.notes] })) };
+      const note: Note = { kind: 'version-fallback', id: modelId, version: String(error.details.version ?? ''), fallback: error.details.fallback };
+      return { outcomes: outcomes.map((o) => (o instanceof Error ? o : { ...o, notes: [note, ...o.notes] })) };
     }
   }
 
@@ -405,7 +410,8 @@ export class Lantern {
     for (const job of sending) job.handedOver = true;
     const batch = await client.classify(key, sending.map((j) => j.wire.input), MAX_TOP_K, signal, sending.flatMap((j) => j.wire.transfer));
     if (batch.backend === 'webgpu') this.onGpu = true;
-    const notes = batch.fallback ? [batch.fallback] : [];
+    const fallbacks = [batch.fallback, cold ? report.fallback : undefined].filter((r) => r !== undefined);
+    const notes = fallbacks.map((reason): Note => ({ kind: 'backend-fallback', reason }));
     const items = [...batch.items];
     return {
       outcomes: lost.map((wasLost) => {
@@ -417,7 +423,9 @@ export class Lantern {
           version: descriptor.version,
           signed: descriptor.signed,
           predictions: item.value.predictions,
-          notes: [...item.value.notes, ...notes, ...(report.fallback && cold ? [report.fallback] : [])],
+          unsure: (item.value.predictions[0]?.score ?? 0) < report.unsureBelow,
+          unsureBelow: report.unsureBelow,
+          notes: [...item.value.notes, ...notes],
           backend: batch.backend,
           backendReason: batch.fallback ?? report.fallback ?? report.reason,
           ...(batch.fallback || report.fallback ? { fallback: batch.fallback ?? report.fallback } : {}),

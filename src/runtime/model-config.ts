@@ -23,6 +23,9 @@ export const MODEL_ID_RULE = 'lowercase letters, digits, . _ - and at most one n
 export const ModelIdSchema = z.string().max(MAX_ID_LENGTH).regex(MODEL_ID, `model id: ${MODEL_ID_RULE}`);
 export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
+/** See `unsure_below` below. */
+export const DEFAULT_UNSURE_BELOW = 0.5;
+
 const LanternSection = z.object({
   id: ModelIdSchema,
   version: z.string().regex(SEMVER, 'version must be semver'),
@@ -35,6 +38,12 @@ const LanternSection = z.object({
   display_names: labelMap(z.string()).optional(),
   /** Language tag → (label → display name), e.g. { "hi": { "Bag": "थैला" } }. Labels never change. */
   localized_display_names: z.record(z.string().max(35), labelMap(z.string())).transform((r) => new Map(Object.entries(r))).optional(),
+  /**
+   * A top score below this marks the answer "unsure". The default 0.5 means: the top label is
+   * less likely than all the others together (a two-label model is then never unsure; set it
+   * higher, e.g. 0.8, for one that should say so).
+   */
+  unsure_below: z.number().min(0).max(1).default(DEFAULT_UNSURE_BELOW),
 });
 
 const Id2Label = z.record(z.string().regex(/^\d+$/), z.string().max(MAX_LABEL_LENGTH))

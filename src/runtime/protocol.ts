@@ -1,5 +1,6 @@
-import type { AdapterSummary, Backend, BackendChoice, BackendPreference } from './backend.ts';
+import type { AdapterSummary, Backend, BackendChoice, BackendPreference, BackendReason } from './backend.ts';
 import type { SerializedError } from './errors.ts';
+import type { Note } from './notes.ts';
 import type { Prediction } from './postprocess.ts';
 
 /**
@@ -45,18 +46,20 @@ export interface DeviceReport {
 export interface LoadReport {
   key: string;
   backend: Backend;
-  reason: string;
+  reason: BackendReason;
   /** Set when the chosen backend failed and WASM took over. */
-  fallback?: string;
+  fallback?: BackendReason;
   threads: number;
   createMs: number;
+  /** The model's `unsure_below` (config.json): a lower top score is an unsure answer. */
+  unsureBelow: number;
   inputNames: string[];
   outputNames: string[];
 }
 
 export interface ItemResult {
   predictions: Prediction[];
-  notes: string[];
+  notes: Note[];
   preprocessMs: number;
 }
 export type ItemOutcome = { ok: true; value: ItemResult } | { ok: false; error: SerializedError };
@@ -65,7 +68,7 @@ export interface BatchReport {
   items: ItemOutcome[];
   backend: Backend;
   /** Set when this batch fell back to WASM at run time. */
-  fallback?: string;
+  fallback?: BackendReason;
   batchSize: number;
   inferenceMs: number;
   postprocessMs: number;

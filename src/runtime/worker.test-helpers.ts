@@ -46,14 +46,14 @@ export class FakeInference implements InferenceWorkerApi {
       adapter: { available: false, isFallbackAdapter: false, vendor: '', architecture: '' },
       crossOriginIsolated: false,
       hardwareConcurrency: 2,
-      choice: { backend: 'wasm', threads: 1, reason: 'test' },
+      choice: { backend: 'wasm', threads: 1, reason: { kind: 'wasm-requested' } },
       ortVersion: 'test',
     });
   }
 
   load(files: ModelFiles): Promise<LoadReport> {
     this.loaded.add(files.key);
-    return Promise.resolve({ key: files.key, backend: 'wasm', reason: 'test', threads: 1, createMs: 1, inputNames: ['input_ids'], outputNames: ['logits'] });
+    return Promise.resolve({ key: files.key, backend: 'wasm', reason: { kind: 'wasm-requested' }, threads: 1, createMs: 1, unsureBelow: 0.5, inputNames: ['input_ids'], outputNames: ['logits'] });
   }
 
   classify(key: string, inputs: ClassifyInput[], k: number): Promise<BatchReport> {
@@ -62,7 +62,7 @@ export class FakeInference implements InferenceWorkerApi {
     this.batches.push({ key, texts: inputs.map((i) => (i.kind === 'text' ? i.text : '')) });
     const items = inputs.map((input) => input.kind === 'text' && input.text !== ''
       ? { ok: true as const, value: { predictions: [{ label: input.text, score: 1, index: 0 }, { label: 'other', score: 0, index: 1 }].slice(0, k), notes: [], preprocessMs: 0 } }
-      : { ok: false as const, error: serializeError(new InputError('The text is empty.')) });
+      : { ok: false as const, error: serializeError(new InputError('The text is empty.', { reason: 'empty-text' })) });
     return Promise.resolve({ items, backend: 'wasm', batchSize: inputs.length, inferenceMs: 1, postprocessMs: 0 });
   }
 

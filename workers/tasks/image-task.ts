@@ -17,7 +17,7 @@ export class ImageTask implements TaskAdapter<Float32Array> {
   }
 
   async prepare(input: ClassifyInput): Promise<Prepared<Float32Array>> {
-    if (input.kind !== 'image') throw new InputError('This model classifies images, not text.');
+    if (input.kind !== 'image') throw new InputError('This model classifies images, not text.', { reason: 'wants-image' });
     const image = await prepareImage(input.image, this.preprocessor);
     return { item: image.tensor, notes: image.notes };
   }
@@ -34,7 +34,7 @@ export class ImageTask implements TaskAdapter<Float32Array> {
   private shape(plane: number): { height: number; width: number } {
     const target = tensorSize(this.preprocessor);
     if (target && target.height * target.width === plane) return target;
-    throw new InputError('The image could not be brought to the model\'s input size.');
+    throw new InputError('The image could not be brought to the model\'s input size.', { reason: 'unprepared' });
   }
 }
 

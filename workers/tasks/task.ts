@@ -8,6 +8,7 @@ import {
   TokenizerJsonSchema,
   type RuntimeConfig,
 } from '../../src/runtime/model-config.ts';
+import type { Note } from '../../src/runtime/notes.ts';
 import type { ClassifyInput, ModelFiles } from '../../src/runtime/protocol.ts';
 import { TokenEncoder } from '../text-preprocess.ts';
 import { ImageTask } from './image-task.ts';
@@ -17,7 +18,7 @@ import { TextTask } from './text-task.ts';
 /** One input made ready for batching, with what the user should know about it. */
 export interface Prepared<T> {
   item: T;
-  notes: string[];
+  notes: Note[];
 }
 
 /** What the engine needs of a task, over the task's own prepared item type. */

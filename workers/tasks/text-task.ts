@@ -1,5 +1,6 @@
 import { ortApi, type ort } from '../ort.ts';
 import { InputError, ModelLoadError } from '../../src/runtime/errors.ts';
+import type { Note } from '../../src/runtime/notes.ts';
 import type { ClassifyInput } from '../../src/runtime/protocol.ts';
 import { padBatch, type EncodedText, type TokenEncoder } from '../text-preprocess.ts';
 import type { InputInfo } from './model-io.ts';
@@ -20,10 +21,10 @@ export class TextTask implements TaskAdapter<EncodedText> {
   }
 
   async prepare(input: ClassifyInput): Promise<Prepared<EncodedText>> {
-    if (input.kind !== 'text') throw new InputError('This model classifies text, not images.');
-    if (typeof input.text !== 'string') throw new InputError('The text is not a string.');
+    if (input.kind !== 'text') throw new InputError('This model classifies text, not images.', { reason: 'wants-text' });
+    if (typeof input.text !== 'string') throw new InputError('The text is not a string.', { reason: 'not-text' });
     const encoded = this.encoder.encode(input.text);
-    const notes = encoded.truncated ? [`The text was truncated to the model's ${this.encoder.maxLength} tokens.`] : [];
+    const notes: Note[] = encoded.truncated ? [{ kind: 'truncated', maxTokens: this.encoder.maxLength }] : [];
     return { item: encoded, notes };
   }
 

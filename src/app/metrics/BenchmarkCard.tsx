@@ -2,9 +2,10 @@ import { useRef, useState } from 'preact/hooks';
 import type { Lantern } from '../../runtime/index.ts';
 import { BENCHMARK, benchmarkModel, sampleInputs, type BenchmarkRow } from '../../runtime/metrics/index.ts';
 import { formatNumber, t } from '../i18n/index.ts';
+import { ErrorMessage } from '../ResultCard.tsx';
 import { ms } from './format.ts';
 
-type State = { kind: 'idle' } | { kind: 'running'; model: string } | { kind: 'failed'; message: string };
+type State = { kind: 'idle' } | { kind: 'running'; model: string } | { kind: 'failed'; error: Error };
 
 /** "Benchmark this device": the same fixed workload on every phone, one table to compare. */
 export function BenchmarkCard({ lantern, rows, onRows }: { lantern: Lantern; rows: BenchmarkRow[]; onRows: (rows: BenchmarkRow[]) => void }) {
@@ -24,7 +25,7 @@ export function BenchmarkCard({ lantern, rows, onRows }: { lantern: Lantern; row
       }
       setState({ kind: 'idle' });
     } catch (error) {
-      setState({ kind: 'failed', message: (error as Error).message });
+      setState({ kind: 'failed', error: error as Error });
     }
   };
 
@@ -41,7 +42,7 @@ export function BenchmarkCard({ lantern, rows, onRows }: { lantern: Lantern; row
       ) : (
         <button type="button" data-testid="benchmark" onClick={() => void run()}>{t('metrics.benchmark.run')}</button>
       )}
-      {state.kind === 'failed' && <p class="notes">{t('error.generic', { message: state.message })}</p>}
+      {state.kind === 'failed' && <div class="notes" role="alert"><ErrorMessage error={state.error} /></div>}
       {rows.length > 0 && (
         <div class="table-scroll">
           <table class="stats" data-testid="benchmark-table">

@@ -1,18 +1,21 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { formatDateTime } from '../i18n/index.ts';
+import { formatDateTime, language } from '../i18n/index.ts';
+import { timeRange, timeTickLabels } from './time-axis.ts';
 
 export type ChartOptions = Omit<uPlot.Options, 'width' | 'height'>;
 
 /**
  * One uPlot chart, sized to its container. uPlot only sets element.style and uses the bundled
  * stylesheet, so it works under the page's style-src 'self' CSP. Remount (change `key`) when the
- * series change; data updates go through setData.
+ * series change; data updates go through setData. A language switch rebuilds the chart: uPlot
+ * keeps its title and legend from creation.
  */
 export function Chart({ testId, label, options, data, height = 180 }: { testId: string; label: string; options: ChartOptions; data: uPlot.AlignedData; height?: number }) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
+  const lang = language();
 
   useEffect(() => {
     const el = host.current!;
@@ -25,8 +28,8 @@ export function Chart({ testId, label, options, data, height = 180 }: { testId: 
       chart.destroy();
       plot.current = null;
     };
-    // Options are fixed for a chart's lifetime (callers remount through `key`).
-  }, []);
+    // Options are fixed for a chart's lifetime (callers remount through `key`), except their language.
+  }, [lang]);
 
   useEffect(() => {
     plot.current?.setData(data);
@@ -51,14 +54,14 @@ export function barOptions(title: string, labels: string[], yLabel: string): Cha
 
 const PALETTE = ['#1d4ed8', '#b91c1c', '#15803d', '#a16207', '#7e22ce', '#0e7490', '#c2410c', '#4d7c0f', '#be185d', '#334155'];
 
-/** Lines over time (x in seconds since the epoch). */
+/** Lines over time (x in seconds since the epoch, uPlot's default time unit). */
 export function lineOptions(title: string, names: string[], yLabel: string): ChartOptions {
   return {
     title,
-    // Time axis labels in the UI language (uPlot's own are English).
-    fmtDate: () => (date) => formatDateTime(date, { hour: 'numeric', minute: '2-digit' }),
-    scales: { x: { time: true } },
-    axes: [{}, { label: yLabel }],
+    // The legend's time, in the UI language (uPlot's own formats are English).
+    fmtDate: () => (date) => formatDateTime(date, { hour: 'numeric', minute: '2-digit', second: '2-digit' }),
+    scales: { x: { time: true, range: (u, min, max) => timeRange(u.data[0], min, max) as uPlot.Range.MinMax } },
+    axes: [{ values: (_u, ticks, _axis, _space, increment) => timeTickLabels(ticks, increment) }, { label: yLabel }],
     series: [{}, ...names.map((name, i) => ({ label: name, stroke: PALETTE[i % PALETTE.length]!, width: 2 }))],
   };
 }

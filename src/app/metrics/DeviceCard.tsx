@@ -1,5 +1,6 @@
 import type { DeviceReport } from '../../runtime/index.ts';
 import { t } from '../i18n/index.ts';
+import { adapterProblemText, backendReasonText } from '../i18n/runtime-text.ts';
 
 interface UserAgentData {
   brands?: { brand: string; version: string }[];
@@ -21,10 +22,10 @@ export function DeviceCard({ device, backendsUsed }: { device: DeviceReport | nu
   const a = device.adapter;
   const adapter = a.available
     ? `${[a.vendor, a.architecture].filter(Boolean).join(' ') || t('metrics.device.unknownAdapter')}${a.isFallbackAdapter ? ` (${t('metrics.device.software')})` : ''}`
-    : t('metrics.device.noAdapter', { reason: a.unavailableReason ?? '' });
+    : t('metrics.device.noAdapter', { reason: adapterProblemText(a.unavailableReason ?? { kind: 'null-adapter' }) });
   const facts: [string, string, string][] = [
     ['backend', t('metrics.device.backend'), device.choice.backend.toUpperCase()],
-    ['reason', t('metrics.device.reason'), device.choice.reason],
+    ['reason', t('metrics.device.reason'), backendReasonText(device.choice.reason)],
     ['used', t('metrics.device.used'), backendsUsed.map((b) => b.toUpperCase()).join(', ') || '–'],
     ['adapter', t('metrics.device.adapter'), adapter],
     ['threads', t('metrics.device.threads'), t('metrics.device.threadsValue', { threads: device.choice.threads, cores: device.hardwareConcurrency })],

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { MemoryReport, MemorySampler } from '../../runtime/metrics/index.ts';
-import { t, type MessageKey } from '../i18n/index.ts';
+import { formatBytes } from '../format.ts';
+import { formatDateTime, t, type MessageKey } from '../i18n/index.ts';
 import { Chart, lineOptions } from './Chart.tsx';
 import { figure } from './format.ts';
 
@@ -13,6 +14,12 @@ const ROWS: [keyof Omit<MemoryReport, 'sampledAt'>, MessageKey][] = [
   ['storageQuota', 'metrics.memory.storageQuota'],
   ['userAgentSpecific', 'metrics.memory.userAgentSpecific'],
 ];
+
+/** The page-and-workers figure with the time it was taken (a measurement can take a minute). */
+function uaFigure(f: MemoryReport['userAgentSpecific']): string {
+  if (f.bytes === null) return f.reason === 'pending' ? t('metrics.memory.uaPending') : figure(f);
+  return f.measuredAt === undefined ? formatBytes(f.bytes) : t('metrics.memory.measuredAt', { size: formatBytes(f.bytes), time: formatDateTime(f.measuredAt, { timeStyle: 'medium' }) });
+}
 
 /** Memory figures; the ones the browser does not give are listed with the reason, not hidden. */
 export function MemoryCard({ sampler }: { sampler: MemorySampler }) {
@@ -34,7 +41,7 @@ export function MemoryCard({ sampler }: { sampler: MemorySampler }) {
           {ROWS.map(([key, label]) => (
             <div class="fact" key={key}>
               <dt>{t(label)}</dt>
-              <dd data-testid={`memory-${key}`} data-provided={String(report[key].bytes !== null)}>{figure(report[key])}</dd>
+              <dd data-testid={`memory-${key}`} data-provided={String(report[key].bytes !== null)}>{key === 'userAgentSpecific' ? uaFigure(report[key]) : figure(report[key])}</dd>
             </div>
           ))}
         </dl>

@@ -9,7 +9,7 @@ function fakeClassifier(failEvery = 0): Classifier & { calls: ClassifyInput[] } 
     calls,
     classify: async (modelId, input) => {
       calls.push(input);
-      if (failEvery && calls.length % failEvery === 0) throw new InputError('bad');
+      if (failEvery && calls.length % failEvery === 0) throw new InputError('bad', { reason: 'corrupt' });
       return { modelId, backend: 'wasm' } as ClassificationResult;
     },
   };

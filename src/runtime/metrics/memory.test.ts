@@ -57,6 +57,25 @@ describe('MemorySampler', () => {
     vi.useRealTimers();
   });
 
+  it('measures as soon as sampling starts, and never two at once across a stop and restart', async () => {
+    vi.useFakeTimers();
+    let answer: (value: { bytes: number }) => void = () => undefined;
+    const measure = vi.fn(() => new Promise<{ bytes: number }>((resolve) => { answer = resolve; }));
+    const sampler = new MemorySampler(sources, { env: env({ crossOriginIsolated: true, performance: { measureUserAgentSpecificMemory: measure } }) });
+    sampler.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(measure).toHaveBeenCalledTimes(1);
+    sampler.stop();
+    sampler.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(measure).toHaveBeenCalledTimes(1);
+    answer({ bytes: 4242 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sampler.latest?.userAgentSpecific).toMatchObject({ bytes: 4242, measuredAt: expect.any(Number) });
+    sampler.stop();
+    vi.useRealTimers();
+  });
+
   it('keeps a bounded history', async () => {
     const sampler = new MemorySampler(sources, { env: env(), historyLength: 3 });
     for (let i = 0; i < 10; i++) await sampler.sample();

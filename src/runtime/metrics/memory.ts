@@ -3,8 +3,16 @@ import { Listeners } from '../listeners.ts';
 /**
  * Samples memory figures the browser offers, and says which it does not instead of hiding
  * the gap. The cheap figures are sampled often; measureUserAgentSpecificMemory (the only one
- * that covers workers, but slow: it may wait for a GC) only when cross-origin isolated,
- * rarely, one at a time, and never while the page is hidden.
+ * that covers workers, but slow) only when cross-origin isolated, rarely, one at a time, and
+ * never while the page is hidden.
+ *
+ * Why it is slow (measured in Chromium 156): each worker is asked for its figure on its own
+ * event loop, and ORT's WASM threads (pthread workers running a thread pool) never return to
+ * theirs, so with 2 or more threads every measurement ends on Chromium's 60 s per-worker
+ * timeout (the answer then lacks those threads' small JS heaps; the shared WASM memory is
+ * counted with the inference worker). With one thread it answers in ≈50 ms under
+ * --enable-blink-features=ForceEagerMeasureMemory, or at the next GC (10–20 s) without it.
+ * So the first measurement starts as soon as sampling starts, and the figure carries its time.
  */
 export type Unavailable = 'unsupported' | 'not-isolated' | 'pending' | 'no-worker' | 'failed';
 export type Figure = { bytes: number } | { bytes: null; reason: Unavailable };
@@ -67,6 +75,7 @@ export class MemorySampler {
   private timer?: ReturnType<typeof setInterval>;
   private uaTimer?: ReturnType<typeof setTimeout>;
   private ua: MemoryReport['userAgentSpecific'];
+  private uaRunning = false;
   private readonly listeners = new Listeners();
   latest?: MemoryReport;
   readonly history: { at: number; jsHeapUsed: number | null; workerWasm: number | null }[] = [];
@@ -74,7 +83,7 @@ export class MemorySampler {
   constructor(private readonly sources: MemorySources, options: MemorySamplerOptions = {}) {
     this.env = options.env ?? browserEnvironment();
     this.intervalMs = options.intervalMs ?? 5000;
-    this.uaFirstDelayMs = options.uaFirstDelayMs ?? 10_000;
+    this.uaFirstDelayMs = options.uaFirstDelayMs ?? 0;
     this.uaIntervalMs = options.uaIntervalMs ?? 5 * 60_000;
     this.historyLength = options.historyLength ?? 120;
     this.ua = this.uaSupport() ?? { bytes: null, reason: 'pending' };
@@ -110,16 +119,22 @@ export class MemorySampler {
     this.uaTimer = setTimeout(() => void this.measureUa(), delayMs);
   }
 
-  /** One measurement at a time; a hidden page postpones it rather than paying for it. */
+  /**
+   * One measurement at a time (stopping and restarting, as the Metrics screen does, must not
+   * start a second one); a hidden page postpones it rather than paying for it.
+   */
   async measureUa(): Promise<void> {
     const measure = this.env.performance.measureUserAgentSpecificMemory;
-    if (!measure || this.uaSupport()) return;
+    if (!measure || this.uaSupport() || this.uaRunning) return;
     if (this.env.isHidden()) return this.scheduleUa(this.uaIntervalMs);
+    this.uaRunning = true;
     try {
       const result = await measure.call(this.env.performance);
       this.ua = { bytes: result.bytes, measuredAt: Date.now() };
     } catch {
       this.ua = { bytes: null, reason: 'failed' };
+    } finally {
+      this.uaRunning = false;
     }
     if (this.timer !== undefined) this.scheduleUa(this.uaIntervalMs);
     await this.sample();

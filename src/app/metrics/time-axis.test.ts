@@ -1,0 +1,33 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { setLanguage } from '../i18n/index.ts';
+import { MIN_SPAN_S, timeRange, timeTickLabels } from './time-axis.ts';
+
+// 2026-11-30 19:13:20 local time, in seconds (the unit uPlot's time scale uses).
+const AT = new Date(2026, 10, 30, 19, 13, 20).getTime() / 1000;
+
+describe('time axis', () => {
+  afterEach(() => setLanguage('en'));
+
+  it('labels ticks with the wall-clock time at the precision their spacing needs', () => {
+    setLanguage('en');
+    // ICU versions differ on the space before AM/PM (U+0020 or U+202F).
+    const labels = (ticks: number[], increment: number) => timeTickLabels(ticks, increment).map((l) => l.replace(/\s/g, ' '));
+    expect(labels([AT, AT + 10], 10)).toEqual(['7:13:20 PM', '7:13:30 PM']);
+    expect(labels([AT, AT + 300], 300)).toEqual(['7:13 PM', '7:18 PM']);
+    expect(labels([AT], 86_400)).toEqual(['Nov 30']);
+  });
+
+  it('formats in the UI language', () => {
+    setLanguage('hi');
+    const [label] = timeTickLabels([AT], 300);
+    expect(label).toBe(new Intl.DateTimeFormat('hi', { hour: 'numeric', minute: '2-digit' }).format(AT * 1000));
+    expect(label).not.toMatch(/PM/);
+  });
+
+  it('shows a single sample in the minute around it (uPlot would stretch it to a day), and keeps wider spans', () => {
+    expect(timeRange([AT], AT, AT + 86_400)).toEqual([AT - MIN_SPAN_S / 2, AT + MIN_SPAN_S / 2]);
+    expect(timeRange([AT, AT + 10], AT, AT + 10)).toEqual([AT + 5 - MIN_SPAN_S / 2, AT + 5 + MIN_SPAN_S / 2]);
+    expect(timeRange([AT, AT + 600], AT, AT + 600)).toEqual([AT, AT + 600]);
+    expect(timeRange([], null, null)).toEqual([null, null]);
+  });
+});
