@@ -49,7 +49,7 @@ export default defineConfig({
           { action: '/?task=image-classification', accept: { 'image/*': ['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.avif'] } },
         ],
         // Text and links only (GET needs no service-worker handler; sharing images needs a POST one).
-        share_target: { action: '/', method: 'GET', params: { title: 'title', text: 'text', url: 'url' } },
+        share_target: { action: '/', method: 'GET', enctype: 'application/x-www-form-urlencoded', params: { title: 'title', text: 'text', url: 'url' } },
       },
       workbox: {
         // App shell and worker. Models live in the IndexedDB store, not here. ORT's wasm builds

@@ -1,14 +1,12 @@
 import { expect, test } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORE_PORT } from '../playwright.config.ts';
 import { parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
 import { logPage, withLantern } from './fixtures.ts';
-import { classifySpam, cli, HAM, openModels, SPAM, useTestRegistry, variant, versionRow } from './release-fixtures.ts';
+import { classifySpam, cli, HAM, openModels, publishBroken, SPAM, useTestRegistry, variant, versionRow } from './release-fixtures.ts';
 import { ReleaseServer } from './release-server.ts';
-import { readModelFolder } from '../scripts/model-pack/folder.ts';
-import { packRelease, writeRelease } from '../scripts/model-pack/release.ts';
 
 /**
  * The validation gate and the automatic rollback, end to end: releases of the spam filter
@@ -41,12 +39,7 @@ test.beforeAll(async () => {
   pack('fail', good, { threshold: 0.9, items: [{ text: SPAM, label: 'ham-v1.1.0' }, { text: HAM, label: 'spam-v1.1.0' }] });
   pack('slow', good, { threshold: 1, items: Array.from({ length: 250 }, (_, i) => correct[i % 2]) });
   // A release that verifies and activates (no golden set) but whose model cannot be loaded.
-  const broken = variant(work, '1.2.0');
-  const onnx = join(broken, 'onnx/model_quantized.onnx');
-  truncateSync(onnx, Math.floor(readFileSync(onnx).length / 2));
-  // Packed through the library (the CLI's graph check would refuse it): signing does not judge models.
-  const release = await packRelease(await readModelFolder(broken), { keys: [parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8')))], chunkSize: 16384 });
-  await writeRelease(join(work, 'pub', 'broken'), release, { keys: [parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8')))] });
+  await publishBroken(work, join(work, 'pub', 'broken'), parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8'))), '1.2.0');
   server = new ReleaseServer(join(work, 'pub'));
   await server.listen(STORE_PORT);
 });

@@ -9,12 +9,12 @@ test('the manifest declares id, shortcuts, file and share handlers; the touch ic
   await page.goto('/');
   const href = await page.locator('link[rel="manifest"]').getAttribute('href');
   const manifest = await (await request.get(href!)).json() as {
-    id: string; shortcuts: { url: string }[]; file_handlers: { action: string; accept: Record<string, string[]> }[]; share_target: { action: string; method: string; params: Record<string, string> };
+    id: string; shortcuts: { url: string }[]; file_handlers: { action: string; accept: Record<string, string[]> }[]; share_target: { action: string; method: string; enctype: string; params: Record<string, string> };
   };
   expect(manifest.id).toBe('/');
   expect(manifest.shortcuts.map((s) => s.url)).toEqual(['/?task=image-classification', '/?task=text-classification']);
   expect(manifest.file_handlers[0]).toMatchObject({ action: '/?task=image-classification', accept: { 'image/*': expect.arrayContaining(['.jpg', '.png', '.avif']) } });
-  expect(manifest.share_target).toEqual({ action: '/', method: 'GET', params: { title: 'title', text: 'text', url: 'url' } });
+  expect(manifest.share_target).toEqual({ action: '/', method: 'GET', enctype: 'application/x-www-form-urlencoded', params: { title: 'title', text: 'text', url: 'url' } });
   const icon = await page.locator('link[rel="apple-touch-icon"]').getAttribute('href');
   const response = await request.get(icon!);
   expect(response.headers()['content-type']).toBe('image/png');

@@ -139,14 +139,15 @@ async function recordCanvasText(page: Page): Promise<void> {
 
 /**
  * The time-looking labels drawn on `chart` since `from`, split into those that name a wall-clock
- * time of this test run (±2 min, at minute or second precision, in `lang`) and the rest.
+ * time of this test run (at minute or second precision, in `lang`) and the rest. "This run"
+ * reaches back 12 minutes: label shares are kept in 10-minute slots, each drawn at its start.
  */
 function timeLabels(page: Page, chart: string, lang: string, startedAt: number): Promise<{ now: string[]; other: string[] }> {
   return page.evaluate(({ chart, lang, startedAt }) => {
     const expected = new Set<string>();
     const minute = new Intl.DateTimeFormat(lang, { hour: 'numeric', minute: '2-digit' });
     const second = new Intl.DateTimeFormat(lang, { hour: 'numeric', minute: '2-digit', second: '2-digit' });
-    for (let at = startedAt - 120_000; at <= Date.now() + 120_000; at += 1000) {
+    for (let at = startedAt - 720_000; at <= Date.now() + 120_000; at += 1000) {
       expected.add(minute.format(at));
       expected.add(second.format(at));
     }

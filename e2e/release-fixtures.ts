@@ -1,9 +1,14 @@
-import { expect, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { trustEntryFor } from '../src/runtime/store/trust.ts';
-import { ROOT } from './fixtures.ts';
+import { STORE_PORT } from '../playwright.config.ts';
+import { parseKeyFile, trustEntryFor, type KeyFile } from '../src/runtime/store/trust.ts';
+import { readModelFolder } from '../scripts/model-pack/folder.ts';
+import { packRelease, writeRelease } from '../scripts/model-pack/release.ts';
+import { logPage, ROOT } from './fixtures.ts';
+import { ReleaseServer } from './release-server.ts';
 
 /** Helpers for e2e tests that publish signed releases at test time (store.spec.ts, gate.spec.ts). */
 
@@ -15,15 +20,31 @@ export function cli(...args: string[]): void {
   execFileSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/model-cli.ts'), ...args], { cwd: ROOT, stdio: 'pipe' });
 }
 
-/** A copy of the built-in spam filter at another version, with renamed labels so answers differ. */
-export function variant(work: string, version: string): string {
-  const dir = join(work, `src-${version}`);
+/**
+ * A copy of the built-in spam filter at another version, with renamed labels so answers differ
+ * (or, with `sameLabels`, the same answers: a retrained model that agrees), optionally under another id.
+ */
+export function variant(work: string, version: string, options: { id?: string; sameLabels?: boolean } = {}): string {
+  const dir = join(work, `src-${options.id ?? 'spam-filter'}-${version}`);
   cpSync(join(ROOT, 'models/spam-filter'), dir, { recursive: true, filter: (p) => !/\/(recipe|eval)(\/|$)|model\.onnx$/.test(p) });
-  const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { id2label: Record<string, string>; lantern: { version: string } };
+  const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { id2label: Record<string, string>; lantern: { id: string; version: string } };
   config.lantern.version = version;
-  config.id2label = { 0: `ham-v${version}`, 1: `spam-v${version}` };
+  if (options.id) config.lantern.id = options.id;
+  if (!options.sameLabels) config.id2label = { 0: `ham-v${version}`, 1: `spam-v${version}` };
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
   return dir;
+}
+
+/**
+ * Publishes into `outDir` a variant whose ONNX is cut in half: it verifies and activates (no
+ * golden set) but cannot be loaded. Packed through the library, since the CLI's graph check would
+ * refuse it: signing does not judge models.
+ */
+export async function publishBroken(work: string, outDir: string, key: KeyFile, version: string, options: { id?: string; sameLabels?: boolean } = {}): Promise<void> {
+  const broken = variant(work, version, options);
+  const onnx = join(broken, 'onnx/model_quantized.onnx');
+  truncateSync(onnx, Math.floor(readFileSync(onnx).length / 2));
+  await writeRelease(outDir, await packRelease(await readModelFolder(broken), { keys: [key], chunkSize: 16384 }), { keys: [key] });
 }
 
 /**
@@ -55,4 +76,43 @@ export async function classifySpam(page: Page): Promise<{ label: string | null; 
   const top = page.getByTestId('top-label');
   await expect(top).toBeVisible();
   return { label: await top.getAttribute('data-label'), version: (await page.getByTestId('model-version').innerText()) };
+}
+
+export interface ReleaseSuite {
+  work: string;
+  key: KeyFile;
+  keyPath: string;
+  trustEntry: ReturnType<typeof trustEntryFor>;
+  /** Serves `<work>/pub` on STORE_PORT. */
+  server: ReleaseServer;
+  /** `<work>/pub/<catalog>/catalog.json` on the release server. */
+  catalogUrl(catalog: string): string;
+}
+
+/**
+ * Registers the hooks a release spec needs: a temporary folder with a fresh publisher key,
+ * `publish` filling `<work>/pub`, a release server for it, reset (and the page logged) before
+ * each test, everything removed after the file. Fields are set once `beforeAll` has run.
+ */
+export function releaseSuite(name: string, publish: (suite: ReleaseSuite) => Promise<void>): ReleaseSuite {
+  const suite = { catalogUrl: (catalog: string) => `http://127.0.0.1:${STORE_PORT}/${catalog}/catalog.json` } as ReleaseSuite;
+  test.beforeAll(async () => {
+    suite.work = mkdtempSync(join(tmpdir(), `lantern-${name}-e2e-`));
+    suite.keyPath = join(suite.work, 'key.json');
+    cli('keygen', '--out', suite.keyPath, '--name', `e2e ${name} publisher`);
+    suite.key = parseKeyFile(JSON.parse(readFileSync(suite.keyPath, 'utf8')));
+    suite.trustEntry = trustEntryFor(suite.key, ['spam-filter', 'spam-main', 'spam-small']);
+    await publish(suite);
+    suite.server = new ReleaseServer(join(suite.work, 'pub'));
+    await suite.server.listen(STORE_PORT);
+  });
+  test.afterAll(async () => {
+    await suite.server?.close();
+    if (suite.work) rmSync(suite.work, { recursive: true, force: true });
+  });
+  test.beforeEach(({ page }) => {
+    suite.server.reset();
+    logPage(page);
+  });
+  return suite;
 }

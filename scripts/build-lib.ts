@@ -21,6 +21,7 @@ export const ENTRIES = {
   store: 'src/runtime/store/index.ts',
   metrics: 'src/runtime/metrics/index.ts',
   field: 'src/runtime/field/index.ts',
+  release: 'src/runtime/release/index.ts',
 };
 
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };

@@ -30,6 +30,13 @@ export function integerOption(name: string, value: string, { min = 0, max = Numb
   return n;
 }
 
+/** A number from 0 to 1 (a fraction of devices, an agreement rate), or a UsageError naming it. */
+export function fractionOption(name: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new UsageError(`--${name} must be a number from 0 to 1.`);
+  return n;
+}
+
 export interface Cli {
   /** The name users type, e.g. "model:pack". */
   name: string;

@@ -15,7 +15,7 @@ import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
 import { readGoldenSet } from './model-pack/golden.ts';
 import { bundleOf, packRelease, resignCatalog, writeRelease } from './model-pack/release.ts';
-import { integerOption, parseCommandLine, runCli, UsageError } from './cli.ts';
+import { fractionOption, integerOption, parseCommandLine, runCli, UsageError } from './cli.ts';
 
 export const USAGE = `Usage:
   lantern-model keygen --out key.json [--name "Publisher"] [--scope acme/,other-id]
@@ -23,6 +23,8 @@ export const USAGE = `Usage:
       [--sequence N] [--chunk-size BYTES] [--expires ISO-DATE] [--catalog-expires ISO-DATE]
       [--bundle file.lantern]
       [--golden golden.json]   validation set run on the device before activation
+      [--shadow-runs N [--shadow-agreement 0.95]]   install in shadow; promote automatically at that bar
+      [--rollout 0.1]          staged rollout: the fraction of devices that install it automatically
       [--id ID] [--version X.Y.Z] [--title T] [--output logits|probabilities]
       bare .onnx only: --labels labels.json|labels.txt [--size 224]
       [--resize stretch|shortest_edge:256] [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
@@ -86,6 +88,7 @@ async function pack(args: string[]): Promise<void> {
       'catalog-expires': { type: 'string' },
       bundle: { type: 'string' },
       golden: { type: 'string' },
+      'shadow-runs': { type: 'string' }, 'shadow-agreement': { type: 'string' }, rollout: { type: 'string' },
       id: { type: 'string' }, version: { type: 'string' }, title: { type: 'string' }, labels: { type: 'string' }, size: { type: 'string' },
       resize: { type: 'string' }, crop: { type: 'string' }, mean: { type: 'string' }, std: { type: 'string' }, output: { type: 'string' },
     },
@@ -108,6 +111,8 @@ async function pack(args: string[]): Promise<void> {
     ...(chunkSize !== undefined ? { chunkSize } : {}),
     ...(expiresAt ? { expiresAt } : {}),
     ...(values.golden ? { golden: await readGoldenSet(values.golden) } : {}),
+    ...(values['shadow-runs'] !== undefined ? { shadow: { minRuns: integerOption('shadow-runs', values['shadow-runs'], { min: 1 }), minAgreement: fractionOption('shadow-agreement', values['shadow-agreement'] ?? '1') } } : {}),
+    ...(values.rollout !== undefined ? { rollout: fractionOption('rollout', values.rollout) } : {}),
   });
   await writeRelease(values.out, release, { keys, ...(catalogExpiresAt ? { expiresAt: catalogExpiresAt } : {}) });
   if (values.bundle) await writeFile(values.bundle, bundleOf(release));

@@ -1,6 +1,7 @@
 import { InputError, LanternError, ModelLoadError, serializeError } from '../src/runtime/errors.ts';
 import { DEFAULT_UNSURE_BELOW, RuntimeConfigSchema, scoreFunction, type RuntimeConfig, type ScoreFunction } from '../src/runtime/model-config.ts';
 import { rankRow } from '../src/runtime/postprocess.ts';
+import { cacheKey, ResultCache } from '../src/runtime/release/result-cache.ts';
 import type { BackendPreference, BackendReason } from '../src/runtime/backend.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, ItemOutcome, LoadReport, ModelFiles } from '../src/runtime/protocol.ts';
 import { Sessions, type SessionHandle, type SessionHost } from './sessions.ts';
@@ -25,6 +26,8 @@ interface LoadedModel {
  */
 export class InferenceEngine {
   private readonly models = new Map<string, LoadedModel>();
+  /** Opt-in per model (the page says so with each batch); memory only. */
+  private readonly results = new ResultCache();
 
   constructor(private readonly sessions: SessionHost = new Sessions()) {}
 
@@ -68,22 +71,26 @@ export class InferenceEngine {
     };
   }
 
-  async classify(key: string, inputs: ClassifyInput[], k: number): Promise<BatchReport> {
+  /** `cache`: the model's result cache is on; when it is off, the version's entries are dropped. */
+  async classify(key: string, inputs: ClassifyInput[], k: number, cache = false): Promise<BatchReport> {
     const model = this.models.get(key);
     if (!model) throw new ModelLoadError(`Model ${key} is not loaded in this worker.`, { key });
+    if (!cache) this.results.dropVersion(key);
     // Narrowed by kind so each task's prepared items go back to that task's feeds.
-    return model.task.kind === 'image' ? this.classifyWith(model, model.task, inputs, k) : this.classifyWith(model, model.task, inputs, k);
+    return model.task.kind === 'image' ? this.classifyWith(model, model.task, inputs, k, cache) : this.classifyWith(model, model.task, inputs, k, cache);
   }
 
-  private async classifyWith<P>(model: LoadedModel, task: TaskAdapter<P>, inputs: ClassifyInput[], k: number): Promise<BatchReport> {
+  private async classifyWith<P>(model: LoadedModel, task: TaskAdapter<P>, inputs: ClassifyInput[], k: number, cache: boolean): Promise<BatchReport> {
     const items: ItemOutcome[] = [];
-    const prepared: { index: number; item: P }[] = [];
+    const prepared: { index: number; item: P; cacheKey?: string }[] = [];
     for (const [index, input] of inputs.entries()) {
       const started = performance.now();
       try {
         const { item, notes } = await task.prepare(input);
-        prepared.push({ index, item });
-        items[index] = { ok: true, value: { predictions: [], notes, preprocessMs: performance.now() - started } };
+        const key = cache ? await cacheKey(model.key, k, task.cacheBytes(item)) : undefined;
+        const hit = key !== undefined ? this.results.get(key) : undefined;
+        if (!hit) prepared.push({ index, item, ...(key !== undefined ? { cacheKey: key } : {}) });
+        items[index] = { ok: true, value: { predictions: hit ?? [], notes, preprocessMs: performance.now() - started, cached: hit !== undefined } };
       } catch (error) {
         items[index] = { ok: false, error: serializeError(error instanceof LanternError ? error : new InputError(`The input could not be prepared: ${(error as Error).message}`, { reason: 'unprepared' })) };
       }
@@ -112,6 +119,7 @@ export class InferenceEngine {
             displayNames: model.config.lantern?.display_names,
             localizedNames: model.config.lantern?.localized_display_names,
           });
+          if (p.cacheKey !== undefined) this.results.set(p.cacheKey, model.key, outcome.value.predictions);
         }
       });
       run.output.dispose();
@@ -123,6 +131,7 @@ export class InferenceEngine {
   async unload(key: string): Promise<void> {
     const model = this.models.get(key);
     this.models.delete(key);
+    this.results.dropVersion(key);
     await model?.handle.session.release();
   }
 }

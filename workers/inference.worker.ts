@@ -35,7 +35,7 @@ const api = {
     return engine.init(preference, workers, threads);
   },
   load: (files: ModelFiles) => engine.load(files),
-  classify: (key: string, inputs: ClassifyInput[], k: number) => engine.classify(key, inputs, k),
+  classify: (key: string, inputs: ClassifyInput[], k: number, cache?: boolean) => engine.classify(key, inputs, k, cache),
   unload: (key: string) => engine.unload(key),
   wasmMemory: () => wasmMemoryBytes(),
 } satisfies InferenceWorkerApi;

@@ -1,7 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeBundle } from '../../src/runtime/store/bundle.ts';
-import { CATALOG_FORMAT, catalogBytes, parseCatalog, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
+import { ValidationError } from '../../src/runtime/errors.ts';
+import { CATALOG_FORMAT, catalogBytes, parseCatalog, ReleaseEntrySchema, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
 import { buildManifest, type Manifest } from '../../src/runtime/store/manifest.ts';
 import { sign, type KeyFile, type SignatureFile } from '../../src/runtime/store/trust.ts';
 import type { ModelFolder } from './folder.ts';
@@ -32,6 +33,10 @@ export interface PackOptions {
   expiresAt?: string;
   /** A validation set the device runs before activating the release (see golden.ts). */
   golden?: GoldenSet;
+  /** Signed in the manifest: install in shadow, promote automatically at this bar. */
+  shadow?: Manifest['shadow'];
+  /** Catalog entry: the fraction of devices that install it automatically (staged rollout). */
+  rollout?: number;
 }
 
 /** How long a release may be installed after it was packed, unless the publisher says otherwise. */
@@ -42,6 +47,9 @@ export const CATALOG_VALIDITY_DAYS = 30;
 export const daysAfter = (iso: string, days: number): string => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
 
 export async function packRelease(model: ModelFolder, options: PackOptions): Promise<PackedRelease> {
+  if (options.rollout !== undefined && !ReleaseEntrySchema.shape.rollout.safeParse(options.rollout).success) {
+    throw new ValidationError('The rollout must be a fraction of devices between 0 and 1.');
+  }
   inspectModel(model);
   const files = [...model.files, ...(options.golden?.files ?? [])];
   const createdAt = options.createdAt ?? new Date().toISOString();
@@ -52,6 +60,7 @@ export async function packRelease(model: ModelFolder, options: PackOptions): Pro
     expiresAt: options.expiresAt ?? daysAfter(createdAt, RELEASE_VALIDITY_DAYS),
     files,
     ...(options.golden ? { validation: options.golden.validation } : {}),
+    ...(options.shadow ? { shadow: options.shadow } : {}),
     samples: model.samples.map(({ name, path, kind }) => ({ name, path, kind })),
     ...(options.chunkSize ? { chunkSize: options.chunkSize } : {}),
   });
@@ -67,6 +76,7 @@ export async function packRelease(model: ModelFolder, options: PackOptions): Pro
     id: manifest.id, version: manifest.version, sequence: manifest.sequence, title: manifest.title,
     manifest: `${dir}manifest.json`, signature: `${dir}manifest.sig.json`,
     size: manifest.files.reduce((n, f) => n + f.size, 0),
+    ...(options.rollout !== undefined ? { rollout: options.rollout } : {}),
   };
   return { manifest, manifestBytes: bytes, signatures, published, entry };
 }

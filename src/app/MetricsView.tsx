@@ -9,6 +9,7 @@ import { ExportBar } from './metrics/ExportBar.tsx';
 import { FailuresCard } from './metrics/FailuresCard.tsx';
 import { LatencyCard, seriesId } from './metrics/LatencyCard.tsx';
 import { MemoryCard } from './metrics/MemoryCard.tsx';
+import { ShadowCard } from './metrics/ShadowCard.tsx';
 import { StartCard } from './metrics/StartCard.tsx';
 import type { Services } from './services.ts';
 
@@ -67,6 +68,7 @@ export function MetricsView({ services }: { services: Services }) {
       {snapshot.series.length > 0 && <StartCard series={snapshot.series} />}
       {snapshot.models.length > 0 && <FailuresCard models={snapshot.models} />}
       {snapshot.models.filter((m) => m.ok > 0).map((m) => <DistributionCard key={m.modelId} model={m} />)}
+      <ShadowCard services={services} />
       <MemoryCard sampler={memory} />
     </div>
   );

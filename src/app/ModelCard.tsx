@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { Release, ModelOverview, Transfer, VersionRecord } from '../runtime/store/index.ts';
 import { formatBytes } from './format.ts';
 import { t } from './i18n/index.ts';
@@ -5,15 +6,20 @@ import { TransferBar } from './TransferBar.tsx';
 
 export interface ModelActions {
   install(release: Release): void;
+  /** Install next to the active version, in shadow, instead of activating it. */
+  installShadow(release: Release): void;
   resume(key: string): void;
   rollback(id: string, key: string): void;
   removeVersion(key: string): void;
   removeModel(id: string): void;
   cancel(id: string): void;
+  /** Export a version as a signed bundle for another device (Web Share, else a download). */
+  share(key: string): void;
 }
 
 function statusOf(model: ModelOverview, v: VersionRecord): string {
   if (model.pointer?.active === v.key) return t('models.status.active');
+  if (model.pointer?.shadow === v.key) return t('models.status.shadow');
   if (v.status === 'quarantined') return t('models.status.quarantined');
   if (v.status === 'rejected') return t('models.status.rejected');
   if (v.status === 'revoked') return t('models.status.revoked');
@@ -23,12 +29,14 @@ function statusOf(model: ModelOverview, v: VersionRecord): string {
 }
 
 /** One installed model: its versions, which is active, and what can be done with each. */
-export function ModelCard({ model, update, transfer, busy, actions }: {
+export function ModelCard({ model, update, transfer, busy, actions, children }: {
   model: ModelOverview;
   update?: Release;
   transfer?: Transfer;
   busy: boolean;
   actions: ModelActions;
+  /** Release controls shown under the versions (fallback, cache, shadow...). */
+  children?: ComponentChildren;
 }) {
   return (
     <section class="card model-card" data-testid={`model-${model.id}`} data-active={model.pointer?.active ?? ''}>
@@ -38,19 +46,23 @@ export function ModelCard({ model, update, transfer, busy, actions }: {
         <tbody>
           {model.versions.map((v) => {
             const active = model.pointer?.active === v.key;
+            const shadow = model.pointer?.shadow === v.key;
             return (
-              <tr key={v.key} data-testid={`version-${v.key}`} data-status={active ? 'active' : v.status}>
+              <tr key={v.key} data-testid={`version-${v.key}`} data-status={active ? 'active' : shadow ? 'shadow' : v.status}>
                 <td>{v.version}</td>
                 <td>{statusOf(model, v)}{v.reason ? ` — ${v.reason}` : ''}</td>
                 <td>{formatBytes(v.sizeBytes)}</td>
                 <td class="actions">
-                  {!active && v.status === 'ready' && (
+                  {!active && !shadow && v.status === 'ready' && (
                     <button type="button" disabled={busy} data-testid={`rollback-${v.key}`} onClick={() => actions.rollback(model.id, v.key)}>
                       {(model.versions.find((x) => x.key === model.pointer?.active)?.sequence ?? 0) > v.sequence ? t('models.rollback') : t('models.activate')}
                     </button>
                   )}
                   {v.status === 'downloading' && !transfer && (
                     <button type="button" disabled={busy} data-testid={`resume-${v.key}`} onClick={() => actions.resume(v.key)}>{t('models.resume')}</button>
+                  )}
+                  {v.status === 'ready' && (
+                    <button type="button" disabled={busy} data-testid={`share-${v.key}`} onClick={() => actions.share(v.key)}>{t('models.share')}</button>
                   )}
                   {!active && (
                     <button type="button" disabled={busy} data-testid={`delete-${v.key}`} onClick={() => actions.removeVersion(v.key)}>{t('models.delete')}</button>
@@ -65,10 +77,16 @@ export function ModelCard({ model, update, transfer, busy, actions }: {
         <p class="hint" data-testid={`expired-${model.id}`}>{t('models.releaseExpired', { date: model.expiresAt.slice(0, 10) })}</p>
       )}
       {transfer && <TransferBar transfer={transfer} onCancel={() => actions.cancel(model.id)} />}
+      {children}
       <p class="actions">
         {update && !transfer && (
           <button type="button" disabled={busy} data-testid={`update-${model.id}`} data-version={update.version} onClick={() => actions.install(update)}>
             {t('models.update', { version: update.version, size: formatBytes(update.size) })}
+          </button>
+        )}
+        {update && !transfer && model.pointer && (
+          <button type="button" disabled={busy} data-testid={`shadow-update-${model.id}`} onClick={() => actions.installShadow(update)}>
+            {t('models.tryShadow', { version: update.version })}
           </button>
         )}
         <button type="button" disabled={busy || Boolean(transfer)} data-testid={`remove-${model.id}`} onClick={() => actions.removeModel(model.id)}>{t('models.remove')}</button>

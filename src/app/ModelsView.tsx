@@ -1,4 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { ModelDescriptor } from '../runtime/index.ts';
+import { updatesFor } from '../runtime/release/index.ts';
 import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type Transfer } from '../runtime/store/index.ts';
 import { AddModel } from './AddModel.tsx';
 import { ConfirmDownload, type DownloadRequest } from './ConfirmDownload.tsx';
@@ -6,21 +8,26 @@ import { DataSettings } from './DataSettings.tsx';
 import { formatBytes, formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
+import { ModelPolicies } from './ModelPolicies.tsx';
 import { ErrorCard, errorCode, ErrorMessage } from './ResultCard.tsx';
+import { ShadowPanel } from './ShadowPanel.tsx';
+import { shareFile } from './share.ts';
 import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
 import { TransferBar } from './TransferBar.tsx';
 
 interface Snapshot {
   models: ModelOverview[];
+  /** Active versions, as the runtime sees them (labels for fallback choices). */
+  active: ModelDescriptor[];
   transfers: Transfer[];
   notices: RegistryNotice[];
   storage: { usage?: number; quota?: number; modelBytes: number };
 }
 
-async function snapshot(registry: ModelRegistry): Promise<Snapshot> {
-  const [models, storage] = await Promise.all([registry.overview(), registry.storageEstimate()]);
-  return { models, storage, transfers: registry.activeTransfers(), notices: registry.notices };
+async function snapshot(registry: ModelRegistry, services: Services): Promise<Snapshot> {
+  const [models, storage, active] = await Promise.all([registry.overview(), registry.storageEstimate(), services.lantern.models()]);
+  return { models, active, storage, transfers: registry.activeTransfers(), notices: registry.notices };
 }
 
 function noticeText(n: RegistryNotice): string {
@@ -36,6 +43,8 @@ export function ModelsView({ services }: { services: Services }) {
   const [opened, setOpened] = useState<OpenedRegistry | null>(null);
   const [state, setState] = useState<Snapshot | null>(null);
   const [releases, setReleases] = useState<Release[]>([]);
+  /** Updates listed for this device's models that its rollout bucket does not reach yet. */
+  const [notYet, setNotYet] = useState<Release[]>([]);
   const [catalogError, setCatalogError] = useState<Error | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
@@ -57,8 +66,12 @@ export function ModelsView({ services }: { services: Services }) {
     // A revocation published since start applies before any new release is offered.
     opened.refreshTrust().catch(() => undefined)
       .then(() => releasesFrom((url) => registry.catalog(url), savedCatalogs.list()))
-      .then(setReleases, setCatalogError);
-  }, [opened, registry, savedCatalogs]);
+      .then(async (found) => {
+        setReleases(found);
+        setNotYet((await updatesFor(registry, found, services.release.bucketFor)).notYet);
+      })
+      .catch(setCatalogError);
+  }, [opened, registry, savedCatalogs, services]);
 
   useEffect(() => {
     if (!registry) return undefined;
@@ -69,7 +82,7 @@ export function ModelsView({ services }: { services: Services }) {
       pending = true;
       setTimeout(() => {
         pending = false;
-        snapshot(registry).then(setState, setError);
+        snapshot(registry, services).then(setState, setError);
       }, 50);
     };
     refresh();
@@ -114,11 +127,16 @@ export function ModelsView({ services }: { services: Services }) {
 
   const actions: ModelActions = {
     install: (release) => download(`${release.title ?? release.id} ${release.version}`, release.size, () => void withSignal(release.id, (signal) => registry.install(release, signal))),
+    installShadow: (release) => download(`${release.title ?? release.id} ${release.version}`, release.size, () => void withSignal(release.id, (signal) => registry.install(release, signal, 'shadow'))),
     resume: (key) => download(key, versionSize(key), () => void withSignal(key.split('@')[0]!, (signal) => registry.resume(key, signal))),
     rollback: (id, key) => void run(() => registry.rollback(id, key)),
     removeVersion: (key) => void run(() => registry.removeVersion(key)),
     removeModel: (id) => void run(() => registry.removeModel(id)),
     cancel: (id) => controllers.current.get(id)?.abort(),
+    share: (key) => void run(async () => {
+      const { name, blob } = await registry.exportBundle(key);
+      await shareFile(new File([blob], name, { type: 'application/octet-stream' }));
+    }),
   };
 
   const latest = latestReleases(releases);
@@ -169,8 +187,18 @@ export function ModelsView({ services }: { services: Services }) {
 
       {state.models.map((model) => {
         const release = latest.get(model.id);
-        const update = release && release.sequence > (model.highestSequence ?? -1) ? release : undefined;
-        return <ModelCard key={model.id} model={model} update={update} transfer={state.transfers.find((tr) => tr.id === model.id)} busy={busy} actions={actions} />;
+        // A release already in shadow is decided by Promote / Reject, not installed again.
+        const inShadow = release !== undefined && model.pointer?.shadow === `${release.id}@${release.version}`;
+        const update = release && !inShadow && release.sequence > (model.highestSequence ?? -1) ? release : undefined;
+        return (
+          <ModelCard key={model.id} model={model} update={update} transfer={state.transfers.find((tr) => tr.id === model.id)} busy={busy} actions={actions}>
+            {update && notYet.some((r) => r.id === model.id && r.version === update.version) && (
+              <p class="hint" data-testid={`rollout-${model.id}`}>{t('models.rollout.notYet', { version: update.version, percent: formatPercent(update.rollout ?? 1, 0) })}</p>
+            )}
+            <ShadowPanel model={model} release={services.release} busy={busy} run={(action) => void run(action)} />
+            {model.pointer && <ModelPolicies modelId={model.id} models={state.active} settings={services.release.settings} />}
+          </ModelCard>
+        );
       })}
 
       {orphanTransfers.map((tr) => <TransferBar key={tr.id} transfer={tr} onCancel={() => actions.cancel(tr.id)} />)}

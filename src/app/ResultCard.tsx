@@ -56,6 +56,12 @@ export function ResultCard({ result, thumbnail }: { result: ClassificationResult
         <dt data-testid="model-version">{t('result.model', { id: result.modelId, version: result.version })}</dt>
         <dd>{result.coldStart ? t('result.cold') : t('result.warm')} · {t('result.batch', { size: result.batchSize })}</dd>
       </dl>
+      {result.cached && <p class="pill" data-testid="cached">{t('result.cached')}</p>}
+      {result.answeredByFallback && (
+        <p class="pill warn" data-testid="answered-by-fallback" data-requested={result.answeredByFallback.requested} data-code={result.answeredByFallback.code}>
+          {t('result.answeredByFallback', { requested: result.answeredByFallback.requested, id: result.modelId })}
+        </p>
+      )}
       {result.notes.length > 0 && (
         <ul class="notes" data-testid="notes">
           {result.notes.map((n, i) => <li key={i} data-kind={n.kind}>{noteText(n)}</li>)}

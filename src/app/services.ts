@@ -1,7 +1,8 @@
 import { Lantern } from '../runtime/index.ts';
 import { MetricsAggregator, MemorySampler, MetricsPersistence } from '../runtime/metrics/index.ts';
-import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator } from '../runtime/store/index.ts';
+import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator, SavedCatalogs } from '../runtime/store/index.ts';
 import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden } from '../runtime/field/index.ts';
+import { releaseControls, type ReleaseControls, autoUpdate } from '../runtime/release/index.ts';
 import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
 
@@ -22,6 +23,8 @@ export interface Services {
   data: DataPolicy;
   /** Batch, thread and metrics-window defaults sized to this device. */
   profile: RuntimeDefaults;
+  /** Per-model fallback and result-cache choices; shadow evaluation and its decisions. */
+  release: ReleaseControls;
 }
 
 /** Chromium-only navigator fields (Network Information API, Device Memory API). */
@@ -54,6 +57,13 @@ export function createServices(): Services {
   const models = openRegistry(document.baseURI, { storage: navigator.storage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern) });
   const metrics = new MetricsAggregator({ windowMs: profile.metricsWindowMs });
   const source = new StoreModelSource(models.then((m) => m.registry));
+  const release = releaseControls({
+    runtime: () => lantern,
+    registry: models.then((m) => m.registry),
+    candidate: (id) => source.candidate(id),
+    storage: globalThis.localStorage,
+    hidden: () => document.visibilityState === 'hidden',
+  });
   const watchVersions = autoRollback({ registry: models.then((m) => m.registry), source, onRolledBack: () => lantern.refreshModels() });
   const lantern: Lantern = Lantern.create({
     models: source,
@@ -63,6 +73,8 @@ export function createServices(): Services {
     maxQueued: Number(params.get('maxQueued')) || profile.maxQueued,
     maxBatch: profile.maxBatch,
     ...(profile.threads ? { threads: profile.threads } : {}),
+    policies: release.settings,
+    onAnswer: (modelId, input, result) => release.runner.observe(modelId, input, result),
     onRecord: (record) => {
       metrics.record(record);
       watchVersions(record);
@@ -90,7 +102,11 @@ export function createServices(): Services {
     workerWasm: () => lantern.workerMemory(),
     modelBytes: async () => (await (await models).registry.storageEstimate()).modelBytes,
   });
+  // Fleet updates: releases this device is in the staged rollout of, when the data policy allows.
+  void models
+    .then(({ registry }) => autoUpdate(registry, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed))
+    .then(() => lantern.refreshModels(), () => undefined);
   // No inference while the page is hidden: requests wait for the user to come back.
   pauseWhileHidden(lantern, document);
-  return { lantern, pwa, models, metrics, metricsStore, memory, data, profile };
+  return { lantern, pwa, models, metrics, metricsStore, memory, data, profile, release };
 }

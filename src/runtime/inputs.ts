@@ -60,6 +60,19 @@ export async function toWireInput(value: LanternInput): Promise<WireInput> {
   throw new InputError('Unsupported input: pass a string, a Blob/File, an ArrayBuffer, an ImageBitmap, ImageData, an <img>, a canvas or a VideoFrame.', { reason: 'unsupported-input' });
 }
 
+/**
+ * Whether the caller's input can be sent to a worker again after a request: not when its buffers
+ * were moved there (ArrayBuffer, ImageData), nor a bitmap or video frame whose lifetime is the
+ * caller's (a camera closes each frame once answered).
+ */
+export function resendable(value: LanternInput): boolean {
+  if (typeof value === 'string') return true;
+  if (value instanceof ArrayBuffer || isA<ImageData>(value, 'ImageData') || isA<ImageBitmap>(value, 'ImageBitmap') || isA<VideoFrame>(value, 'VideoFrame')) return false;
+  if (isA<Blob>(value, 'Blob') || isA<HTMLImageElement>(value, 'HTMLImageElement') || isA<HTMLCanvasElement>(value, 'HTMLCanvasElement') || isA<OffscreenCanvas>(value, 'OffscreenCanvas')) return true;
+  // The explicit wire form: text, or encoded bytes that are copied, not moved (see toWireInput).
+  return typeof value === 'object' && value !== null && 'kind' in value && (value.kind === 'text' || isA<Blob>(value.image, 'Blob') || value.image instanceof ArrayBuffer);
+}
+
 async function snapshot(source: HTMLImageElement | HTMLCanvasElement | OffscreenCanvas): Promise<WireInput> {
   let bitmap: ImageBitmap;
   try {

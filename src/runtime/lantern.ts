@@ -1,10 +1,11 @@
 import type { Backend, BackendPreference, BackendReason } from './backend.ts';
 import { defaultWorker } from './default-worker.ts';
-import { CancelledError, deserializeError, IntegrityError, LanternError, SignatureError, throwIfAborted, WorkerCrashedError } from './errors.ts';
-import { toWireInput, type LanternInput, type WireInput } from './inputs.ts';
+import { CancelledError, deserializeError, IntegrityError, LanternError, SignatureError, throwIfAborted, WorkerCrashedError, type ErrorCode } from './errors.ts';
+import { resendable, toWireInput, type LanternInput, type WireInput } from './inputs.ts';
 import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
 import type { Note } from './notes.ts';
 import type { Prediction } from './postprocess.ts';
+import { fallbackTrigger, primaryDeadline, sameLabels } from './release/fallback.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
 import { signedStore } from './store/signed-store.ts';
 import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles } from './worker-client.ts';
@@ -49,6 +50,10 @@ export interface ClassificationResult {
   /** Set on cold starts. */
   load?: LoadBreakdown;
   retried: boolean;
+  /** Answered from the in-memory result cache (the model did not run). */
+  cached: boolean;
+  /** Set when the requested model could not answer and its fallback model did (`modelId` is the fallback). */
+  answeredByFallback?: { requested: string; code: ErrorCode; reason: string };
   timings: StageTimings;
 }
 
@@ -77,6 +82,21 @@ export interface LanternOptions {
   maxBatch?: number;
   maxWaitMs?: number;
   onRecord?: (record: RequestRecord) => void;
+  /** Per-model choices made on this device (release/model-settings.ts); none by default. */
+  policies?: ModelPolicies;
+  /**
+   * Called after the active version of `modelId` answered a request (not from the cache, not by
+   * a fallback), with the input when it can be sent again (not one whose buffers were moved to
+   * the worker, nor a bitmap or frame the caller may close): shadow evaluation hooks in here
+   * (release/shadow-runner.ts).
+   */
+  onAnswer?: (modelId: string, input: LanternInput, result: ClassificationResult) => void;
+}
+
+/** Which model answers when one cannot, and which models may answer repeated inputs from memory. */
+export interface ModelPolicies {
+  fallbackFor(modelId: string): string | undefined;
+  cacheEnabled(modelId: string): boolean;
 }
 
 export interface LoadOptions {
@@ -116,7 +136,7 @@ interface Job {
  * recorded in the metrics. `close` frees its session in every worker.
  */
 export interface CandidateRun {
-  classify(input: ClassifyInput, options?: ClassifyOptions): Promise<ClassificationResult>;
+  classify(input: LanternInput, options?: ClassifyOptions): Promise<ClassificationResult>;
   close(): Promise<void>;
 }
 
@@ -158,7 +178,7 @@ const MAX_TOP_K = 5;
 export class Lantern {
   private readonly clients: WorkerClient[];
   /** Candidates being validated, by scheduling id (which is also their session key; never a model id: it has a colon). */
-  private readonly candidates = new Map<string, { descriptor: ModelDescriptor; files: ModelFiles }>();
+  private readonly candidates = new Map<string, { descriptor: ModelDescriptor; files: () => Promise<ModelFiles> }>();
   private readonly scheduler: Scheduler<Job, JobOutcome>;
   private readonly descriptors = new Map<string, ModelDescriptor>();
   private readonly describing = new Map<string, Promise<ModelDescriptor>>();
@@ -239,11 +259,16 @@ export class Lantern {
     this.descriptors.clear();
   }
 
-  /** Runs a version that is not active yet; see CandidateRun. */
-  candidate(descriptor: ModelDescriptor, files: ModelFiles): CandidateRun {
+  /**
+   * Runs a version that is not active (the validation gate's candidate, a shadow candidate); see
+   * CandidateRun. `files` may be read lazily, on each (re)load, so a long-lived candidate's bytes
+   * stay in the store between runs and are re-verified when read.
+   */
+  candidate(descriptor: ModelDescriptor, files: ModelFiles | (() => Promise<ModelFiles>)): CandidateRun {
     // A key of its own: the candidate's session never stands in for an installed version.
     const id = `candidate:${crypto.randomUUID()}`;
-    this.candidates.set(id, { descriptor, files: { ...files, key: id } });
+    const read = typeof files === 'function' ? files : () => Promise.resolve(files);
+    this.candidates.set(id, { descriptor, files: async () => ({ ...(await read()), key: id }) });
     return {
       classify: (input, options = {}) => this.run(id, input, { priority: 'background', ...options }),
       close: async () => {
@@ -319,11 +344,37 @@ export class Lantern {
     return settled.map((s) => (s as PromiseFulfilledResult<ClassificationResult>).value);
   }
 
+  /**
+   * Classifies with `modelId`, or with its fallback model when it cannot answer (see
+   * release/fallback.ts). Both outcomes are recorded, so a failing primary still trips its
+   * automatic rollback while the fallback keeps the user answered.
+   */
   async classify(modelId: string, input: LanternInput, options: ClassifyOptions = {}): Promise<ClassificationResult> {
     const submittedAt = performance.now();
+    const fallbackId = this.options.policies?.fallbackFor(modelId);
+    const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
+    try {
+      const result = await this.classifyWith(modelId, input, options, submittedAt, primaryDeadline(submittedAt, options.timeoutMs, fallbackId !== undefined));
+      if (!result.cached && resendable(input)) this.options.onAnswer?.(modelId, input, result);
+      return result;
+    } catch (error) {
+      const code = fallbackTrigger(error);
+      if (!fallbackId || !code || (deadline !== undefined && deadline <= performance.now())) throw error;
+      const [primary, backup] = await Promise.all([this.describe(modelId).catch(() => undefined), this.describe(fallbackId).catch(() => undefined)]);
+      if (!backup || (primary && !sameLabels(primary.labels, backup.labels))) throw error;
+      const reason = (error as Error).message;
+      // If the fallback cannot answer either (e.g. the input's buffers went to the failed run),
+      // the primary's failure is the one worth reporting.
+      const result = await this.classifyWith(fallbackId, input, options, submittedAt, deadline).catch(() => Promise.reject(error));
+      return { ...result, answeredByFallback: { requested: modelId, code, reason } };
+    }
+  }
+
+  /** One model's attempt, recorded in the metrics whatever its outcome. */
+  private async classifyWith(modelId: string, input: LanternInput, options: ClassifyOptions, submittedAt: number, deadline: number | undefined): Promise<ClassificationResult> {
     try {
       await this.describe(modelId, { signal: options.signal });
-      const result = await this.run(modelId, input, options, submittedAt);
+      const result = await this.run(modelId, input, { ...options, deadline }, submittedAt);
       const top = result.predictions[0];
       this.options.onRecord?.({
         ok: true, modelId, version: result.version, backend: result.backend, label: top?.label ?? '', score: top?.score ?? 0,
@@ -339,11 +390,12 @@ export class Lantern {
     }
   }
 
-  private async run(modelId: string, input: LanternInput, options: ClassifyOptions, submittedAt = performance.now()): Promise<ClassificationResult> {
+  /** `deadline` (a performance.now() time) overrides the one `timeoutMs` gives. */
+  private async run(modelId: string, input: LanternInput, options: ClassifyOptions & { deadline?: number | undefined }, submittedAt = performance.now()): Promise<ClassificationResult> {
     const wire = await toWireInput(input);
     try {
       const job: Job = { wire, handedOver: false, topK: options.topK ?? 3, submittedAt };
-      const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
+      const deadline = options.deadline ?? (options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined);
       const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
       const out = scheduled.value;
       return {
@@ -360,7 +412,7 @@ export class Lantern {
   /** What runs under a scheduling id: a candidate, or the source's active version of a model. */
   private async runnable(modelId: string): Promise<Runnable> {
     const candidate = this.candidates.get(modelId);
-    if (candidate) return { descriptor: candidate.descriptor, key: candidate.files.key, files: () => Promise.resolve(candidate.files) };
+    if (candidate) return { descriptor: candidate.descriptor, key: modelId, files: candidate.files };
     const descriptor = await this.describe(modelId);
     return { descriptor, key: `${descriptor.id}@${descriptor.version}`, files: (options) => this.source.files(modelId, options) };
   }
@@ -408,7 +460,7 @@ export class Lantern {
     const lost = jobs.map((j) => j.handedOver && j.wire.transfer.length > 0);
     const sending = jobs.filter((_, i) => !lost[i]);
     for (const job of sending) job.handedOver = true;
-    const batch = await client.classify(key, sending.map((j) => j.wire.input), MAX_TOP_K, signal, sending.flatMap((j) => j.wire.transfer));
+    const batch = await client.classify(key, sending.map((j) => j.wire.input), MAX_TOP_K, signal, sending.flatMap((j) => j.wire.transfer), this.options.policies?.cacheEnabled(modelId) ?? false);
     if (batch.backend === 'webgpu') this.onGpu = true;
     const fallbacks = [batch.fallback, cold ? report.fallback : undefined].filter((r) => r !== undefined);
     const notes = fallbacks.map((reason): Note => ({ kind: 'backend-fallback', reason }));
@@ -431,8 +483,12 @@ export class Lantern {
           ...(batch.fallback || report.fallback ? { fallback: batch.fallback ?? report.fallback } : {}),
           batchSize: batch.batchSize,
           coldStart: cold,
+          cached: item.value.cached,
           ...(cold ? { load: { filesMs, createMs: report.createMs } } : {}),
-          timings: { loadMs, preprocessMs: item.value.preprocessMs, inferenceMs: batch.inferenceMs, postprocessMs: batch.postprocessMs },
+          // A cached item did not take part in the batch's run.
+          timings: item.value.cached
+            ? { loadMs, preprocessMs: item.value.preprocessMs, inferenceMs: 0, postprocessMs: 0 }
+            : { loadMs, preprocessMs: item.value.preprocessMs, inferenceMs: batch.inferenceMs, postprocessMs: batch.postprocessMs },
         };
       }),
     };

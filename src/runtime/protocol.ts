@@ -61,6 +61,8 @@ export interface ItemResult {
   predictions: Prediction[];
   notes: Note[];
   preprocessMs: number;
+  /** Answered from the result cache (the model did not run for it). */
+  cached: boolean;
 }
 export type ItemOutcome = { ok: true; value: ItemResult } | { ok: false; error: SerializedError };
 
@@ -79,7 +81,8 @@ export interface InferenceWorkerApi {
   /** `threads` overrides the WASM thread count; otherwise the cores are split between `workers`. */
   init(preference: BackendPreference, workers: number, threads?: number): Promise<DeviceReport>;
   load(files: ModelFiles): Promise<LoadReport>;
-  classify(key: string, inputs: ClassifyInput[], k: number): Promise<BatchReport>;
+  /** `cache`: answer repeated inputs from the worker's in-memory result cache (opt-in per model). */
+  classify(key: string, inputs: ClassifyInput[], k: number, cache?: boolean): Promise<BatchReport>;
   unload(key: string): Promise<void>;
   /** Bytes of ORT's WebAssembly memory in this worker (null: not seen, e.g. nothing loaded yet). */
   wasmMemory(): number | null;

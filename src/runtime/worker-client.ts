@@ -159,9 +159,12 @@ export class WorkerClient {
     }, signal);
   }
 
-  /** `transferables` are moved to the worker instead of copied (the caller must not reuse them). */
-  classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal, transferables: Transferable[] = []): Promise<BatchReport> {
-    return this.call((live) => live.remote.classify(key, transfer(inputs, transferables), k), signal);
+  /**
+   * `transferables` are moved to the worker instead of copied (the caller must not reuse them);
+   * `cache`: answer repeated inputs from the worker's in-memory result cache (opt-in per model).
+   */
+  classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal, transferables: Transferable[] = [], cache = false): Promise<BatchReport> {
+    return this.call((live) => live.remote.classify(key, transfer(inputs, transferables), k, cache), signal);
   }
 
   unload(key: string): Promise<void> {

@@ -61,7 +61,7 @@ export class FakeInference implements InferenceWorkerApi {
     if (this.dead) return new Promise<never>(() => undefined);
     this.batches.push({ key, texts: inputs.map((i) => (i.kind === 'text' ? i.text : '')) });
     const items = inputs.map((input) => input.kind === 'text' && input.text !== ''
-      ? { ok: true as const, value: { predictions: [{ label: input.text, score: 1, index: 0 }, { label: 'other', score: 0, index: 1 }].slice(0, k), notes: [], preprocessMs: 0 } }
+      ? { ok: true as const, value: { predictions: [{ label: input.text, score: 1, index: 0 }, { label: 'other', score: 0, index: 1 }].slice(0, k), notes: [], preprocessMs: 0, cached: false } }
       : { ok: false as const, error: serializeError(new InputError('The text is empty.', { reason: 'empty-text' })) });
     return Promise.resolve({ items, backend: 'wasm', batchSize: inputs.length, inferenceMs: 1, postprocessMs: 0 });
   }

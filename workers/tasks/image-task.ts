@@ -31,6 +31,10 @@ export class ImageTask implements TaskAdapter<Float32Array> {
     return { [this.input]: new (ortApi().Tensor)('float32', batch, [group.length, channels, height, width]) };
   }
 
+  cacheBytes(item: Float32Array): Float32Array {
+    return item;
+  }
+
   private shape(plane: number): { height: number; width: number } {
     const target = tensorSize(this.preprocessor);
     if (target && target.height * target.width === plane) return target;

@@ -28,6 +28,8 @@ export interface TaskAdapter<P> {
   prepare(input: ClassifyInput): Promise<Prepared<P>>;
   /** The session's feeds for a batch of prepared inputs. */
   feeds(group: P[]): Record<string, ort.Tensor>;
+  /** What the model will see of a prepared input, for the result cache's key. */
+  cacheBytes(item: P): Uint32Array | Float32Array;
 }
 
 /** A loaded model's task: what it accepts and how a batch of inputs becomes its feeds. */

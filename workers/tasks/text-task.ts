@@ -34,6 +34,11 @@ export class TextTask implements TaskAdapter<EncodedText> {
     const values: Record<Role, () => BigInt64Array> = { ids: () => ids, mask: () => mask, typeIds: () => new BigInt64Array(ids.length) };
     return Object.fromEntries(this.roles.map(([name, role]) => [name, new (ortApi().Tensor)('int64', values[role](), dims)]));
   }
+
+  /** The token ids (padding and the mask follow from them). */
+  cacheBytes(item: EncodedText): Uint32Array {
+    return Uint32Array.from(item.ids);
+  }
 }
 
 /** Each input's role by its hub name; a single input of another name takes the token ids. */

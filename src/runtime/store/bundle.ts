@@ -22,7 +22,8 @@ const HeaderSchema = z.object({
   files: z.array(z.object({ path: z.string(), offset: z.number().int().nonnegative(), size: z.number().int().nonnegative() })),
 });
 
-export function writeBundle(manifestBytes: Uint8Array, signatures: SignatureFile, files: { path: string; bytes: Uint8Array }[]): Uint8Array<ArrayBuffer> {
+/** The bundle as consecutive parts (a `Blob` can be built from them without copying the files). */
+export function bundleParts(manifestBytes: Uint8Array, signatures: SignatureFile, files: { path: string; bytes: Uint8Array }[]): Uint8Array<ArrayBuffer>[] {
   let offset = manifestBytes.length;
   const entries = files.map((f) => {
     const entry = { path: f.path, offset, size: f.bytes.length };
@@ -33,7 +34,11 @@ export function writeBundle(manifestBytes: Uint8Array, signatures: SignatureFile
   const prefix = new Uint8Array(PREFIX);
   prefix.set(MAGIC);
   new DataView(prefix.buffer).setUint32(MAGIC.length, header.length, true);
-  return concatBytes([prefix, header, manifestBytes, ...files.map((f) => f.bytes)]);
+  return [prefix, header, manifestBytes, ...files.map((f) => f.bytes)] as Uint8Array<ArrayBuffer>[];
+}
+
+export function writeBundle(manifestBytes: Uint8Array, signatures: SignatureFile, files: { path: string; bytes: Uint8Array }[]): Uint8Array<ArrayBuffer> {
+  return concatBytes(bundleParts(manifestBytes, signatures, files));
 }
 
 /** What `Blob`/`File` offers; reading by slices keeps a large bundle out of memory. */

@@ -25,6 +25,12 @@ export const ReleaseEntrySchema = z.object({
   signature: z.string().max(500),
   /** Total bytes of the release's files. */
   size: z.number().int().nonnegative(),
+  /**
+   * Staged rollout: the fraction of devices (0–1) that install this release automatically, by
+   * each device's stable local bucket (release/rollout.ts). Absent: no device installs it
+   * automatically; users update from the Models screen.
+   */
+  rollout: z.number().min(0).max(1).optional(),
 });
 export const ReleaseCatalogSchema = z.object({
   format: z.literal(CATALOG_FORMAT),

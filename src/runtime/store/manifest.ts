@@ -45,6 +45,14 @@ export const ValidationSchema = z.object({
 });
 export type ReleaseValidation = z.infer<typeof ValidationSchema>;
 
+/** Promotion bar for a release installed in shadow: promoted automatically once met (release/shadow.ts). */
+export const ShadowPolicySchema = z.object({
+  /** Real requests the candidate must have run on. */
+  minRuns: z.number().int().positive().max(1_000_000),
+  /** Minimum top-1 agreement (0–1) with the active version. */
+  minAgreement: z.number().min(0).max(1),
+});
+
 export const ManifestSchema = z.object({
   format: z.literal(MANIFEST_FORMAT),
   id: ModelIdSchema,
@@ -65,6 +73,8 @@ export const ManifestSchema = z.object({
   samples: z.array(z.object({ name: z.string().max(100), path: RelativePath, kind: z.enum(['text', 'image']) })).max(MAX_SAMPLES).default([]),
   /** Optional golden set the device runs before activating this release (the validation gate). */
   validation: ValidationSchema.optional(),
+  /** Install in shadow next to the active version and promote automatically at this bar. */
+  shadow: ShadowPolicySchema.optional(),
 }).refine((m) => (m.validation?.items ?? []).every(({ input }) => input.kind === 'text' || m.files.some((f) => f.role === 'golden' && f.path === input.path)),
   'every golden image must be a listed file with role "golden"');
 export type Manifest = z.infer<typeof ManifestSchema>;
@@ -127,6 +137,7 @@ export interface PackInput {
   files: { path: string; role: FileRole; bytes: Uint8Array }[];
   samples?: Manifest['samples'];
   validation?: ReleaseValidation;
+  shadow?: z.infer<typeof ShadowPolicySchema>;
   chunkSize?: number;
 }
 
@@ -155,6 +166,7 @@ export async function buildManifest(input: PackInput): Promise<{ manifest: Manif
     files,
     samples: input.samples ?? [],
     ...(input.validation ? { validation: input.validation } : {}),
+    ...(input.shadow ? { shadow: input.shadow } : {}),
   };
   return { manifest: parseSchema(ManifestSchema, draft, 'The release manifest'), bytes: new TextEncoder().encode(`${JSON.stringify(draft, null, 1)}\n`) };
 }

@@ -224,3 +224,77 @@ describe('ModelStore storage errors', () => {
     for (const sha of allChunks(v1)) expect(await store.hasChunk(sha)).toBe(true);
   });
 });
+
+describe('ModelStore shadow candidates', () => {
+  async function stored(store: ModelStore, release: TestRelease): Promise<string> {
+    await store.beginInstall(release.manifest, release.bytes, release.signatures, { keyId: key.keyId });
+    await putChunks(store, release);
+    return versionKey(release.manifest);
+  }
+
+  it('puts a complete candidate in shadow next to the active version, which keeps answering', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    const candidate = await stored(store, await makeRelease(key, { version: '1.1.0', sequence: 2 }));
+    await store.enterShadow(candidate);
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', shadow: candidate });
+    expect((await store.version(candidate))?.status).toBe('ready');
+    // Not activated: the highest sequence is unchanged, so the active version is no downgrade.
+    expect(await store.highestSequence('demo')).toBe(1);
+  });
+
+  it('keeps the candidate through another version\'s activation and garbage collection', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    const candidate = await stored(store, await makeRelease(key, { version: '2.0.0', sequence: 3 }));
+    await store.enterShadow(candidate);
+    await install(store, await makeRelease(key, { version: '1.1.0', sequence: 2 }));
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.1.0', previous: 'demo@1.0.0', shadow: candidate });
+    expect(await store.version(candidate)).toBeDefined();
+  });
+
+  it('promotion is an activation: the candidate becomes active, the old one previous, no shadow left', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    const candidate = await stored(store, await makeRelease(key, { version: '1.1.0', sequence: 2 }));
+    await store.enterShadow(candidate);
+    await store.activate(candidate);
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: candidate, previous: 'demo@1.0.0' });
+    expect(await store.highestSequence('demo')).toBe(2);
+  });
+
+  it('rejection marks the candidate with its reason and leaves the active version alone', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    const candidate = await stored(store, await makeRelease(key, { version: '1.1.0', sequence: 2 }));
+    await store.enterShadow(candidate);
+    await store.rejectShadow(candidate, 'rejected after 50 shadow runs: 40.0% agreement');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+    expect(await store.version(candidate)).toMatchObject({ status: 'rejected', reason: 'rejected after 50 shadow runs: 40.0% agreement' });
+    await expect(store.activate(candidate)).rejects.toThrow(StorageError);
+    await expect(store.rejectShadow(candidate, 'again')).rejects.toThrow(StorageError);
+  });
+
+  it('refuses an incomplete candidate, the active version, and a model with nothing active', async () => {
+    const store = await freshStore();
+    const lone = await stored(store, await makeRelease(key, { version: '0.5.0', sequence: 1 }));
+    await expect(store.enterShadow(lone)).rejects.toThrow(/next to an active one/);
+    await install(store, await makeRelease(key, { version: '2.0.0', sequence: 5 }));
+    await expect(store.enterShadow('demo@2.0.0')).rejects.toThrow(StorageError);
+    const partial = await makeRelease(key, { version: '3.0.0', sequence: 6 });
+    await store.beginInstall(partial.manifest, partial.bytes, partial.signatures, { keyId: key.keyId });
+    await putChunks(store, partial, 1);
+    await expect(store.enterShadow('demo@3.0.0')).rejects.toThrow(/not completely downloaded/);
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@2.0.0' });
+  });
+
+  it('a quarantined candidate leaves shadow; the active version is untouched', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    const release = await makeRelease(key, { version: '1.1.0', sequence: 2 });
+    const candidate = await stored(store, release);
+    await store.enterShadow(candidate);
+    expect(await store.quarantine(candidate, 'bad bytes', [allChunks(release)[0]!])).toBe('demo@1.0.0');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+  });
+});

@@ -52,6 +52,8 @@ export interface PointerRecord {
   active: string;
   /** The last good version before `active`: kept for rollback and quarantine fallback. */
   previous?: string;
+  /** A candidate installed in shadow: runs next to `active` on real requests, never answers. */
+  shadow?: string;
 }
 
 interface StoreSchema extends DBSchema {
@@ -257,26 +259,36 @@ export class ModelStore {
   }
 
   /**
+   * A version that may be activated or evaluated in shadow: installed, not refused or revoked,
+   * every chunk stored, and not below a sequence floor in force. Returns its stamp for the floor.
+   */
+  private async assertActivatable(tx: WriteTx<Name[]>, key: string): Promise<{ version: VersionRecord; stamp: ReleaseStamp & { keyId?: string } }> {
+    const version = await tx.objectStore('versions').get(key);
+    const manifest = await tx.objectStore('manifests').get(key);
+    if (!version || !manifest || (version.status !== 'ready' && version.status !== 'downloading')) throw new StorageError('That version is not installed.', { key });
+    for (const sha of manifest.chunks) {
+      if ((await tx.objectStore('chunks').getKey(sha)) === undefined) throw new StorageError('That version is not completely downloaded.', { key });
+    }
+    const stamp = { id: version.id, version: version.version, sequence: version.sequence, ...(version.keyId ? { keyId: version.keyId } : {}), ...(manifest.sha256 ? { manifest: manifest.sha256 } : {}) };
+    assertNewer(await tx.objectStore('sequences').get(version.id), stamp, this.keyPolicy);
+    return { version, stamp };
+  }
+
+  /**
    * Makes a fully stored version the active one, in one transaction: re-checks that every chunk
    * is present and that the sequence is not a downgrade, moves the old active version to
    * `previous`, raises the highest sequence, then garbage-collects what is no longer retained.
    */
   async activate(key: string): Promise<void> {
     await this.write(ALL, async (tx) => {
-      const version = await tx.objectStore('versions').get(key);
-      const manifest = await tx.objectStore('manifests').get(key);
-      if (!version || !manifest || (version.status !== 'ready' && version.status !== 'downloading')) throw new StorageError('That version is not installed.', { key });
-      for (const sha of manifest.chunks) {
-        if ((await tx.objectStore('chunks').getKey(sha)) === undefined) throw new StorageError('That version is not completely downloaded.', { key });
-      }
+      const { version, stamp } = await this.assertActivatable(tx, key);
       const sequences = tx.objectStore('sequences');
-      const floor = await sequences.get(version.id);
-      assertNewer(floor, { ...version, ...(manifest.sha256 ? { manifest: manifest.sha256 } : {}) }, this.keyPolicy);
       const old = await tx.objectStore('pointers').get(version.id);
       if (old?.active === key) return;
       await tx.objectStore('versions').put({ ...version, status: 'ready' });
-      await tx.objectStore('pointers').put({ id: version.id, active: key, ...(old ? { previous: old.active } : {}) });
-      await sequences.put(raiseFloor(floor, version.id, { ...(version.keyId ? { keyId: version.keyId } : {}), sequence: version.sequence, ...(manifest.sha256 ? { manifest: manifest.sha256 } : {}) }));
+      // A candidate in shadow stays in shadow unless it is the one being activated (promotion).
+      await tx.objectStore('pointers').put({ id: version.id, active: key, ...(old ? { previous: old.active } : {}), ...(old?.shadow && old.shadow !== key ? { shadow: old.shadow } : {}) });
+      await sequences.put(raiseFloor(await sequences.get(version.id), version.id, stamp));
       await collectGarbage(tx, this.keyPolicy);
     });
   }
@@ -291,7 +303,7 @@ export class ModelStore {
       const pointer = await tx.objectStore('pointers').get(id);
       if (!target || target.id !== id || target.status !== 'ready' || !pointer) throw new StorageError('That version is not available for rollback.', { key });
       if (pointer.active === key) return;
-      await tx.objectStore('pointers').put({ id, active: key, previous: pointer.active });
+      await tx.objectStore('pointers').put({ ...pointer, active: key, previous: pointer.active });
     });
   }
 
@@ -315,14 +327,18 @@ export class ModelStore {
       const pointers = tx.objectStore('pointers');
       const pointer = await pointers.get(version.id);
       if (!pointer) return undefined;
+      if (pointer.shadow === key) {
+        await pointers.put(without(pointer, 'shadow'));
+        return pointer.active;
+      }
       if (pointer.previous === key) {
-        await pointers.put({ id: pointer.id, active: pointer.active });
+        await pointers.put(without(pointer, 'previous'));
         return pointer.active;
       }
       if (pointer.active !== key) return pointer.active;
       const previous = pointer.previous ? await tx.objectStore('versions').get(pointer.previous) : undefined;
       if (previous?.status === 'ready') {
-        await pointers.put({ id: pointer.id, active: previous.key });
+        await pointers.put({ ...without(pointer, 'previous'), active: previous.key });
         return previous.key;
       }
       await pointers.delete(pointer.id);
@@ -339,6 +355,34 @@ export class ModelStore {
   }
 
   /**
+   * Puts a fully stored candidate in shadow next to its model's active version, in one
+   * transaction: same completeness and downgrade checks as an activation, but the active
+   * version is untouched. A candidate already in shadow is replaced (and collected).
+   */
+  async enterShadow(key: string): Promise<void> {
+    await this.write(ALL, async (tx) => {
+      const { version } = await this.assertActivatable(tx, key);
+      const pointer = await tx.objectStore('pointers').get(version.id);
+      if (!pointer) throw new StorageError('A version can only be evaluated in shadow next to an active one.', { key });
+      if (pointer.active === key) throw new StorageError('The active version cannot be put in shadow.', { key });
+      await tx.objectStore('versions').put({ ...version, status: 'ready' });
+      await tx.objectStore('pointers').put({ ...pointer, shadow: key });
+      await collectGarbage(tx, this.keyPolicy);
+    });
+  }
+
+  /** Ends a shadow evaluation without promotion: the candidate is marked rejected (with why) and later collected. */
+  async rejectShadow(key: string, reason: string): Promise<void> {
+    await this.write(['versions', 'pointers'], async (tx) => {
+      const version = await tx.objectStore('versions').get(key);
+      const pointer = version && await tx.objectStore('pointers').get(version.id);
+      if (!version || pointer?.shadow !== key) throw new StorageError('That version is not in shadow.', { key });
+      await tx.objectStore('pointers').put(without(pointer, 'shadow'));
+      await tx.objectStore('versions').put({ ...version, status: 'rejected', reason });
+    });
+  }
+
+  /**
    * Automatic rollback, in one transaction: if `key` is still active and its previous version is
    * ready, the previous one becomes active and `key` is marked rejected. Returns the new active key.
    */
@@ -349,7 +393,7 @@ export class ModelStore {
       if (!version || pointer?.active !== key || !pointer.previous) return undefined;
       const previous = await tx.objectStore('versions').get(pointer.previous);
       if (previous?.status !== 'ready') return undefined;
-      await tx.objectStore('pointers').put({ id: version.id, active: previous.key });
+      await tx.objectStore('pointers').put({ ...without(pointer, 'previous'), active: previous.key });
       await tx.objectStore('versions').put({ ...version, status: 'rejected', reason });
       return previous.key;
     });
@@ -362,7 +406,8 @@ export class ModelStore {
       if (!version) return;
       const pointer = await tx.objectStore('pointers').get(version.id);
       if (pointer?.active === key) throw new StorageError('The active version cannot be deleted; activate or roll back to another one first.', { key });
-      if (pointer?.previous === key) await tx.objectStore('pointers').put({ id: pointer.id, active: pointer.active });
+      if (pointer?.previous === key) await tx.objectStore('pointers').put(without(pointer, 'previous'));
+      if (pointer?.shadow === key) await tx.objectStore('pointers').put(without(pointer, 'shadow'));
       await tx.objectStore('versions').delete(key);
       await tx.objectStore('manifests').delete(key);
       await collectGarbage(tx, this.keyPolicy);
@@ -409,17 +454,22 @@ export class ModelStore {
       const result: Revocation[] = [];
       for (const v of revoked) {
         const pointers = tx.objectStore('pointers');
-        const pointer = await pointers.get(v.id);
+        let pointer = await pointers.get(v.id);
         const wasActive = pointer?.active === v.key;
-        if (pointer && pointer.previous && gone.has(pointer.previous)) await pointers.put({ id: pointer.id, active: pointer.active });
-        if (!wasActive) {
+        // A revoked version is neither a rollback target nor a shadow candidate any more.
+        if (pointer?.previous && gone.has(pointer.previous)) pointer = without(pointer, 'previous');
+        if (pointer?.shadow && gone.has(pointer.shadow)) pointer = without(pointer, 'shadow');
+        if (pointer) await pointers.put(pointer);
+        if (!pointer || !wasActive) {
           result.push({ id: v.id, version: v.version, wasActive });
           continue;
         }
         const previous = pointer.previous ? await versions.get(pointer.previous) : undefined;
-        const candidates = (await versions.index('byModel').getAll(v.id)).filter((c) => c.status === 'ready').sort((a, b) => b.sequence - a.sequence);
+        const candidates = (await versions.index('byModel').getAll(v.id))
+          // A candidate still in shadow is never promoted by a revocation.
+          .filter((c) => c.status === 'ready' && c.key !== pointer.shadow).sort((a, b) => b.sequence - a.sequence);
         const fallback = previous?.status === 'ready' ? previous : candidates[0];
-        if (fallback) await pointers.put({ id: v.id, active: fallback.key });
+        if (fallback) await pointers.put({ ...without(pointer, 'previous'), active: fallback.key });
         else await pointers.delete(v.id);
         result.push({ id: v.id, version: v.version, wasActive, ...(fallback ? { fallback: fallback.version } : {}) });
       }
@@ -473,8 +523,13 @@ export class ModelStore {
   }
 }
 
+function without(pointer: PointerRecord, field: 'previous' | 'shadow'): PointerRecord {
+  const { [field]: _dropped, ...rest } = pointer;
+  return rest;
+}
+
 /**
- * Keeps each model's active and previous versions and any download still worth resuming;
+ * Keeps each model's active, previous and shadow versions and any download still worth resuming;
  * deletes every other version and every chunk none of the kept versions uses.
  */
 async function collectGarbage(tx: WriteTx<Name[]>, policy: KeyPolicy): Promise<void> {
@@ -482,6 +537,7 @@ async function collectGarbage(tx: WriteTx<Name[]>, policy: KeyPolicy): Promise<v
   for (const p of await tx.objectStore('pointers').getAll()) {
     retained.add(p.active);
     if (p.previous) retained.add(p.previous);
+    if (p.shadow) retained.add(p.shadow);
   }
   const highest = new Map((await tx.objectStore('sequences').getAll()).map((s) => [s.id, effectiveFloor(s, policy)]));
   for (const v of await tx.objectStore('versions').getAll()) {

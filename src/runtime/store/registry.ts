@@ -1,5 +1,5 @@
-import { BusyError, IntegrityError, isAbortError, LanternError, ModelLoadError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
-import { openBundle, type BundleSource } from './bundle.ts';
+import { BusyError, IntegrityError, isAbortError, LanternError, ModelLoadError, NetworkError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
+import { bundleParts, openBundle, type BundleSource } from './bundle.ts';
 import { assertCatalogFresh, catalogSignatureUrl, parseCatalog, releasesOf, type Release } from './catalog.ts';
 import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
 import { downloadRelease } from './downloader.ts';
@@ -64,6 +64,9 @@ export interface RegistryNotice {
   /** A fixed sentence (never input) saying why. */
   reason?: string;
 }
+
+/** `shadow`: evaluate next to the active version on real requests before promotion (release/shadow.ts). */
+export type InstallMode = 'activate' | 'shadow';
 
 export interface Transfer {
   id: string;
@@ -199,8 +202,11 @@ export class ModelRegistry {
 
   // --- installing ---------------------------------------------------------------------------
 
-  /** Downloads, verifies and activates a release listed in a catalog (or any allowed URL pair). */
-  async install(release: Pick<Release, 'manifestUrl' | 'signatureUrl'> & Partial<Release>, signal?: AbortSignal): Promise<VersionRecord> {
+  /**
+   * Downloads, verifies and activates a release listed in a catalog (or any allowed URL pair);
+   * or puts it in shadow next to the active version (`mode`, else what the signed manifest asks).
+   */
+  async install(release: Pick<Release, 'manifestUrl' | 'signatureUrl'> & Partial<Release>, signal?: AbortSignal, mode?: InstallMode): Promise<VersionRecord> {
     const [bytes, sigBytes] = await Promise.all([
       this.fetchBytes(release.manifestUrl, 'the release manifest', DOCUMENT_LIMITS.manifest, signal),
       this.fetchBytes(release.signatureUrl, 'the release signature', DOCUMENT_LIMITS.signature, signal, 'The release is not signed.'),
@@ -214,7 +220,7 @@ export class ModelRegistry {
       || (release.sequence !== undefined && release.sequence !== manifest.sequence) || (release.size !== undefined && release.size !== totalSize(manifest))) {
       throw new ValidationError('The catalog entry does not match the release it points to.');
     }
-    return this.installVerified(manifest, bytes, signatures, { keyId, sourceUrl: release.manifestUrl }, this.download(manifest, release.manifestUrl, signal));
+    return this.installVerified(manifest, bytes, signatures, { keyId, sourceUrl: release.manifestUrl }, this.download(manifest, release.manifestUrl, signal), mode);
   }
 
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
@@ -263,6 +269,7 @@ export class ModelRegistry {
     signatures: SignatureFile,
     origin: { keyId: string; sourceUrl?: string },
     transfer: (onProgress: (p: TransferProgress) => void) => Promise<unknown>,
+    mode?: InstallMode,
   ): Promise<VersionRecord> {
     const key = versionKey(manifest);
     if (this.transfers.has(manifest.id)) throw new BusyError(`${manifest.id} is already being installed.`, { id: manifest.id });
@@ -287,7 +294,9 @@ export class ModelRegistry {
         this.changed();
       }
     }
-    await store.activate(key);
+    // Shadow needs an active version to compare with; a first install is simply activated.
+    if ((mode ?? (manifest.shadow ? 'shadow' : 'activate')) === 'shadow' && await store.pointer(manifest.id)) await store.enterShadow(key);
+    else await store.activate(key);
     this.changed();
     return (await store.version(key))!;
   }
@@ -386,6 +395,55 @@ export class ModelRegistry {
     this.notices = [...this.notices, { kind: 'rolled-back', id: version.id, version: version.version, reason, ...(fallbackVersion ? { fallbackVersion } : {}) }];
     this.changed();
     return active;
+  }
+
+  /**
+   * A signed `.lantern` bundle of an installed version, to hand to a device with no connection
+   * (device-to-device sharing). The stored bytes are re-verified first, so a corrupted copy is
+   * never passed on; the receiving device verifies the bundle like any download.
+   */
+  async exportBundle(key: string): Promise<{ name: string; blob: Blob }> {
+    const { store } = this.options;
+    const [version, record] = await Promise.all([store.version(key), store.manifest(key)]);
+    if (!version || !record || version.status !== 'ready') throw new StorageError('Only a completely installed version can be shared.', { key });
+    const manifest = parseManifest(new Uint8Array(record.bytes));
+    const read = await readVerified(store, manifest);
+    if (!read.ok) throw new IntegrityError(`The stored copy of ${manifest.id} ${manifest.version} no longer matches its signed manifest; it cannot be shared.`, { key });
+    const files = manifest.files.map((f) => ({ path: f.path, bytes: read.byPath.get(f.path)! }));
+    const parts = bundleParts(new Uint8Array(record.bytes), record.signatures, files);
+    return { name: `${manifest.id}-${manifest.version}.lantern`, blob: new Blob(parts, { type: 'application/octet-stream' }) };
+  }
+
+  /** Makes a shadow candidate the active version (the old one becomes previous, kept for rollback). */
+  async promote(key: string): Promise<void> {
+    await this.options.store.activate(key);
+    this.changed();
+  }
+
+  /** Ends a shadow evaluation: the candidate is marked rejected with `reason` (a fixed sentence with figures). */
+  async rejectCandidate(key: string, reason: string): Promise<void> {
+    await this.options.store.rejectShadow(key, reason);
+    this.changed();
+  }
+
+  /** The manifest of the model's candidate in shadow, if it has one (no file is read). */
+  async candidateManifest(id: string): Promise<Manifest | undefined> {
+    const key = (await this.options.store.pointer(id))?.shadow;
+    const record = key ? await this.options.store.manifest(key) : undefined;
+    return record ? parseManifest(new Uint8Array(record.bytes)) : undefined;
+  }
+
+  /** The model's shadow candidate, verified like an active version before it may run; a mismatch quarantines it. */
+  async readCandidate(id: string): Promise<{ manifest: Manifest; read: VerifiedRead & { ok: true } } | undefined> {
+    const manifest = await this.candidateManifest(id);
+    if (!manifest) return undefined;
+    const key = versionKey(manifest);
+    const read = await readVerified(this.options.store, manifest);
+    if (read.ok) return { manifest, read };
+    await this.options.store.quarantine(key, 'stored bytes no longer match the signed manifest', read.badChunks);
+    this.notices = [...this.notices, { kind: 'quarantined', id, version: manifest.version }];
+    this.changed();
+    return undefined;
   }
 
   async removeVersion(key: string): Promise<void> {

@@ -1,4 +1,5 @@
-import { ModelLoadError } from '../errors.ts';
+import { IntegrityError, ModelLoadError } from '../errors.ts';
+import type { ShadowCandidate } from '../release/shadow-runner.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from '../model-source.ts';
 import type { ModelFiles } from '../worker-client.ts';
 import { latestReleases } from './catalog.ts';
@@ -67,6 +68,25 @@ export class StoreModelSource implements ModelSource {
   async files(id: string): Promise<ModelFiles> {
     const { manifest, read } = await (await this.registry()).readActive(id);
     return modelFiles(manifest, read);
+  }
+
+  /** The model's candidate in shadow, if any; its files are re-verified each time they are loaded. */
+  async candidate(id: string): Promise<ShadowCandidate | undefined> {
+    const registry = await this.registry();
+    const manifest = await registry.candidateManifest(id);
+    if (!manifest) return undefined;
+    return {
+      key: versionKey(manifest),
+      descriptor: toDescriptor(manifest),
+      ...(manifest.shadow ? { policy: manifest.shadow } : {}),
+      files: async () => {
+        const candidate = await registry.readCandidate(id);
+        if (!candidate || versionKey(candidate.manifest) !== versionKey(manifest)) {
+          throw new IntegrityError(`The shadow candidate ${manifest.version} of ${id} is no longer available.`, { id });
+        }
+        return modelFiles(candidate.manifest, candidate.read);
+      },
+    };
   }
 }
 

@@ -1,0 +1,36 @@
+import { agreement, latencyRatio, type ShadowFigures as Figures } from '../runtime/release/index.ts';
+import { formatNumber, t } from './i18n/index.ts';
+import { formatPercent } from './format.ts';
+
+const DASH = '–';
+
+/** A candidate's shadow figures: runs, agreement, latency ratio, errors, and both label distributions side by side. */
+export function ShadowFigures({ figures, active, candidate, testId }: { figures: Figures; active: string; candidate: string; testId: string }) {
+  const agreed = agreement(figures);
+  const ratio = latencyRatio(figures);
+  const labels = [...new Set([...Object.keys(figures.activeLabels), ...Object.keys(figures.candidateLabels)])].sort();
+  return (
+    <div class="shadow-figures" data-testid={testId} data-runs={figures.runs} data-agreement={agreed ?? ''} data-errors={figures.errors}>
+      <ul class="facts">
+        <li data-testid={`${testId}-runs`}>{t('shadow.runs', { runs: figures.runs, skipped: figures.skipped })}</li>
+        <li data-testid={`${testId}-agreement`}>{t('shadow.agreement', { agreement: agreed === undefined ? DASH : formatPercent(agreed) })}</li>
+        <li data-testid={`${testId}-latency`}>{t('shadow.latency', { ratio: ratio === undefined ? DASH : `×${formatNumber(ratio, { maximumFractionDigits: 2 })}` })}</li>
+        <li data-testid={`${testId}-errors`}>{t('shadow.errors', { errors: figures.errors })}</li>
+      </ul>
+      {labels.length > 0 && (
+        <div class="table-scroll">
+          <table class="stats" data-testid={`${testId}-labels`}>
+            <thead>
+              <tr><th scope="col">{t('shadow.label')}</th><th scope="col">{active}</th><th scope="col">{candidate}</th></tr>
+            </thead>
+            <tbody>
+              {labels.map((label) => (
+                <tr key={label}><th scope="row">{label}</th><td>{figures.activeLabels[label] ?? 0}</td><td>{figures.candidateLabels[label] ?? 0}</td></tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,65 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ReleaseControls, ReleaseDecision } from '../runtime/release/index.ts';
+import type { ModelOverview } from '../runtime/store/index.ts';
+import { formatPercent } from './format.ts';
+import { formatNumber, t } from './i18n/index.ts';
+import { ShadowFigures } from './ShadowFigures.tsx';
+
+/** `1.1.0` of `spam-filter@1.1.0`. */
+export const versionOf = (key: string): string => key.slice(key.indexOf('@') + 1);
+
+/** Redraws when shadow figures or decisions change. */
+export function useShadowUpdates(release: ReleaseControls): void {
+  const [, redraw] = useState(0);
+  useEffect(() => {
+    const offFigures = release.shadow.subscribe(() => redraw((n) => n + 1));
+    const offDecisions = release.decisions.subscribe(() => redraw((n) => n + 1));
+    return () => {
+      offFigures();
+      offDecisions();
+    };
+  }, [release]);
+}
+
+export function decisionText(d: ReleaseDecision): string {
+  return t(d.decision === 'promoted' ? 'shadow.decision.promoted' : 'shadow.decision.rejected', {
+    version: versionOf(d.key),
+    how: t(d.automatic ? 'shadow.how.automatic' : 'shadow.how.manual'),
+    runs: d.runs,
+    agreement: d.agreement === null ? '–' : formatPercent(d.agreement),
+    ratio: d.latencyRatio === null ? '–' : `×${formatNumber(d.latencyRatio, { maximumFractionDigits: 2 })}`,
+    errors: d.errors,
+  });
+}
+
+/** A model's candidate in shadow (figures, promote, reject) and its recent release decisions. */
+export function ShadowPanel({ model, release, busy, run }: {
+  model: ModelOverview;
+  release: ReleaseControls;
+  busy: boolean;
+  run: (action: () => Promise<unknown>) => void;
+}) {
+  useShadowUpdates(release);
+  const candidate = model.pointer?.shadow;
+  const decisions = release.decisions.decisions().filter((d) => d.key.startsWith(`${model.id}@`)).slice(0, 3);
+  if (!candidate && decisions.length === 0) return null;
+  return (
+    <div class="shadow" data-testid={`shadow-${model.id}`}>
+      {candidate && model.pointer && (
+        <>
+          <h3>{t('shadow.heading', { version: versionOf(candidate) })}</h3>
+          <ShadowFigures figures={release.shadow.figures(candidate)} active={versionOf(model.pointer.active)} candidate={versionOf(candidate)} testId={`shadow-figures-${model.id}`} />
+          <p class="actions">
+            <button type="button" disabled={busy} data-testid={`promote-${candidate}`} onClick={() => run(() => release.decisions.promote(candidate))}>{t('shadow.promote')}</button>
+            <button type="button" disabled={busy} data-testid={`reject-${candidate}`} onClick={() => run(() => release.decisions.reject(candidate))}>{t('shadow.reject')}</button>
+          </p>
+        </>
+      )}
+      {decisions.length > 0 && (
+        <ul class="decisions" data-testid={`decisions-${model.id}`}>
+          {decisions.map((d) => <li key={`${d.key}:${d.at}`} data-decision={d.decision} data-automatic={String(d.automatic)}>{decisionText(d)}</li>)}
+        </ul>
+      )}
+    </div>
+  );
+}

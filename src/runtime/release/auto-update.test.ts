@@ -1,0 +1,71 @@
+import 'fake-indexeddb/auto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Release } from '../store/catalog.ts';
+import { totalSize } from '../store/manifest.ts';
+import { OriginPolicy } from '../store/net.ts';
+import { ModelRegistry } from '../store/registry.ts';
+import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from '../store/test-helpers.ts';
+import type { KeyFile, TrustStore } from '../store/trust.ts';
+import { installRolledOut, updatesFor } from './auto-update.ts';
+
+let key: KeyFile;
+let trust: TrustStore;
+beforeAll(async () => ({ key, trust } = await keyAndTrust()));
+
+/** Total size of the files makeRelease signs (the catalog must state the signed size). */
+let releaseSize = 0;
+const entry = (version: string, sequence: number, rollout?: number): Release => ({
+  id: 'demo', version, sequence, manifest: '', signature: '', size: releaseSize,
+  ...urls(version),
+  ...(rollout !== undefined ? { rollout } : {}),
+});
+
+async function setup() {
+  const store = await freshStore();
+  const server = new FakeServer();
+  for (const [version, sequence] of [['1.0.0', 1], ['1.1.0', 2]] as const) {
+    const release = await makeRelease(key, { version, sequence });
+    releaseSize = totalSize(release.manifest);
+    server.add(release);
+  }
+  const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
+  return { store, registry };
+}
+
+const bucket = (b: number) => () => Promise.resolve(b);
+
+describe('automatic staged updates', () => {
+  it('install a release whose rollout reaches this device', async () => {
+    const { registry, store } = await setup();
+    await registry.install(entry('1.0.0', 1));
+    expect(await installRolledOut(registry, [entry('1.1.0', 2, 0.5)], bucket(0.2), () => true)).toEqual([]);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.1.0');
+  });
+
+  it('leave alone a release whose rollout does not reach it yet, and say so', async () => {
+    const { registry, store } = await setup();
+    await registry.install(entry('1.0.0', 1));
+    await installRolledOut(registry, [entry('1.1.0', 2, 0.1)], bucket(0.2), () => true);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+    expect((await updatesFor(registry, [entry('1.1.0', 2, 0.1)], bucket(0.2))).notYet.map((r) => r.version)).toEqual(['1.1.0']);
+  });
+
+  it('never install a release without a fraction, a model that is not installed, or without the data policy\'s consent', async () => {
+    const { registry, store } = await setup();
+    await installRolledOut(registry, [entry('1.0.0', 1, 1)], bucket(0), () => true);
+    expect(await store.pointer('demo')).toBeUndefined();
+    await registry.install(entry('1.0.0', 1));
+    await installRolledOut(registry, [entry('1.1.0', 2)], bucket(0), () => true);
+    await installRolledOut(registry, [entry('1.1.0', 2, 1)], bucket(0), () => false);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+  });
+
+  it('a later catalog with a larger fraction reaches the device', async () => {
+    const { registry, store } = await setup();
+    await registry.install(entry('1.0.0', 1));
+    await installRolledOut(registry, [entry('1.1.0', 2, 0.1)], bucket(0.3), () => true);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+    await installRolledOut(registry, [entry('1.1.0', 2, 0.5)], bucket(0.3), () => true);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.1.0');
+  });
+});

@@ -1,0 +1,54 @@
+import type { ModelRegistry } from '../store/registry.ts';
+import { ReleaseDecisions } from './decisions.ts';
+import { ModelSettings } from './model-settings.ts';
+import { ShadowBook } from './shadow-book.ts';
+import { ShadowRunner, type ShadowCandidate, type ShadowRuntime } from './shadow-runner.ts';
+import { deviceSeed, rolloutBucket } from './rollout.ts';
+import type { KeyValueStorage } from './stored-value.ts';
+
+/** The release controls the app wires into the runtime: per-model settings and shadow evaluation. */
+export interface ReleaseControls {
+  settings: ModelSettings;
+  shadow: ShadowBook;
+  runner: ShadowRunner;
+  decisions: ReleaseDecisions;
+  /** This device's staged-rollout bucket for a model (release/rollout.ts). */
+  bucketFor(modelId: string): Promise<number>;
+}
+
+export function releaseControls(deps: {
+  /** The runtime, once created (it takes `settings` and the runner's `observe`). */
+  runtime: () => ShadowRuntime & { refreshModels(): void };
+  registry: Promise<ModelRegistry>;
+  candidate(modelId: string): Promise<ShadowCandidate | undefined>;
+  storage: KeyValueStorage | undefined;
+  hidden(): boolean;
+}): ReleaseControls {
+  const shadow = new ShadowBook(deps.storage);
+  const runner: ShadowRunner = new ShadowRunner({
+    runtime: {
+      get queueDepth() { return deps.runtime().queueDepth; },
+      get schedulerStats() { return deps.runtime().schedulerStats; },
+      candidate: (descriptor, files) => deps.runtime().candidate(descriptor, files),
+    },
+    candidate: (id) => deps.candidate(id),
+    book: shadow,
+    hidden: deps.hidden,
+    // The release's own bar was met: promote without asking (recorded as automatic).
+    onReady: (candidate) => void decisions.promote(candidate.key, true).catch(() => undefined),
+  });
+  const decisions = new ReleaseDecisions({
+    registry: deps.registry,
+    book: shadow,
+    storage: deps.storage,
+    onDecided: () => {
+      deps.runtime().refreshModels();
+      runner.refresh();
+    },
+  });
+  // A new candidate (or one quarantined) changes what the runner should run.
+  void deps.registry.then((registry) => registry.subscribe(() => runner.refresh()));
+  let seed: string | undefined;
+  const bucketFor = (modelId: string) => rolloutBucket(seed ??= deviceSeed(deps.storage), modelId);
+  return { settings: new ModelSettings(deps.storage), shadow, runner, decisions, bucketFor };
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelRegistry } from '../store/registry.ts';
+import { describeFigures, ReleaseDecisions } from './decisions.ts';
+import { ShadowBook } from './shadow-book.ts';
+import { emptyFigures, withComparison, withError } from './shadow.ts';
+
+function setup() {
+  const calls: string[] = [];
+  const registry = {
+    promote: (key: string) => Promise.resolve(void calls.push(`promote ${key}`)),
+    rejectCandidate: (key: string, reason: string) => Promise.resolve(void calls.push(`reject ${key}: ${reason}`)),
+  } as unknown as ModelRegistry;
+  const book = new ShadowBook(undefined);
+  const decided: string[] = [];
+  const decisions = new ReleaseDecisions({ registry: Promise.resolve(registry), book, storage: undefined, onDecided: (key) => decided.push(key), now: () => new Date('2026-11-30T20:00:00Z') });
+  book.update('spam@2.0.0', (f) => [1, 2, 3, 4].reduce((g, i) => withComparison(g, { activeLabel: 'spam', candidateLabel: i === 4 ? 'ham' : 'spam', activeMs: 1, candidateMs: 2 }), f));
+  return { calls, book, decided, decisions };
+}
+
+describe('release decisions', () => {
+  it('a promotion is recorded with the figures it was decided on', async () => {
+    const { calls, book, decided, decisions } = setup();
+    await decisions.promote('spam@2.0.0', true);
+    expect(calls).toEqual(['promote spam@2.0.0']);
+    expect(decisions.decisions()).toEqual([{
+      key: 'spam@2.0.0', decision: 'promoted', automatic: true, at: '2026-11-30T20:00:00.000Z', runs: 4, agreement: 0.75, latencyRatio: 2, errors: 0,
+    }]);
+    expect(book.figures('spam@2.0.0').runs).toBe(0);
+    expect(decided).toEqual(['spam@2.0.0']);
+  });
+
+  it('a rejection stores its figures as the version\'s reason too', async () => {
+    const { calls, decisions } = setup();
+    await decisions.reject('spam@2.0.0');
+    expect(calls).toEqual(['reject spam@2.0.0: rejected after 4 shadow runs, 75.0% top-1 agreement, latency ×2.00, 0 errors']);
+    expect(decisions.decisions()[0]).toMatchObject({ decision: 'rejected', automatic: false, runs: 4 });
+  });
+
+  it('describes a candidate that never ran', () => {
+    expect(describeFigures(withError(emptyFigures()))).toBe('0 shadow runs, no top-1 agreement, latency not measured, 1 errors');
+  });
+});

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { ModelRegistry } from '../store/registry.ts';
+import type { ShadowBook } from './shadow-book.ts';
+import { agreement, latencyRatio, type ShadowFigures } from './shadow.ts';
+import { StoredValue, type KeyValueStorage } from './stored-value.ts';
+
+/**
+ * Promotion and rejection of shadow candidates, each recorded with the figures it was decided
+ * on (a local log of the last decisions, and the rejected version's reason in the store).
+ */
+const DecisionSchema = z.object({
+  key: z.string(),
+  decision: z.enum(['promoted', 'rejected']),
+  /** Decided by the release's own bar (manifest `shadow`), not by a person. */
+  automatic: z.boolean(),
+  at: z.string(),
+  runs: z.number().int().nonnegative(),
+  /** Top-1 agreement 0–1 (null before any run). */
+  agreement: z.number().nullable(),
+  latencyRatio: z.number().nullable(),
+  errors: z.number().int().nonnegative(),
+});
+export type ReleaseDecision = z.infer<typeof DecisionSchema>;
+
+/** Decisions kept: enough for a field audit, small enough for localStorage. */
+const KEPT = 50;
+
+/** The figures in one fixed English sentence (stored as a rejected version's reason). */
+export function describeFigures(f: ShadowFigures): string {
+  const agreed = agreement(f);
+  const ratio = latencyRatio(f);
+  return `${f.runs} shadow runs, ${agreed === undefined ? 'no' : `${(100 * agreed).toFixed(1)}%`} top-1 agreement, `
+    + `latency ${ratio === undefined ? 'not measured' : `×${ratio.toFixed(2)}`}, ${f.errors} errors`;
+}
+
+export class ReleaseDecisions {
+  private readonly log: StoredValue<ReleaseDecision[]>;
+
+  constructor(private readonly deps: {
+    registry: Promise<ModelRegistry>;
+    book: ShadowBook;
+    storage: KeyValueStorage | undefined;
+    /** After a decision: the runtime re-reads descriptors and drops the candidate's session. */
+    onDecided(key: string): void;
+    now?: () => Date;
+  }) {
+    this.log = new StoredValue(deps.storage, 'lantern.releaseDecisions', z.array(DecisionSchema), []);
+  }
+
+  decisions(): ReleaseDecision[] {
+    return this.log.value;
+  }
+
+  subscribe(listener: () => void): () => void {
+    return this.log.subscribe(listener);
+  }
+
+  async promote(key: string, automatic = false): Promise<void> {
+    const figures = this.deps.book.figures(key);
+    await (await this.deps.registry).promote(key);
+    this.record(key, 'promoted', automatic, figures);
+  }
+
+  async reject(key: string): Promise<void> {
+    const figures = this.deps.book.figures(key);
+    await (await this.deps.registry).rejectCandidate(key, `rejected after ${describeFigures(figures)}`);
+    this.record(key, 'rejected', false, figures);
+  }
+
+  private record(key: string, decision: ReleaseDecision['decision'], automatic: boolean, f: ShadowFigures): void {
+    const entry: ReleaseDecision = {
+      key, decision, automatic, at: (this.deps.now?.() ?? new Date()).toISOString(),
+      runs: f.runs, agreement: agreement(f) ?? null, latencyRatio: latencyRatio(f) ?? null, errors: f.errors,
+    };
+    this.log.set([entry, ...this.log.value].slice(0, KEPT));
+    this.deps.book.forget(key);
+    this.deps.onDecided(key);
+  }
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { StoredValue, type KeyValueStorage } from './stored-value.ts';
+
+/**
+ * Per-model release settings chosen on this device: which installed model answers when a model
+ * cannot (its fallback), and whether repeated inputs may be answered from the in-memory result
+ * cache. Only these choices are stored (localStorage), never an input or a result.
+ */
+export interface ModelReleaseSettings {
+  /** Id of another installed model with the same labels. */
+  fallback?: string;
+  /** Opt-in: answer repeated inputs from memory. */
+  cache?: boolean;
+}
+
+const SettingsSchema = z.record(z.string(), z.object({ fallback: z.string().optional(), cache: z.boolean().optional() }));
+
+export class ModelSettings {
+  private readonly stored: StoredValue<Record<string, ModelReleaseSettings>>;
+
+  constructor(storage: KeyValueStorage | undefined) {
+    this.stored = new StoredValue(storage, 'lantern.modelSettings', SettingsSchema, {});
+  }
+
+  get(id: string): ModelReleaseSettings {
+    return this.stored.value[id] ?? {};
+  }
+
+  fallbackFor(id: string): string | undefined {
+    const fallback = this.get(id).fallback;
+    // A model never falls back to itself (a loop would only fail twice).
+    return fallback !== id ? fallback : undefined;
+  }
+
+  cacheEnabled(id: string): boolean {
+    return this.get(id).cache === true;
+  }
+
+  set(id: string, patch: ModelReleaseSettings): void {
+    const next: ModelReleaseSettings = { ...this.get(id), ...patch };
+    if (!next.fallback) delete next.fallback;
+    if (!next.cache) delete next.cache;
+    this.stored.set({ ...this.stored.value, [id]: next });
+  }
+
+  subscribe(listener: () => void): () => void {
+    return this.stored.subscribe(listener);
+  }
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { emptyFigures, type ShadowFigures } from './shadow.ts';
+import { StoredValue, type KeyValueStorage } from './stored-value.ts';
+
+/**
+ * Where shadow figures live between reloads (a field device may take days to see enough real
+ * requests): counts per candidate version in localStorage, never an input. Dropped when the
+ * candidate is promoted or rejected (the decision keeps its own copy in the model store).
+ */
+const Counts = z.record(z.string(), z.number().int().nonnegative());
+const FiguresSchema = z.object({
+  runs: z.number().int().nonnegative(),
+  agreements: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+  skipped: z.number().int().nonnegative(),
+  activeMs: z.number().nonnegative(),
+  candidateMs: z.number().nonnegative(),
+  activeLabels: Counts,
+  candidateLabels: Counts,
+});
+
+export class ShadowBook {
+  private readonly stored: StoredValue<Record<string, ShadowFigures>>;
+
+  constructor(storage: KeyValueStorage | undefined) {
+    this.stored = new StoredValue(storage, 'lantern.shadowFigures', z.record(z.string(), FiguresSchema), {});
+  }
+
+  /** Figures of candidate `key` (`id@version`). */
+  figures(key: string): ShadowFigures {
+    return this.stored.value[key] ?? emptyFigures();
+  }
+
+  update(key: string, change: (figures: ShadowFigures) => ShadowFigures): ShadowFigures {
+    const next = change(this.figures(key));
+    this.stored.set({ ...this.stored.value, [key]: next });
+    return next;
+  }
+
+  forget(key: string): void {
+    if (!(key in this.stored.value)) return;
+    const { [key]: _dropped, ...rest } = this.stored.value;
+    this.stored.set(rest);
+  }
+
+  subscribe(listener: () => void): () => void {
+    return this.stored.subscribe(listener);
+  }
+}

@@ -1,0 +1,102 @@
+import 'fake-indexeddb/auto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OriginPolicy } from './net.ts';
+import { ModelRegistry } from './registry.ts';
+import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from './test-helpers.ts';
+import type { KeyFile, TrustStore } from './trust.ts';
+import type { PackInput } from './manifest.ts';
+
+let key: KeyFile;
+let trust: TrustStore;
+beforeAll(async () => ({ key, trust } = await keyAndTrust()));
+
+
+async function setup(...versions: (Partial<PackInput> & { version: string; sequence: number })[]) {
+  const store = await freshStore();
+  const server = new FakeServer();
+  for (const v of versions) server.add(await makeRelease(key, v));
+  return { store, registry: new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 }) };
+}
+
+describe('ModelRegistry shadow installs', () => {
+  it('installs a release in shadow on request: the active version keeps answering', async () => {
+    const { registry, store } = await setup({ version: '1.0.0', sequence: 1 }, { version: '1.1.0', sequence: 2 });
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.1.0'), undefined, 'shadow');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', shadow: 'demo@1.1.0' });
+    expect((await registry.activeManifest('demo'))?.manifest.version).toBe('1.0.0');
+    const candidate = await registry.readCandidate('demo');
+    expect(candidate?.manifest.version).toBe('1.1.0');
+    expect(candidate?.read.files.get('onnx')?.byteLength).toBe(10_000);
+  });
+
+  it('follows the signed manifest\'s shadow policy when the caller does not choose', async () => {
+    const { registry, store } = await setup({ version: '1.0.0', sequence: 1 }, { version: '1.1.0', sequence: 2, shadow: { minRuns: 50, minAgreement: 0.95 } });
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.1.0'));
+    expect((await store.pointer('demo'))?.shadow).toBe('demo@1.1.0');
+  });
+
+  it('activates a first install even when shadow is asked: there is nothing to compare with', async () => {
+    const { registry, store } = await setup({ version: '1.0.0', sequence: 1, shadow: { minRuns: 5, minAgreement: 1 } });
+    await registry.install(urls('1.0.0'), undefined, 'shadow');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+  });
+
+  it('promotes and rejects candidates', async () => {
+    const { registry, store } = await setup({ version: '1.0.0', sequence: 1 }, { version: '1.1.0', sequence: 2 }, { version: '1.2.0', sequence: 3 });
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.1.0'), undefined, 'shadow');
+    await registry.promote('demo@1.1.0');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.1.0', previous: 'demo@1.0.0' });
+    await registry.install(urls('1.2.0'), undefined, 'shadow');
+    await registry.rejectCandidate('demo@1.2.0', 'rejected by the user after 3 shadow runs');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.1.0', previous: 'demo@1.0.0' });
+    expect((await store.version('demo@1.2.0'))?.status).toBe('rejected');
+    expect(await registry.readCandidate('demo')).toBeUndefined();
+  });
+
+  it('quarantines a candidate whose stored bytes changed, with a notice, and keeps the active version', async () => {
+    const { registry, store } = await setup({ version: '1.0.0', sequence: 1 }, { version: '1.1.0', sequence: 2, chunkSize: 4096 });
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.1.0'), undefined, 'shadow');
+    const manifest = (await registry.readCandidate('demo'))!.manifest;
+    const sha = manifest.files.find((f) => f.role === 'onnx')!.chunks[0]!;
+    await store.putChunk(sha, new Uint8Array(4096).buffer);
+    expect(await registry.readCandidate('demo')).toBeUndefined();
+    expect(registry.notices).toEqual([{ kind: 'quarantined', id: 'demo', version: '1.1.0' }]);
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+  });
+});
+
+describe('ModelRegistry.exportBundle (device-to-device sharing)', () => {
+  it('exports an installed version that another device installs with the same checks and no network', async () => {
+    const { registry } = await setup({ version: '1.0.0', sequence: 1 });
+    await registry.install(urls('1.0.0'));
+    const { name, blob } = await registry.exportBundle('demo@1.0.0');
+    expect(name).toBe('demo-1.0.0.lantern');
+    const other = await setup();
+    const record = await other.registry.installBundle(blob);
+    expect(record).toMatchObject({ key: 'demo@1.0.0', status: 'ready' });
+    expect((await other.store.pointer('demo'))?.active).toBe('demo@1.0.0');
+  });
+
+  it('refuses to export a version whose stored bytes changed, or one that is not installed', async () => {
+    const { registry, store } = await setup({ version: '1.0.0', sequence: 1 });
+    await registry.install(urls('1.0.0'));
+    await expect(registry.exportBundle('demo@9.9.9')).rejects.toThrow('Only a completely installed version can be shared.');
+    const manifest = (await registry.activeManifest('demo'))!.manifest;
+    await store.putChunk(manifest.files[0]!.chunks[0]!, new Uint8Array(4096).buffer);
+    await expect(registry.exportBundle('demo@1.0.0')).rejects.toThrow(/no longer matches its signed manifest/);
+  });
+
+  it('a tampered export is refused by the receiving device, which keeps what it had', async () => {
+    const { registry } = await setup({ version: '1.0.0', sequence: 1 });
+    await registry.install(urls('1.0.0'));
+    const bytes = new Uint8Array(await (await registry.exportBundle('demo@1.0.0')).blob.arrayBuffer());
+    bytes[bytes.length - 100]! ^= 1;
+    const other = await setup();
+    await expect(other.registry.installBundle(new Blob([bytes]))).rejects.toThrow(/does not match/);
+    expect(await other.store.pointer('demo')).toBeUndefined();
+  });
+});
