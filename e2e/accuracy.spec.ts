@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCorpus, mailKey } from '../models/spam-filter/recipe/corpus.mjs';
 import { mailToText } from '../models/spam-filter/recipe/mail-text.mjs';
-import { openModel, ROOT } from './fixtures.ts';
+import { openModel, ROOT, withLantern } from './fixtures.ts';
 
 /**
  * Held-out accuracy measured in the browser, through the app's full path (scheduler, worker,
@@ -18,10 +18,9 @@ const readJson = <T>(path: string): T => JSON.parse(readFileSync(join(ROOT, path
 
 /** Classifies in chunks (the queue is bounded) and returns the top label of each item. */
 async function classifyAll(page: Page, modelId: string, count: number, script: string): Promise<string[]> {
-  return page.evaluate(async ({ modelId, count, script }) => {
-    const lantern = (globalThis as unknown as { lantern: { classify: (id: string, input: unknown, o?: object) => Promise<{ predictions: { label: string }[] }> } }).lantern;
-    // eslint-disable-next-line no-new-func -- not used: inputs come from the typed helpers below
-    const make = (globalThis as unknown as Record<string, (i: number) => Promise<unknown>>)[script]!;
+  return withLantern(page, async (lantern, { modelId, count, script }) => {
+    // The input maker a test installed in the page (see the tests below).
+    const make = (globalThis as unknown as Record<string, (i: number) => Promise<Parameters<typeof lantern.classify>[1]>>)[script]!;
     const labels: string[] = [];
     for (let start = 0; start < count; start += 128) {
       const chunk = await Promise.all(

@@ -1,6 +1,7 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DowngradeError, IntegrityError, SignatureError, StorageError, ValidationError } from '../errors.ts';
+import { MAX_LABELS } from '../schema-limits.ts';
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
 import { writeBundle } from './bundle.ts';
@@ -98,6 +99,36 @@ describe('attack: another publisher signs a model outside its scope', () => {
     await install(registry, v1);
     const takeover = await release(acme, 'spam-filter', '2.0.0', 2);
     await expect(registry.installBundle(bundleOf(takeover))).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, v1);
+  });
+});
+
+describe('attack: a trusted publisher signs a manifest built to exhaust the device', () => {
+  /** `edit` applied to a valid manifest of spam-filter 2.0.0, re-signed by the rightful key. */
+  async function signedEdit(edit: (json: Record<string, unknown>) => void): Promise<TestRelease> {
+    const good = await release(builtin, 'spam-filter', '2.0.0', 2);
+    const json = JSON.parse(new TextDecoder().decode(good.bytes)) as Record<string, unknown>;
+    edit(json);
+    const bytes = new TextEncoder().encode(JSON.stringify(json));
+    return { ...good, bytes, signatures: { signatures: [await sign(bytes, builtin)] } };
+  }
+
+  it.each([
+    ['100,000 labels', (json: Record<string, unknown>) => { json.labels = Array.from({ length: MAX_LABELS + 1 }, (_, i) => `l${i}`); }],
+    ['a 10 MB title', (json: Record<string, unknown>) => { json.title = 'x'.repeat(10_000_000); }],
+    ['a file of a million one-byte chunks', (json: Record<string, unknown>) => {
+      const [file] = json.files as Record<string, unknown>[];
+      Object.assign(file!, { size: 1_000_000, chunkSize: 1, chunks: new Array<string>(1_000_000).fill('0'.repeat(64)) });
+    }],
+  ])('refuses %s with a ValidationError, over the network and as a bundle; the active version answers', async (_name, edit) => {
+    const { registry, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const hostile = await signedEdit(edit);
+    publish(v1, hostile);
+    await install(registry, v1);
+    // Refused by the byte limit before parsing (the big ones) or by the schema: never parsed whole.
+    await expect(install(registry, hostile)).rejects.toThrow(ValidationError);
+    await expect(registry.installBundle(bundleOf(hostile))).rejects.toThrow(ValidationError);
     await expectAnswers(registry, v1);
   });
 });
