@@ -4,6 +4,7 @@ import { VitePWA } from 'vite-plugin-pwa';
 import { builtinModels } from './scripts/models-plugin.ts';
 import { precompressPlugin } from './scripts/precompress.ts';
 import { securityHeaders } from './scripts/headers.mjs';
+import { SCREENSHOTS } from './scripts/screenshots.ts';
 import { ORT_CACHE, ORT_FILE } from './workers/ort-offline.ts';
 
 /** Shown in the app so a user can tell which build answers; overridable for tests. */
@@ -40,6 +41,8 @@ export default defineConfig({
           { src: 'icons/icon-512.png', sizes: '512x512', type: 'image/png' },
           { src: 'icons/maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
         ],
+        // Real captures of the app, made by e2e/screenshots.spec.ts (UPDATE_SCREENSHOTS=1).
+        screenshots: SCREENSHOTS.map(({ file, width, height, formFactor, label }) => ({ src: `screenshots/${file}`, sizes: `${width}x${height}`, type: 'image/png', form_factor: formFactor, label })),
         // Entry points; src/app/launch.ts reads what each one puts in the URL.
         shortcuts: [
           { name: 'Classify an image', short_name: 'Image', url: '/?task=image-classification', icons: [{ src: 'icons/icon-192.png', sizes: '192x192' }] },
@@ -58,7 +61,8 @@ export default defineConfig({
         // The trust store and registry config are fetched network-first by the app (a revocation
         // must not wait for an app update); it keeps their last good copy for offline starts.
         globPatterns: ['**/*.{html,js,css,svg,png,json,webmanifest}'],
-        globIgnores: ['models/**', 'trust-store.json', 'registry-config.json'],
+        // Screenshots are for the install dialog, which fetches them itself: not worth a first visit's bytes.
+        globIgnores: ['models/**', 'screenshots/**', 'trust-store.json', 'registry-config.json'],
         runtimeCaching: [{
           urlPattern: ORT_FILE,
           handler: 'CacheFirst',
