@@ -35,7 +35,7 @@ export function ResultCard({ result, thumbnail }: { result: ClassificationResult
     <section class="card result" aria-labelledby="result-heading" data-testid="result" data-unsure={String(result.unsure)}>
       <h2 id="result-heading">{t('result.heading')}</h2>
       {thumbnail && <img class="thumb" src={thumbnail} alt={t('result.thumbnail')} data-testid="thumbnail" />}
-      {result.unsure && <p class="unsure" data-testid="unsure">{t('result.unsure', { threshold: formatPercent(result.unsureBelow) })}</p>}
+      {result.unsure && <p class="unsure" data-testid="unsure">{t('result.unsure', { threshold: formatPercent(result.unsureBelow, Number.isInteger(result.unsureBelow * 100) ? 0 : 1) })}</p>}
       <ol class="predictions" data-testid="predictions">
         {result.predictions.map((p, i) => {
           const name = shownName(p);
