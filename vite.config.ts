@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process';
 import { defaultClientConditions, defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { builtinModels } from './scripts/models-plugin.ts';
+import { offlineFiles } from './scripts/offline-files.ts';
 import { precompressPlugin } from './scripts/precompress.ts';
 import { securityHeaders } from './scripts/headers.mjs';
 import { ORT_CACHE, ORT_FILE } from './workers/ort-offline.ts';
@@ -16,9 +17,14 @@ function buildId(): string {
   }
 }
 
+/** What a device stores to work offline, with sizes: precache list, ORT builds, built-in models. */
+const offline = offlineFiles();
+
 export default defineConfig({
   plugins: [
     builtinModels(),
+    // After the models plugin: it reads the built-in catalog that one emits.
+    offline.plugin,
     VitePWA({
       // The page decides when a new version takes over (workbox-window, src/app/pwa.ts):
       // never while a classification is running, and only when the user accepts.
@@ -59,6 +65,8 @@ export default defineConfig({
         // must not wait for an app update); it keeps their last good copy for offline starts.
         globPatterns: ['**/*.{html,js,css,svg,png,json,webmanifest}'],
         globIgnores: ['models/**', 'trust-store.json', 'registry-config.json'],
+        // Writes offline-files.json from this very list (with sizes) and precaches it too.
+        manifestTransforms: [offline.manifestTransform],
         runtimeCaching: [{
           urlPattern: ORT_FILE,
           handler: 'CacheFirst',
