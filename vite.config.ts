@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process';
 import { defaultClientConditions, defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { builtinModels } from './scripts/models-plugin.ts';
+import { offlineFiles } from './scripts/offline-files.ts';
 import { precompressPlugin } from './scripts/precompress.ts';
 import { securityHeaders } from './scripts/headers.mjs';
 import { SCREENSHOTS } from './scripts/screenshots.ts';
@@ -17,9 +18,14 @@ function buildId(): string {
   }
 }
 
+/** What a device stores to work offline, with sizes: precache list, ORT builds, built-in models. */
+const offline = offlineFiles();
+
 export default defineConfig({
   plugins: [
     builtinModels(),
+    // After the models plugin: it reads the built-in catalog that one emits.
+    offline.plugin,
     VitePWA({
       // The page decides when a new version takes over (workbox-window, src/app/pwa.ts):
       // never while a classification is running, and only when the user accepts.
@@ -63,6 +69,8 @@ export default defineConfig({
         globPatterns: ['**/*.{html,js,css,svg,png,json,webmanifest}'],
         // Screenshots are for the install dialog, which fetches them itself: not worth a first visit's bytes.
         globIgnores: ['models/**', 'screenshots/**', 'trust-store.json', 'registry-config.json'],
+        // Writes offline-files.json from this very list (with sizes) and precaches it too.
+        manifestTransforms: [offline.manifestTransform],
         runtimeCaching: [{
           urlPattern: ORT_FILE,
           handler: 'CacheFirst',

@@ -1,27 +1,18 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { logPage, openModel, ROOT, withLantern } from './fixtures.ts';
+import { logPage, meteredConnection, openModel, ROOT, seriousViolations, withLantern } from './fixtures.ts';
 
 /**
  * Field use: accessibility (axe, keyboard only), Hindi, data policy on a metered connection,
  * and no inference while the page is hidden.
  *
- * A metered connection is simulated by replacing `navigator.connection` (the Network
- * Information API, which headless Chromium reports as unmetered) with `page.addInitScript`
- * before any app code runs; the page hidden by overriding `document.visibilityState` and
+ * A metered connection is simulated by replacing `navigator.connection` before any app code
+ * runs (fixtures.ts, meteredConnection); the page hidden by overriding `document.visibilityState` and
  * dispatching `visibilitychange`, exactly what a browser does when the tab goes to the background.
  */
 
 const SCREENS = ['classify', 'models', 'metrics'] as const;
-
-async function seriousViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
-}
 
 async function openScreen(page: Page, screen: (typeof SCREENS)[number]) {
   logPage(page);
@@ -133,12 +124,7 @@ test('the language switch re-renders the whole UI and is remembered', async ({ p
 });
 
 test.describe('on a metered connection', () => {
-  test.beforeEach(async ({ page }) => {
-    await page.addInitScript(() => {
-      const connection = Object.assign(new EventTarget(), { type: 'cellular', effectiveType: '4g', saveData: false, downlink: 10, rtt: 50 });
-      Object.defineProperty(Navigator.prototype, 'connection', { get: () => connection, configurable: true });
-    });
-  });
+  test.beforeEach(async ({ page }) => meteredConnection(page));
 
   test('skips the automatic update check, shows the size and asks before downloading', async ({ page }) => {
     logPage(page);

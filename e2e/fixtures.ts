@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { deflateSync } from 'node:zlib';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +82,25 @@ export function logPage(page: Page): void {
  */
 export function withLantern<R, A = undefined>(page: Page, fn: (lantern: Lantern, arg: A) => R | Promise<R>, arg?: A): Promise<R> {
   return page.evaluate(`(${fn.toString()})(globalThis.lantern, ${JSON.stringify(arg ?? null)})`) as Promise<R>;
+}
+
+/** axe (WCAG 2.1 A/AA) findings of serious or critical impact, one line each. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
+}
+
+/**
+ * Simulates a metered connection: replaces `navigator.connection` (the Network Information API,
+ * which headless Chromium reports as unmetered) before any app code runs.
+ */
+export async function meteredConnection(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const connection = Object.assign(new EventTarget(), { type: 'cellular', effectiveType: '4g', saveData: false, downlink: 10, rtt: 50 });
+    Object.defineProperty(Navigator.prototype, 'connection', { get: () => connection, configurable: true });
+  });
 }
 
 export async function openModel(page: Page, modelId: string, query = ''): Promise<void> {

@@ -3,8 +3,10 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHROMIUM, CHROMIUM_ARGS, logPage, ROOT } from './fixtures.ts';
-import { ortCache } from './ort-files.ts';
+import type { Backend } from '../src/runtime/index.ts';
+import type { OfflineFiles } from '../src/app/offline-files.ts';
+import { CHROMIUM, CHROMIUM_ARGS, logPage, meteredConnection, ROOT, seriousViolations, withLantern } from './fixtures.ts';
+import { count, ortCache, recordRequests } from './ort-files.ts';
 
 // These tests need the service worker (the rest of the suite blocks it for isolation).
 test.use({ serviceWorkers: 'allow' });
@@ -30,18 +32,57 @@ async function classifyBoth(page: Page): Promise<void> {
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
 }
 
-test('works offline after the first visit: reload and a new page, in the worker, still isolated', async ({ page, context }) => {
-  logPage(page);
-  await page.goto('/');
-  await waitForServiceWorker(page);
-  // The first visit installs the built-in models (and shows they work) while online.
-  await classifyBoth(page);
-  // ORT's build is not precached: the worker keeps the one this device uses (workers/ort-offline.ts).
-  await expect.poll(() => ortCache(page)).toHaveLength(2);
+/** The build's list of what a device stores offline (src/app/offline-files.ts). */
+const offlineFiles = JSON.parse(readFileSync(join(ROOT, process.env.E2E_DIST ?? 'dist', 'offline-files.json'), 'utf8')) as OfflineFiles;
+const sum = (files: { size: number }[]) => files.reduce((total, f) => total + f.size, 0);
+/** Total bytes for a device on `build`, and how the app writes it in English ("15.4 MB"). */
+function offlineTotal(build: Backend): { bytes: number; text: string } {
+  const bytes = sum(offlineFiles.precache) + sum(offlineFiles.ort[build]) + sum(offlineFiles.models);
+  return { bytes, text: `${(bytes / 2 ** 20).toFixed(1)} MB` };
+}
+const ORT_WASM = /\/assets\/ort-wasm-simd-threaded[^/]*\.wasm$/;
+const progressOf = (page: Page) => page.getByTestId('offline-progress').evaluate((el: HTMLProgressElement) => ({ value: el.value, max: el.max }));
 
+test('first visit: the download for offline use shows its size and progress, then "ready"; offline after that it works', async ({ page, context }) => {
+  logPage(page);
+  // ORT's wasm (most of the bytes) is held until the progress has been seen mid-way.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let holding = 0;
+  await context.route(ORT_WASM, async (route) => {
+    holding++;
+    await held;
+    await route.continue();
+  });
+  await page.goto('/');
+  const status = page.getByTestId('offline-status');
+  await expect(status).toHaveAttribute('data-phase', 'downloading');
+  const build = await withLantern(page, (lantern) => lantern.plannedBackend());
+  const total = offlineTotal(build);
+  await expect(status.getByRole('status')).toHaveText(new RegExp(`^Downloading for offline use: [\\d.,]+ \\S+ of ${total.text.replace('.', '\\.')}$`));
+  // The worker asked for ORT and waits; the shell and the built-in models arrive meanwhile: some, not all.
+  await expect.poll(() => holding).toBeGreaterThan(0);
+  await expect.poll(async () => (await progressOf(page)).value).toBeGreaterThan(0);
+  const midway = await progressOf(page);
+  expect(midway.max).toBe(total.bytes);
+  expect(midway.value).toBeLessThanOrEqual(total.bytes - sum(offlineFiles.ort[build]));
+  expect(await seriousViolations(page)).toEqual([]);
+
+  release();
+  await expect(status).toHaveAttribute('data-phase', 'ready');
+  await expect(status.getByRole('status')).toHaveText('Ready to work offline');
+  await expect(page.getByTestId('offline-ready')).toHaveText('Works offline');
+  // What the worker kept is exactly the build's files the total counted (workers/ort-offline.ts).
+  expect(await ortCache(page)).toEqual(offlineFiles.ort[build].map((f) => `/${f.url}`).sort((a, b) => Number(a.endsWith('.wasm')) - Number(b.endsWith('.wasm'))));
+  await context.unroute(ORT_WASM);
+
+  // "Ready" is the whole promise: offline straight away, without having classified online first.
   await context.setOffline(true);
   await page.reload();
   await expect(page.getByTestId('online')).toHaveText('Offline');
+  // A later visit does not nag: the small indicator only.
+  await expect(page.getByTestId('offline-ready')).toBeVisible();
+  await expect(page.getByTestId('offline-status')).toHaveCount(0);
   expect(await page.evaluate(() => Boolean(navigator.serviceWorker.controller))).toBe(true);
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
   await classifyBoth(page);
@@ -56,6 +97,30 @@ test('works offline after the first visit: reload and a new page, in the worker,
   await expect(second.getByTestId('threads')).toHaveAttribute('data-isolated', 'true');
   await classifyBoth(second);
   await context.setOffline(false);
+});
+
+test('first visit on a metered connection: the size comes first, ORT downloads only after the yes', async ({ page, context }) => {
+  logPage(page);
+  await meteredConnection(page);
+  const requests = recordRequests(context);
+  await page.goto('/');
+  const status = page.getByTestId('offline-status');
+  await expect(status).toHaveAttribute('data-phase', 'ask');
+  const total = offlineTotal(await withLantern(page, (lantern) => lantern.plannedBackend()));
+  // The Models screen's words: the size, and why we ask.
+  await expect(status).toContainText(`This download is ${total.text}. You are on a metered connection or data saver is on.`);
+  await expect(page.getByTestId('offline-download')).toHaveText(`Download ${total.text}`);
+  expect(await seriousViolations(page)).toEqual([]);
+  // The app shell installs meanwhile; the inference worker, whose start downloads ORT, has not started.
+  await waitForServiceWorker(page);
+  expect(count(requests, ORT_WASM)).toBe(0);
+  await expect(page.getByTestId('device-backend')).toHaveCount(0);
+
+  await page.getByTestId('offline-download').click();
+  await expect(status).toHaveAttribute('data-phase', 'ready');
+  await expect(status.getByRole('status')).toHaveText('Ready to work offline');
+  expect(count(requests, ORT_WASM)).toBeGreaterThan(0);
+  await expect(page.getByTestId('device-backend')).toBeVisible();
 });
 
 test('the manifest and service worker pass Chromium\'s installability checks', async ({ baseURL }) => {

@@ -6,11 +6,24 @@
  * worker's own download bypassed it; the copy comes from the HTTP cache (content-hashed files,
  * served immutable), not a second download.
  */
+import type { OrtBuild } from './ort.ts';
 
 /** The cache the service worker serves ORT's files from. */
 export const ORT_CACHE = 'lantern-ort';
 /** ORT's glue and wasm files in the build (workers/ort.ts imports them as URLs). */
 export const ORT_FILE = /\/assets\/ort-wasm-simd-threaded[^/]*\.(?:wasm|mjs)$/;
+
+/**
+ * Which of those files belong to which build, by the names the build gives them
+ * (`[name]-[hash][ext]`; workers/ort.ts imports `ort-wasm-simd-threaded.*` for the WASM-only
+ * build and `ort-wasm-simd-threaded.asyncify.*` for the WebGPU one). The build's offline list
+ * (scripts/offline-files.ts) sizes a device's download with these, and fails if one no longer
+ * matches exactly its glue and its wasm.
+ */
+export const ORT_BUILD_FILES = {
+  wasm: /\/assets\/ort-wasm-simd-threaded-[\w-]+\.(?:wasm|mjs)$/,
+  webgpu: /\/assets\/ort-wasm-simd-threaded\.asyncify-[\w-]+\.(?:wasm|mjs)$/,
+} as const satisfies Record<OrtBuild, RegExp>;
 
 /**
  * Puts `urls` into the ORT cache unless already there, and removes every other entry (an older

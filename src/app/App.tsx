@@ -6,6 +6,7 @@ import { ClassifyView } from './ClassifyView.tsx';
 import { t, type MessageKey } from './i18n/index.ts';
 import { backendReasonText } from './i18n/runtime-text.ts';
 import { LanguageSwitch, useLanguage } from './LanguageSwitch.tsx';
+import { OfflineBadge, OfflineStatus } from './OfflineStatus.tsx';
 import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
 
@@ -33,8 +34,9 @@ export function App({ services }: { services: Services }) {
   const [tab, setTab] = useState<TabId>(initialTab);
   const [device, setDevice] = useState<DeviceReport | null>(null);
   useEffect(() => {
-    lantern.device().then(setDevice, () => setDevice(null));
-  }, [lantern]);
+    // Starting the worker downloads ORT: on a metered connection, not before the user said yes.
+    services.offline.runtimeAllowed.then(() => lantern.device()).then(setDevice, () => setDevice(null));
+  }, [lantern, services]);
 
   return (
     <>
@@ -44,6 +46,7 @@ export function App({ services }: { services: Services }) {
         <LanguageSwitch />
         <p class="status" data-testid="device">
           <span class={online ? 'pill ok' : 'pill warn'} data-testid="online">{online ? t('status.online') : t('status.offline')}</span>
+          <OfflineBadge offline={services.offline} />
           {services.profile.lowEnd && <span class="pill" data-testid="low-end" title={t('status.lowEndHint')}>{t('status.lowEnd')}</span>}
           {device && (
             <>
@@ -57,6 +60,7 @@ export function App({ services }: { services: Services }) {
           )}
         </p>
       </header>
+      <OfflineStatus offline={services.offline} />
       <AppBanner services={services} />
       <nav class="tabs" aria-label={t('app.title')}>
         {TABS.map((item) => (

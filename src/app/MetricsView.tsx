@@ -46,8 +46,9 @@ export function MetricsView({ services }: { services: Services }) {
   }, [metrics]);
 
   useEffect(() => {
-    lantern.device().then(setDevice, () => setDevice(null));
-  }, [lantern]);
+    // As in the header: the worker (and ORT's download) waits for a metered connection's yes.
+    services.offline.runtimeAllowed.then(() => lantern.device()).then(setDevice, () => setDevice(null));
+  }, [lantern, services]);
 
   const backendsUsed = [...new Set(snapshot.series.map((s) => s.backend))];
   return (

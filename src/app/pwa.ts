@@ -24,6 +24,12 @@ export class PwaController {
   private readonly listeners = new Listeners<[PwaState]>();
   private workbox?: Workbox;
   private installEvent?: BeforeInstallPromptEvent;
+  private resolveRegistered!: (registration: ServiceWorkerRegistration | undefined) => void;
+  /**
+   * Settles once registration was tried: the registration, or undefined when there is no service
+   * worker (development build, unsupported, refused). Without one nothing is kept offline.
+   */
+  readonly registered = new Promise<ServiceWorkerRegistration | undefined>((resolve) => (this.resolveRegistered = resolve));
 
   start(): void {
     addEventListener('beforeinstallprompt', (event) => {
@@ -32,7 +38,10 @@ export class PwaController {
       this.set({ canInstall: true });
     });
     addEventListener('appinstalled', () => this.set({ canInstall: false, installed: true }));
-    if (!import.meta.env.PROD || !('serviceWorker' in navigator)) return;
+    if (!import.meta.env.PROD || !('serviceWorker' in navigator)) {
+      this.resolveRegistered(undefined);
+      return;
+    }
     this.workbox = new Workbox('/sw.js', { scope: '/' });
     this.workbox.addEventListener('waiting', () => this.set({ updateWaiting: true }));
     // Another tab accepted the update: reload so this one runs the same code.
@@ -40,7 +49,10 @@ export class PwaController {
       if (event.isUpdate) location.reload();
     });
     // Registration can be refused (private mode, policies): the app then simply runs online.
-    this.workbox.register().catch(() => undefined);
+    // Asked afterwards rather than taken from register(), which does not always reject then.
+    void this.workbox.register().catch(() => undefined)
+      .then(() => navigator.serviceWorker.getRegistration())
+      .then(this.resolveRegistered, () => this.resolveRegistered(undefined));
     // Check for a new version whenever the app comes back to the foreground (no polling).
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'visible' && navigator.onLine) void this.workbox?.update();

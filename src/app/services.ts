@@ -3,6 +3,7 @@ import { MetricsAggregator, MemorySampler, MetricsPersistence } from '../runtime
 import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator, SavedCatalogs } from '../runtime/store/index.ts';
 import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden } from '../runtime/field/index.ts';
 import { releaseControls, type ReleaseControls, autoUpdate } from '../runtime/release/index.ts';
+import { OfflineReadiness } from './offline-readiness.ts';
 import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
 
@@ -15,6 +16,8 @@ export interface Services {
   /** The signed model store, once the built-in models are installed (first start) or found. */
   models: Promise<OpenedRegistry>;
   pwa: PwaController;
+  /** The download for offline use; the inference worker waits for `offline.runtimeAllowed`. */
+  offline: OfflineReadiness;
   /** Aggregates of every request (never the inputs), persisted across reloads. */
   metrics: MetricsAggregator;
   metricsStore: MetricsPersistence;
@@ -81,15 +84,17 @@ export function createServices(): Services {
       if (record.ok) lastModel = record.modelId;
     },
   });
+  const pwa = new PwaController();
+  pwa.start();
+  const offline = new OfflineReadiness({ registered: pwa.registered, models, data, plannedBackend: () => lantern.plannedBackend(), base: document.baseURI });
+  void offline.start();
   // The model used last is loaded while the app is idle after start-up: its first request is warm.
   let lastModel = readLastModel();
   if (lastModel && typeof requestIdleCallback === 'function') {
     const wanted = lastModel;
     // An optimisation only: if it fails, the first real request reports why.
-    requestIdleCallback(() => void lantern.load(wanted).catch(() => undefined));
+    void offline.runtimeAllowed.then(() => requestIdleCallback(() => void lantern.load(wanted).catch(() => undefined)));
   }
-  const pwa = new PwaController();
-  pwa.start();
   const metricsStore = new MetricsPersistence(metrics);
   void metricsStore.start();
   // Hidden is the last moment a page is reliably alive (mobile browsers kill without unload).
@@ -108,5 +113,5 @@ export function createServices(): Services {
     .then(() => lantern.refreshModels(), () => undefined);
   // No inference while the page is hidden: requests wait for the user to come back.
   pauseWhileHidden(lantern, document);
-  return { lantern, pwa, models, metrics, metricsStore, memory, data, profile, release };
+  return { lantern, pwa, offline, models, metrics, metricsStore, memory, data, profile, release };
 }

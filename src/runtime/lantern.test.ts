@@ -55,6 +55,17 @@ describe('Lantern', () => {
     await lantern.classify('spam', text('a'));
     expect(await lantern.workerMemory()).toEqual([1024]);
   });
+
+  it('tells the backend a worker will choose without starting one', async () => {
+    const { lantern, log } = setup();
+    const adapter = (isFallbackAdapter: boolean) => ({ requestAdapter: async () => ({ info: { vendor: 'v', architecture: 'a', isFallbackAdapter } }) });
+    expect(await lantern.plannedBackend()).toBe('wasm');
+    vi.stubGlobal('navigator', { ...navigator, gpu: adapter(false) });
+    expect(await lantern.plannedBackend()).toBe('webgpu');
+    vi.stubGlobal('navigator', { ...navigator, gpu: adapter(true) });
+    expect(await lantern.plannedBackend()).toBe('wasm');
+    expect(log.started).toHaveLength(0);
+  });
 });
 
 describe('Lantern.candidate (the validation gate path)', () => {

@@ -1,4 +1,4 @@
-import type { Backend, BackendPreference, BackendReason } from './backend.ts';
+import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from './backend.ts';
 import { defaultWorker } from './default-worker.ts';
 import { CancelledError, deserializeError, IntegrityError, LanternError, SignatureError, throwIfAborted, WorkerCrashedError, type ErrorCode } from './errors.ts';
 import { resendable, toWireInput, type LanternInput, type WireInput } from './inputs.ts';
@@ -247,6 +247,15 @@ export class Lantern {
 
   device(): Promise<DeviceReport> {
     return this.clients[0]!.device();
+  }
+
+  /**
+   * The backend `device()` will choose, and so which ORT build a worker will download, without
+   * starting one: for telling a user the size of that download before it happens.
+   */
+  async plannedBackend(): Promise<Backend> {
+    const facts = { adapter: await probeAdapter(), crossOriginIsolated: globalThis.crossOriginIsolated ?? false, hardwareConcurrency: navigator.hardwareConcurrency };
+    return chooseBackend(this.options.backend ?? 'auto', facts).backend;
   }
 
   /** ORT's WebAssembly memory in each running worker (none is started to answer). */
