@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BusyError } from './errors.ts';
 import { goldenValidator } from './golden-gate.ts';
 import { Lantern } from './lantern.ts';
 import { readVerified } from './store/verified-read.ts';
@@ -64,6 +65,13 @@ describe('goldenValidator', () => {
     log.onClassify = (inputs, worker) => { if (inputs.some((i) => i.kind === 'text' && i.text === 'item 20') && crashes-- > 0) worker.die(); };
     expect(await goldenValidator(() => lantern)(manifest, read)).toEqual({ total: 40, correct: 40, failed: 0 });
     expect(log.started.length).toBe(2);
+  });
+
+  it('gives no verdict when the request queue is full: BusyError, not failed items', async () => {
+    const { createWorker } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+    lantern = new Lantern({ createWorker, models: fakeSource(['demo']), idleMs: 0, maxQueued: 4 });
+    const { manifest, read } = await candidate(Array.from({ length: 16 }, (_, i) => ({ text: `${i}`, label: `${i}` })));
+    await expect(goldenValidator(() => lantern!)(manifest, read)).rejects.toBeInstanceOf(BusyError);
   });
 
   it('submits the golden set in slices, so it never fills the request queue', async () => {

@@ -330,7 +330,8 @@ export class ModelRegistry {
     try {
       outcome = await this.options.validate(manifest, read);
     } catch (error) {
-      if (isAbortError(error)) throw error;
+      // Cancelled, or the runtime too busy to judge: no verdict, the version stays unactivated.
+      if (isAbortError(error) || error instanceof BusyError) throw error;
       outcome = { total, correct: 0, failed: total };
     }
     const reason = gateFailure(outcome, validation.threshold);

@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors.ts';
+import { BusyError, ValidationError } from '../errors.ts';
 import { OriginPolicy } from './net.ts';
 import { parseManifest, type ReleaseValidation } from './manifest.ts';
 import { ModelRegistry, type CandidateValidator, type GoldenOutcome } from './registry.ts';
@@ -80,6 +80,14 @@ describe('validation gate', () => {
     const crashed = await setup(new Error('worker died'));
     await expect(crashed.registry.installBundle(await bundleFor('1.1.0', 2, GOLDEN))).rejects.toThrow(/5 of 5 validation items failed/);
     expect((await crashed.store.pointer('demo'))?.active).toBe('demo@1.0.0');
+  });
+
+  it('a runtime too busy to judge is no verdict: BusyError, the candidate is not rejected and validates on resume', async () => {
+    const { store, registry } = await setup(new BusyError('The request queue is full.'));
+    await expect(registry.installBundle(await bundleFor('1.1.0', 2, GOLDEN))).rejects.toBeInstanceOf(BusyError);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+    expect((await store.version('demo@1.1.0'))?.status).not.toBe('rejected');
+    expect(registry.notices).toEqual([]);
   });
 
   it('a release without a golden set is not gated', async () => {
