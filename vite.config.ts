@@ -7,6 +7,7 @@ import { precompressPlugin } from './scripts/precompress.ts';
 import { securityHeaders } from './scripts/headers.mjs';
 import { SCREENSHOTS } from './scripts/screenshots.ts';
 import { ORT_CACHE, ORT_FILE } from './workers/ort-offline.ts';
+import { handleShareTarget, matchShareTarget, SHARE_ACTION } from './src/share-target.ts';
 
 /** Shown in the app so a user can tell which build answers; overridable for tests. */
 function buildId(): string {
@@ -57,8 +58,15 @@ export default defineConfig({
         file_handlers: [
           { action: '/?task=image-classification', accept: { 'image/*': ['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.avif'] } },
         ],
-        // Text and links only (GET needs no service-worker handler; sharing images needs a POST one).
-        share_target: { action: '/', method: 'GET', enctype: 'application/x-www-form-urlencoded', params: { title: 'title', text: 'text', url: 'url' } },
+        // Images, text and links. A manifest has one share target, and files need a multipart POST,
+        // so text comes by POST too: the service worker answers it (src/share-target.ts, the
+        // runtimeCaching route below) with a redirect to a URL the app reads.
+        share_target: {
+          action: SHARE_ACTION,
+          method: 'POST',
+          enctype: 'multipart/form-data',
+          params: { title: 'title', text: 'text', url: 'url', files: [{ name: 'image', accept: ['image/*', '.png', '.jpg', '.jpeg', '.webp', '.gif', '.avif'] }] },
+        },
       },
       workbox: {
         // App shell and worker. Models live in the IndexedDB store, not here. ORT's wasm builds
@@ -75,6 +83,12 @@ export default defineConfig({
           urlPattern: ORT_FILE,
           handler: 'CacheFirst',
           options: { cacheName: ORT_CACHE },
+        }, {
+          // Workbox writes these two functions into sw.js from their source (src/share-target.ts
+          // says why they are self-contained); a script of our own would need importScripts.
+          urlPattern: matchShareTarget,
+          handler: handleShareTarget,
+          method: 'POST',
         }],
         navigateFallback: 'index.html',
         navigateFallbackDenylist: [/^\/models\//],

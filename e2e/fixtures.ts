@@ -103,6 +103,15 @@ export async function meteredConnection(page: Page): Promise<void> {
   });
 }
 
+/** Waits until the page's service worker is active (tests that use one: `serviceWorkers: 'allow'`). */
+export async function waitForServiceWorker(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    // Precaching happens during install; `ready` resolves once the worker is active.
+    if (!registration.active) throw new Error('no active service worker');
+  });
+}
+
 export async function openModel(page: Page, modelId: string, query = ''): Promise<void> {
   logPage(page);
   await page.goto(`/?model=${modelId}${query}`);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Backend } from '../src/runtime/index.ts';
 import type { OfflineFiles } from '../src/app/offline-files.ts';
-import { CHROMIUM, CHROMIUM_ARGS, logPage, meteredConnection, ROOT, seriousViolations, withLantern } from './fixtures.ts';
+import { CHROMIUM, CHROMIUM_ARGS, logPage, meteredConnection, ROOT, seriousViolations, waitForServiceWorker, withLantern } from './fixtures.ts';
 import { count, ortCache, recordRequests } from './ort-files.ts';
 
 // These tests need the service worker (the rest of the suite blocks it for isolation).
@@ -13,14 +13,6 @@ test.use({ serviceWorkers: 'allow' });
 
 const upright = readFileSync(join(ROOT, 'models/doc-orientation/samples/upright.png'));
 const spam = readFileSync(join(ROOT, 'models/spam-filter/samples/spam.txt'), 'utf8');
-
-async function waitForServiceWorker(page: Page): Promise<void> {
-  await page.evaluate(async () => {
-    const registration = await navigator.serviceWorker.ready;
-    // Precaching happens during install; `ready` resolves once the worker is active.
-    if (!registration.active) throw new Error('no active service worker');
-  });
-}
 
 async function classifyBoth(page: Page): Promise<void> {
   await page.getByTestId('model-select').selectOption('doc-orientation');

@@ -39,6 +39,8 @@ export function contentSecurityPolicy(options) {
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
+    // The app posts no forms. The share target's POST (src/share-target.ts) is the browser's own
+    // navigation, not a form of a page under this policy, so this does not stop it.
     "form-action 'none'",
     "frame-ancestors 'none'",
     "manifest-src 'self'",

@@ -6,7 +6,8 @@
  * service worker and the web manifest are always revalidated so updates are seen.
  * Precompressed `.br`/`.gz` siblings written at build time (precompress.ts) are sent to
  * browsers that accept them, with `Vary: Accept-Encoding`; Range requests get the plain file
- * (a byte range of a compressed stream is useless to the downloader).
+ * (a byte range of a compressed stream is useless to the downloader). A share posted before the
+ * service worker is installed gets a 303 to the app.
  * Usage: node scripts/serve.mjs [--dir dist] [--port 4173] [--host 127.0.0.1] [--connect-src ORIGIN]...
  */
 import { createServer } from 'node:http';
@@ -64,6 +65,13 @@ async function negotiate(file, req) {
  * @param {import('node:http').ServerResponse} res
  */
 async function handle(root, headers, req, res) {
+  const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+  // The manifest's share target (src/share-target.ts) posts here and the service worker answers.
+  // A share before that worker is installed reaches us instead: it is lost, but the app opens.
+  if (req.method === 'POST' && pathname === '/share-target') {
+    res.writeHead(303, { ...headers, Location: '/' });
+    return res.end();
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { ...headers, Allow: 'GET, HEAD' });
     return res.end();
@@ -74,7 +82,6 @@ async function handle(root, headers, req, res) {
     return res.end('Bad request');
   }
   // SPA fallback for navigations only; a missing asset is a real 404.
-  const pathname = (req.url ?? '/').split('?')[0] ?? '/';
   if (found.status === 404 && !extname(pathname)) found = await resolveInside(root, '/index.html');
   if (found.status !== 200) {
     res.writeHead(404, { ...headers, 'Content-Type': 'text/plain' });

@@ -55,6 +55,15 @@ describe('npm start (scripts/serve.mjs)', () => {
     expect((await fetch(`${base}/assets/missing-abcdefgh.js`)).status).toBe(404);
   });
 
+  it('sends a share posted before the service worker is installed to the app, and refuses other posts', async () => {
+    const form = new FormData();
+    form.append('text', 'Win a cruise');
+    const shared = await fetch(`${base}/share-target`, { method: 'POST', body: form, redirect: 'manual' });
+    expect(shared.status).toBe(303);
+    expect(shared.headers.get('location')).toBe('/');
+    expect((await fetch(`${base}/`, { method: 'POST', body: form })).status).toBe(405);
+  });
+
   it('answers Range requests: closed, open, suffix, unsatisfiable', async () => {
     const url = `${base}/assets/ort-abcdefgh.wasm`;
     const get = (range: string) => fetch(url, { headers: { Range: range } });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelDescriptor } from '../runtime/lantern.ts';
+import { SHARED_CACHE } from '../share-target.ts';
 import { consumeLaunchedFiles, launchFromUrl, launchModel } from './launch.ts';
 
 const model = (id: string, task: ModelDescriptor['task']) => ({ id, task }) as ModelDescriptor;
@@ -17,11 +18,32 @@ describe('launch from the manifest entry points', () => {
     expect(launchFromUrl('?text=%20%20')).toEqual({});
   });
 
+  it('images shared to Lantern ask for an image model', () => {
+    expect(launchFromUrl('?task=image-classification&shared=abc')).toEqual({ sharedFiles: 'abc', task: 'image-classification' });
+    expect(launchModel(models, launchFromUrl('?shared=abc'))?.id).toBe('fashion');
+  });
+
   it('hands the files the OS opened with Lantern to the classifier', async () => {
     const file = new File(['x'], 'a.png', { type: 'image/png' });
     let consumer: ((params: { files: { getFile(): Promise<File> }[] }) => void) | undefined;
-    const got = new Promise<File[]>((resolve) => consumeLaunchedFiles(resolve, { launchQueue: { setConsumer: (c) => { consumer = c; } } }));
+    const noCaches = { open: () => Promise.reject(new Error('not a share')), delete: () => Promise.reject(new Error('not a share')) };
+    const got = new Promise<File[]>((resolve) => consumeLaunchedFiles(resolve, { launchQueue: { setConsumer: (c) => { consumer = c; } }, location: { search: '' }, caches: noCaches }));
     consumer!({ files: [{ getFile: async () => file }] });
     expect(await got).toEqual([file]);
+  });
+
+  it('hands the images shared to Lantern to the same classifier path, and empties their cache', async () => {
+    const file = new File(['x'], 'photo.png', { type: 'image/png' });
+    const deleted: string[] = [];
+    const caches = {
+      open: async (name: string) => ({
+        keys: async () => [new Request(`https://lantern.test/share-target/abc/0/photo.png`)].filter(() => name === SHARED_CACHE),
+        match: async () => new Response(file),
+      }),
+      delete: async (name: string) => deleted.push(name) > 0,
+    };
+    const got = await new Promise<File[]>((resolve) => consumeLaunchedFiles(resolve, { location: { search: '?task=image-classification&shared=abc' }, caches }));
+    expect(got.map((f) => [f.name, f.type])).toEqual([['photo.png', 'image/png']]);
+    expect(deleted).toEqual([SHARED_CACHE]);
   });
 });

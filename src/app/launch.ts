@@ -1,15 +1,19 @@
 import type { ModelDescriptor } from '../runtime/index.ts';
+import { takeSharedFiles, type SharedStorage } from '../share-target.ts';
 
 /**
  * How the app was opened, from the web app manifest's entry points: a shortcut or the file
- * handler (`?task=image-classification`), the share target (GET `?text=`, `&title=`, `&url=`),
- * or a link naming a model (`?model=`).
+ * handler (`?task=image-classification`), a link naming a model (`?model=`), or the share
+ * target, whose service-worker end (src/share-target.ts) redirects here with shared text and
+ * links (`?text=`, `&title=`, `&url=`) or the id of shared images (`?shared=`).
  */
 export interface Launch {
   task?: ModelDescriptor['task'];
   modelId?: string;
   /** Text shared to Lantern; classified with the first text model. */
   sharedText?: string;
+  /** Images shared to Lantern wait in Cache Storage under this id; classified with the first image model. */
+  sharedFiles?: string;
 }
 
 export function launchFromUrl(search: string): Launch {
@@ -21,6 +25,7 @@ export function launchFromUrl(search: string): Launch {
     ...(task === 'image-classification' || task === 'text-classification' ? { task } : {}),
     ...(params.get('model') ? { modelId: params.get('model')! } : {}),
     ...(shared ? { sharedText: shared, task: 'text-classification' as const } : {}),
+    ...(params.get('shared') ? { sharedFiles: params.get('shared')!, task: 'image-classification' as const } : {}),
   };
 }
 
@@ -33,10 +38,21 @@ export function launchModel(models: ModelDescriptor[], launch: Launch): ModelDes
 interface LaunchParams { files: { getFile(): Promise<File> }[] }
 interface LaunchQueue { setConsumer(consumer: (params: LaunchParams) => void): void }
 
-/** Calls `onFiles` with the image files the app was launched with (installed app, Chromium). */
-export function consumeLaunchedFiles(onFiles: (files: File[]) => void, win: { launchQueue?: LaunchQueue } = window as { launchQueue?: LaunchQueue }): void {
+interface LaunchWindow { launchQueue?: LaunchQueue; location: { search: string }; caches: SharedStorage }
+
+/**
+ * Calls `onFiles` with the image files the app was launched with: opened with Lantern
+ * (installed app, Chromium) or shared to it (taken out of the share's cache, which empties it).
+ */
+export function consumeLaunchedFiles(onFiles: (files: File[]) => void, win: LaunchWindow = window as Window & LaunchWindow): void {
   win.launchQueue?.setConsumer(async (params) => {
     const files = await Promise.all(params.files.map((handle) => handle.getFile()));
     if (files.length > 0) onFiles(files);
   });
+  const shared = launchFromUrl(win.location.search).sharedFiles;
+  if (shared) {
+    void takeSharedFiles(shared, win.caches).then((files) => {
+      if (files.length > 0) onFiles(files);
+    });
+  }
 }
