@@ -4,6 +4,8 @@
  * count and model bytes: a bare session.run on a ready tensor, tokenise + run, decode + run, and
  * a bare page↔worker echo. No scheduler and no comlink on the timed paths.
  */
+// Served under the app's CSP, which requires Trusted Types for script URLs (ORT's threads).
+import '../src/trusted-types.ts';
 import { expose } from 'comlink';
 import { loadOrt, type Ort, type ort } from '../workers/ort.ts';
 import { padBatch, TokenEncoder } from '../workers/text-preprocess.ts';

@@ -3,6 +3,8 @@
  * happens here, in the page, with performance.now(), so every engine pays the same page↔worker
  * costs. One page hosts one engine and stays open across repetitions (warm).
  */
+// Served under the app's CSP, which requires Trusted Types for script URLs (the workers).
+import '../src/trusted-types.ts';
 import { wrap, transfer } from 'comlink';
 import { Lantern, type ClassificationResult } from '../src/runtime/lantern.ts';
 import { PreprocessorConfigSchema } from '../src/runtime/model-config.ts';

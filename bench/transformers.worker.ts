@@ -4,6 +4,8 @@
  * list (its own batching), loading its own (nested) onnxruntime-web wasm from this origin
  * instead of its default CDN.
  */
+// Served under the app's CSP, which requires Trusted Types for script URLs (ORT's threads).
+import '../src/trusted-types.ts';
 import { expose } from 'comlink';
 import { env, pipeline, type TextClassificationPipeline } from '@huggingface/transformers';
 import wasmUrl from '../node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm?url';
