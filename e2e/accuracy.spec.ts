@@ -17,10 +17,10 @@ const rows: { model: string; n: number; offlineFp32: number; offlineInt8: number
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as T;
 
 /** Classifies in chunks (the queue is bounded) and returns the top label of each item. */
-async function classifyAll(page: Page, modelId: string, count: number, script: string): Promise<string[]> {
-  return withLantern(page, async (lantern, { modelId, count, script }) => {
-    // The input maker a test installed in the page (see the tests below).
-    const make = (globalThis as unknown as Record<string, (i: number) => Promise<Parameters<typeof lantern.classify>[1]>>)[script]!;
+async function classifyAll(page: Page, modelId: string, count: number): Promise<string[]> {
+  return withLantern(page, async (lantern, { modelId, count }) => {
+    // The input maker each test installs in the page (see the tests below).
+    const make = globalThis.evalInput!;
     const labels: string[] = [];
     for (let start = 0; start < count; start += 128) {
       const chunk = await Promise.all(
@@ -33,7 +33,7 @@ async function classifyAll(page: Page, modelId: string, count: number, script: s
       labels.push(...chunk);
     }
     return labels;
-  }, { modelId, count, script });
+  }, { modelId, count });
 }
 
 function record(model: string, expected: Expected, predicted: string[], truth: string[]) {
@@ -60,9 +60,9 @@ test('spam-filter: held-out mails', async ({ page }) => {
   const truth = heldout.map(({ label }) => (label === 1 ? 'spam' : 'ham'));
   await openModel(page, 'spam-filter');
   await page.evaluate((texts) => {
-    (globalThis as unknown as Record<string, unknown>).__evalInput = async (i: number) => ({ kind: 'text', text: texts[i] });
+    globalThis.evalInput = async (i: number) => texts[i]!;
   }, texts);
-  record('spam-filter', expected, await classifyAll(page, 'spam-filter', texts.length, '__evalInput'), truth);
+  record('spam-filter', expected, await classifyAll(page, 'spam-filter', texts.length), truth);
 });
 
 test('doc-orientation: rendered lines, upright and rotated', async ({ page }) => {
@@ -72,7 +72,7 @@ test('doc-orientation: rendered lines, upright and rotated', async ({ page }) =>
   await openModel(page, 'doc-orientation');
   await page.evaluate(async (lines) => {
     const sprite = await createImageBitmap(await (await fetch('/__eval__/doc-orientation/lines.png')).blob());
-    (globalThis as unknown as Record<string, unknown>).__evalInput = async (i: number) => {
+    globalThis.evalInput = async (i: number) => {
       const r = lines[Math.floor(i / 2)]!;
       const canvas = new OffscreenCanvas(r.w, r.h);
       const ctx = canvas.getContext('2d')!;
@@ -86,7 +86,7 @@ test('doc-orientation: rendered lines, upright and rotated', async ({ page }) =>
     };
   }, meta.lines);
   const truth = meta.lines.flatMap(() => ['0', '180']);
-  record('doc-orientation', expected, await classifyAll(page, 'doc-orientation', truth.length, '__evalInput'), truth);
+  record('doc-orientation', expected, await classifyAll(page, 'doc-orientation', truth.length), truth);
 });
 
 test('fashion-mnist: first 1000 test images', async ({ page }) => {
@@ -96,7 +96,7 @@ test('fashion-mnist: first 1000 test images', async ({ page }) => {
   await openModel(page, 'fashion-mnist');
   await page.evaluate(async ({ cols, tile }) => {
     const sprite = await createImageBitmap(await (await fetch('/__eval__/fashion-mnist/test-1000.png')).blob());
-    (globalThis as unknown as Record<string, unknown>).__evalInput = async (i: number) => {
+    globalThis.evalInput = async (i: number) => {
       const canvas = new OffscreenCanvas(tile.width, tile.height);
       const ctx = canvas.getContext('2d')!;
       ctx.drawImage(sprite, (i % cols) * tile.width, Math.floor(i / cols) * tile.height, tile.width, tile.height, 0, 0, tile.width, tile.height);
@@ -104,7 +104,7 @@ test('fashion-mnist: first 1000 test images', async ({ page }) => {
     };
   }, meta);
   const truth = meta.labels.map((l) => meta.label_names[l]!);
-  record('fashion-mnist', expected, await classifyAll(page, 'fashion-mnist', truth.length, '__evalInput'), truth);
+  record('fashion-mnist', expected, await classifyAll(page, 'fashion-mnist', truth.length), truth);
 });
 
 test.afterAll(() => {

@@ -152,16 +152,16 @@ test.describe('classify like a field user: thumbnails, several files, paste, sha
 
   test('Web Share, where the browser has it, gets the result text', async ({ page }) => {
     await page.addInitScript(() => {
-      const shared: unknown[] = [];
-      (globalThis as unknown as { shared: unknown[] }).shared = shared;
-      Object.defineProperty(Navigator.prototype, 'share', { value: async (data: unknown) => { shared.push(data); } });
+      const shared: { title: string; text: string }[] = [];
+      globalThis.shared = shared;
+      Object.defineProperty(Navigator.prototype, 'share', { value: async (data: ShareData) => { shared.push({ title: data.title ?? '', text: data.text ?? '' }); } });
     });
     await openModel(page, 'spam-filter');
     await page.getByTestId('sample-ham').click();
     await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'ham');
     await page.getByTestId('share').click();
     await expect(page.getByTestId('share-status')).toHaveText('Shared.');
-    const shared = await page.evaluate(() => (globalThis as unknown as { shared: { title: string; text: string }[] }).shared);
+    const shared = await page.evaluate(() => globalThis.shared);
     expect(shared).toEqual([{ title: 'Result', text: expect.stringMatching(/^Ham \d+(\.\d)?% · spam-filter v/i) }]);
   });
 

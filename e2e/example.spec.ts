@@ -61,7 +61,7 @@ test('classifies an image from a URL and a text, showing download progress', asy
   // Every status the page shows, in order (downloads of these small models are quick).
   await page.evaluate(() => {
     const seen: string[] = [];
-    (globalThis as { statuses?: string[] }).statuses = seen;
+    globalThis.statuses = seen;
     const status = document.getElementById('status')!;
     new MutationObserver(() => seen.push(status.textContent ?? '')).observe(status, { childList: true, characterData: true, subtree: true });
   });
@@ -70,7 +70,7 @@ test('classifies an image from a URL and a text, showing download progress', asy
   await expect(page.locator('#status')).toContainText('fashion-mnist 1.0.0 on wasm');
   await expect(page.locator('#predictions li').first()).toContainText('Ankle boot');
   expect(await page.locator('#progress').evaluate((p: HTMLProgressElement) => p.value)).toBe(1);
-  const statuses = await page.evaluate(() => (globalThis as { statuses?: string[] }).statuses ?? []);
+  const statuses = await page.evaluate(() => globalThis.statuses ?? []);
   expect(statuses.some((s) => s.startsWith('Downloading'))).toBe(true);
   expect(statuses).toContain('Model ready');
 

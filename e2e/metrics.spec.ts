@@ -127,7 +127,7 @@ test('benchmark this device: a warm-up and fixed runs per built-in model, in a t
 async function recordCanvasText(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const drawn: { chart: string; text: string }[] = [];
-    (globalThis as unknown as { drawnText: typeof drawn }).drawnText = drawn;
+    globalThis.drawnText = drawn;
     const fillText = CanvasRenderingContext2D.prototype.fillText;
     CanvasRenderingContext2D.prototype.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, maxWidth?: number) {
       const chart = this.canvas instanceof HTMLCanvasElement ? this.canvas.closest('[data-testid]')?.getAttribute('data-testid') : undefined;
@@ -151,7 +151,7 @@ function timeLabels(page: Page, chart: string, lang: string, startedAt: number):
       expected.add(minute.format(at));
       expected.add(second.format(at));
     }
-    const drawn = (globalThis as unknown as { drawnText: { chart: string; text: string }[] }).drawnText;
+    const drawn = globalThis.drawnText ?? [];
     const times = drawn.filter((d) => d.chart === chart && /\d:\d\d/.test(d.text)).map((d) => d.text);
     return { now: times.filter((t) => expected.has(t)), other: times.filter((t) => !expected.has(t)) };
   }, { chart, lang, startedAt });
@@ -171,7 +171,7 @@ test('time axes show this run\'s wall-clock times, in the UI language', async ({
   }
   await expect(page.getByTestId('memory-chart').locator('.u-title')).toHaveText('Memory over time (MB)');
 
-  await page.evaluate(() => { (globalThis as unknown as { drawnText: unknown[] }).drawnText.length = 0; });
+  await page.evaluate(() => { globalThis.drawnText!.length = 0; });
   await page.getByTestId('language').selectOption('hi');
   for (const chart of ['memory-chart', 'throughput-chart-spam-filter-wasm']) {
     await expect.poll(() => timeLabels(page, chart, 'hi', startedAt).then((l) => l.now.length), { message: chart }).toBeGreaterThanOrEqual(2);

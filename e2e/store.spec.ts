@@ -55,14 +55,13 @@ test.beforeEach(async ({ context, page }) => {
   await useTestRegistry(context, `${ORIGIN}/catalog.json`, trustEntry);
   // Storage faults on demand: a tiny quota, or IndexedDB refusing chunk writes as if full.
   await context.addInitScript(() => {
-    const w = globalThis as { fakeQuota?: { usage: number; quota: number }; failChunkPuts?: number };
     const estimate = StorageManager.prototype.estimate;
     StorageManager.prototype.estimate = function patched(this: StorageManager) {
-      return w.fakeQuota ? Promise.resolve(w.fakeQuota) : estimate.call(this);
+      return globalThis.fakeQuota ? Promise.resolve(globalThis.fakeQuota) : estimate.call(this);
     };
     const put = IDBObjectStore.prototype.put;
     IDBObjectStore.prototype.put = function patched(this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
-      if (this.name === 'chunks' && w.failChunkPuts !== undefined && w.failChunkPuts-- <= 0) throw new DOMException('Quota exceeded', 'QuotaExceededError');
+      if (this.name === 'chunks' && globalThis.failChunkPuts !== undefined && globalThis.failChunkPuts-- <= 0) throw new DOMException('Quota exceeded', 'QuotaExceededError');
       return put.apply(this, args);
     };
   });
@@ -208,7 +207,7 @@ test('a file that is not a bundle is refused', async ({ page }) => {
 
 test('too little quota stops before downloading and leaves every version intact', async ({ page }) => {
   await openModels(page);
-  await page.evaluate(() => ((globalThis as { fakeQuota?: object }).fakeQuota = { usage: 9_990_000, quota: 10_000_000 }));
+  await page.evaluate(() => (globalThis.fakeQuota = { usage: 9_990_000, quota: 10_000_000 }));
   await update(page);
   await expect(page.getByTestId('models-error')).toHaveAttribute('data-code', 'QUOTA');
   await expect(page.getByTestId('models-error')).toContainText('not enough storage space');
@@ -218,10 +217,10 @@ test('too little quota stops before downloading and leaves every version intact'
 
 test('a QuotaExceededError mid-download stops with a clear error and leaves every version intact', async ({ page }) => {
   await openModels(page);
-  await page.evaluate(() => ((globalThis as { failChunkPuts?: number }).failChunkPuts = 3));
+  await page.evaluate(() => (globalThis.failChunkPuts = 3));
   await update(page);
   await expect(page.getByTestId('models-error')).toHaveAttribute('data-code', 'QUOTA');
   await expect(page.getByTestId('models-error')).toContainText('out of storage space');
-  await page.evaluate(() => delete (globalThis as { failChunkPuts?: number }).failChunkPuts);
+  await page.evaluate(() => (globalThis.failChunkPuts = undefined));
   await expectStillOnBuiltin(page);
 });
