@@ -142,7 +142,8 @@ test.describe('classify like a field user: thumbnails, several files, paste, sha
     const thumbnail = page.getByTestId('thumbnail');
     await expect(thumbnail).toBeVisible();
     // The browser really decoded the blob: URL it shows (a broken image has no natural size).
-    expect(await thumbnail.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight])).toEqual([542, 48]);
+    // Visible comes first; the decode may finish a moment later.
+    await expect.poll(() => thumbnail.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight])).toEqual([542, 48]);
     await expect(page.getByTestId('result')).toHaveAttribute('data-unsure', 'false');
     test.skip(await page.evaluate(() => typeof navigator.share === 'function'), 'this Chromium has Web Share: covered by the next test');
     await page.getByTestId('share').click();
