@@ -36,13 +36,11 @@ describe('TokenEncoder', () => {
   it('replaces lone surrogates instead of failing', () => {
     expect(encoder.encode('hello \uD800 world').ids[1]).toBe(4);
   });
-  it('handles a 1 MB text quickly by pre-cutting characters', () => {
-    const huge = 'win money '.repeat(100_000);
-    const start = performance.now();
-    const e = encoder.encode(huge);
+  // How fast is the benchmark's business (npm run bench); here, what comes out.
+  it('cuts a 1 MB text to the model length, keeps the special tokens and says it was cut', () => {
+    const e = encoder.encode('win money '.repeat(100_000));
     expect(e.truncated).toBe(true);
-    expect(e.ids.length).toBe(6);
-    expect(performance.now() - start).toBeLessThan(2000);
+    expect(e.ids).toEqual([2, 6, 7, 6, 7, 3]);
   });
 });
 
