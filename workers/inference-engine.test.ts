@@ -56,7 +56,10 @@ class FakeSessions implements SessionHost {
         return Promise.resolve();
       },
     } as unknown as ort.InferenceSession;
-    return Promise.resolve({ handle: { session, backend: 'wasm', onnx, turn: Promise.resolve() } });
+    return Promise.resolve({ handle: { session, backend: 'wasm', onnx, lane: { turn: Promise.resolve() } } });
+  }
+  close(handle: SessionHandle): Promise<void> {
+    return handle.session.release();
   }
   run(_handle: SessionHandle, feeds: Record<string, ort.Tensor>): Promise<{ output: ort.Tensor; fallback?: BackendReason }> {
     this.runs.push(Object.fromEntries(Object.entries(feeds).map(([name, t]) => [name, { type: t.type, dims: t.dims, data: Array.from(t.data as ArrayLike<number | bigint>) }])));

@@ -50,7 +50,7 @@ export class InferenceEngine {
       const session = handle.session;
       model = { key: files.key, config, scores: scoreFunction(config), batch: config.lantern?.batch ?? batchKind(session), task: makeTask(session), handle, outputName: outputName(session, config) };
     } catch (error) {
-      await handle.session.release();
+      await this.sessions.close(handle);
       throw error instanceof ModelLoadError ? new ModelLoadError(error.message, { ...error.details, key: files.key }) : error;
     }
     this.models.set(files.key, model);
@@ -132,6 +132,6 @@ export class InferenceEngine {
     const model = this.models.get(key);
     this.models.delete(key);
     this.results.dropVersion(key);
-    await model?.handle.session.release();
+    if (model) await this.sessions.close(model.handle);
   }
 }

@@ -13,18 +13,23 @@ const lostMessage = (lost: DeviceLost) => `The WebGPU device was lost (${lost.de
 /** ONNX bytes of `y = Identity(x)` (opset 13, 77 bytes), written with the onnx Python package. */
 const WARM_UP_MODEL = Uint8Array.from(atob('CAcSB2xhbnRlcm46OgoQCgF4EgF5IghJZGVudGl0eRIEd2FybVoPCgF4EgoKCAgBEgQKAggBYg8KAXkSCgoICAESBAoCCAFCBAoAEA0='), (c) => c.charCodeAt(0));
 
+/** Calls into ORT that must not overlap take turns in a lane: `turn` settles when the last one has. */
+interface Lane {
+  turn: Promise<void>;
+}
+
 /** One model's ORT session and the backend it runs on; `run` may move it to WASM. */
 export interface SessionHandle {
   session: ort.InferenceSession;
   backend: Backend;
   /** Kept to rebuild the session on WASM after a WebGPU failure. */
   readonly onnx: ArrayBuffer;
-  /** Settles when the session's last run has; runs take turns (see `run`). */
-  turn: Promise<void>;
+  /** Where this session's calls wait their turn (see `Sessions.gpuLane`). */
+  readonly lane: Lane;
 }
 
 /** What the engine uses of Sessions (a seam for unit tests). */
-export type SessionHost = Pick<Sessions, 'init' | 'requireDevice' | 'reason' | 'open' | 'run'>;
+export type SessionHost = Pick<Sessions, 'init' | 'requireDevice' | 'reason' | 'open' | 'run' | 'close'>;
 
 /**
  * Owns ORT's global state and the backend of every session: the device choice, WebGPU → WASM
@@ -35,6 +40,14 @@ export class Sessions {
   private warm?: Promise<void>;
   private gpuLost?: DeviceLost;
   private deviceLost?: Promise<DeviceLost>;
+  /**
+   * One lane for every ORT call in this worker when it loaded the WebGPU build. That build is
+   * compiled with asyncify: its wasm can be suspended inside one call at a time, and two models'
+   * calls overlapping (a load during another model's run, two batches of two models) never
+   * settle — measured on SwiftShader, where each alone answers. The WASM build only needs each
+   * session's own runs in turn, so there every session gets a lane of its own.
+   */
+  private gpuLane?: Lane;
 
   async init(preference: BackendPreference, workers: number, threads?: number): Promise<DeviceReport> {
     if (this.device) return this.device;
@@ -44,6 +57,7 @@ export class Sessions {
     const choice = threads && facts.crossOriginIsolated ? { ...chosen, threads } : chosen;
     // The build follows the choice: a device without a usable adapter never downloads the WebGPU one.
     const ort = await loadOrt(choice.backend);
+    if (choice.backend === 'webgpu') this.gpuLane = { turn: Promise.resolve() };
     // ORT reads these once, when its wasm starts: they must be set before the first session.
     ort.env.wasm.numThreads = choice.threads;
     ort.env.wasm.proxy = false;
@@ -63,8 +77,10 @@ export class Sessions {
    */
   private async warmUp(): Promise<void> {
     try {
-      const session = await ortApi().InferenceSession.create(WARM_UP_MODEL, { executionProviders: ['wasm'] });
-      await session.release();
+      await this.inTurn(this.gpuLane ?? { turn: Promise.resolve() }, async () => {
+        const session = await ortApi().InferenceSession.create(WARM_UP_MODEL, { executionProviders: ['wasm'] });
+        await session.release();
+      });
     } catch {
       // A real load reports the real error.
     }
@@ -86,13 +102,14 @@ export class Sessions {
     const device = this.requireDevice();
     await this.warm;
     const backend: Backend = this.gpuLost ? 'wasm' : device.choice.backend;
+    const lane = this.gpuLane ?? { turn: Promise.resolve() };
     try {
-      return { handle: { session: await this.create(onnx, backend), backend, onnx, turn: Promise.resolve() } };
+      return { handle: { session: await this.inTurn(lane, () => this.create(onnx, backend)), backend, onnx, lane } };
     } catch (error) {
       if (backend !== 'webgpu') throw new ModelLoadError(`The model could not be loaded: ${(error as Error).message}`, { key });
       const fallback: BackendReason = { kind: 'webgpu-load-failed', detail: (error as Error).message };
       try {
-        return { handle: { session: await this.create(onnx, 'wasm'), backend: 'wasm', onnx, turn: Promise.resolve() }, fallback };
+        return { handle: { session: await this.inTurn(lane, () => this.create(onnx, 'wasm')), backend: 'wasm', onnx, lane }, fallback };
       } catch (wasmError) {
         throw new ModelLoadError(`The model could not be loaded: ${(wasmError as Error).message}`, { key });
       }
@@ -133,15 +150,25 @@ export class Sessions {
    */
   async run(handle: SessionHandle, feeds: Record<string, ort.Tensor>, outputName: string): Promise<{ output: ort.Tensor; fallback?: BackendReason }> {
     // The page keeps two batches in flight per worker; ORT does not support concurrent runs of
-    // one session (WebGPU's are truly asynchronous), so they queue here.
-    const previous = handle.turn;
-    let release!: () => void;
-    handle.turn = new Promise<void>((resolve) => (release = resolve));
+    // one session (WebGPU's are truly asynchronous), so they queue in the session's lane.
+    return this.inTurn(handle.lane, () => this.runInTurn(handle, feeds, outputName));
+  }
+
+  /** Frees a session, in its lane: the release is a call into ORT like any other. */
+  close(handle: SessionHandle): Promise<void> {
+    return this.inTurn(handle.lane, () => handle.session.release());
+  }
+
+  /** Runs `call` once the lane's previous call has settled (whatever its outcome). */
+  private async inTurn<T>(lane: Lane, call: () => Promise<T>): Promise<T> {
+    const previous = lane.turn;
+    let done!: () => void;
+    lane.turn = new Promise<void>((resolve) => (done = resolve));
     await previous;
     try {
-      return await this.runInTurn(handle, feeds, outputName);
+      return await call();
     } finally {
-      release();
+      done();
     }
   }
 
