@@ -45,7 +45,7 @@ describe('lantern-model (model-cli.ts)', () => {
   });
 
   it('exits 2 with a hint, no stack, for usage errors', async () => {
-    for (const args of [[], ['publish'], ['toString'], ['pack', '--bogus'], ['pack', 'models/spam-filter'], ['keygen'], ['pack', 'x', '--key', 'k', '--out', 'o', '--sequence', 'ten'], ['pack', 'x', '--key', 'k', '--out', 'o', '--expires', 'soon']]) {
+    for (const args of [[], ['publish'], ['toString'], ['pack', '--bogus'], ['pack', 'models/spam-filter'], ['keygen'], ['pack', 'x', '--key', 'k', '--out', 'o', '--sequence', 'ten'], ['pack', 'x', '--key', 'k', '--out', 'o', '--expires', 'soon'], ['pack', 'x', '--key', 'k', '--out', 'o', '--rollout', '1.5'], ['pack', 'x', '--key', 'k', '--out', 'o', '--shadow-runs', '0'], ['pack', 'x', '--key', 'k', '--out', 'o', '--shadow-runs', '5', '--shadow-agreement', 'most']]) {
       const result = await call(PACK, modelCli, ...args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(/^lantern-model: .+\nRun with --help for usage.\n$/);

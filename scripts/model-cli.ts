@@ -100,6 +100,9 @@ async function pack(args: string[]): Promise<void> {
   const chunkSize = values['chunk-size'] === undefined ? undefined : integerOption('chunk-size', values['chunk-size'], { min: 1024 });
   const expiresAt = values.expires === undefined ? undefined : isoDate(values.expires, '--expires');
   const catalogExpiresAt = values['catalog-expires'] === undefined ? undefined : isoDate(values['catalog-expires'], '--catalog-expires');
+  const shadow = values['shadow-runs'] === undefined ? undefined
+    : { minRuns: integerOption('shadow-runs', values['shadow-runs'], { min: 1 }), minAgreement: fractionOption('shadow-agreement', values['shadow-agreement'] ?? '1') };
+  const rollout = values.rollout === undefined ? undefined : fractionOption('rollout', values.rollout);
   const keys = await readKeys(values.key);
   const terminal = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
   const ask: Ask | undefined = terminal && ((question) => terminal.question(question));
@@ -111,8 +114,8 @@ async function pack(args: string[]): Promise<void> {
     ...(chunkSize !== undefined ? { chunkSize } : {}),
     ...(expiresAt ? { expiresAt } : {}),
     ...(values.golden ? { golden: await readGoldenSet(values.golden) } : {}),
-    ...(values['shadow-runs'] !== undefined ? { shadow: { minRuns: integerOption('shadow-runs', values['shadow-runs'], { min: 1 }), minAgreement: fractionOption('shadow-agreement', values['shadow-agreement'] ?? '1') } } : {}),
-    ...(values.rollout !== undefined ? { rollout: fractionOption('rollout', values.rollout) } : {}),
+    ...(shadow ? { shadow } : {}),
+    ...(rollout !== undefined ? { rollout } : {}),
   });
   await writeRelease(values.out, release, { keys, ...(catalogExpiresAt ? { expiresAt: catalogExpiresAt } : {}) });
   if (values.bundle) await writeFile(values.bundle, bundleOf(release));

@@ -364,7 +364,9 @@ export class Lantern {
     const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;
     try {
       const result = await this.classifyWith(modelId, input, options, submittedAt, primaryDeadline(submittedAt, options.timeoutMs, fallbackId !== undefined));
-      if (!result.cached && resendable(input)) this.options.onAnswer?.(modelId, input, result);
+      // Only apps that observe answers (shadow evaluation) pay for the input check.
+      const { onAnswer } = this.options;
+      if (onAnswer && !result.cached && resendable(input)) onAnswer(modelId, input, result);
       return result;
     } catch (error) {
       const code = fallbackTrigger(error);

@@ -263,6 +263,30 @@ describe('ModelStore shadow candidates', () => {
     expect(await store.highestSequence('demo')).toBe(2);
   });
 
+  it('a candidate whose key is revoked leaves shadow and cannot be promoted; the active version stays', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    const candidate = await stored(store, await makeRelease(key, { version: '1.1.0', sequence: 2 }));
+    await store.enterShadow(candidate);
+    await store.applyTrustVerdicts(new Map([[candidate, false], ['demo@1.0.0', true]]));
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+    await expect(store.activate(candidate)).rejects.toThrow(StorageError);
+    await expect(store.enterShadow(candidate)).rejects.toThrow(StorageError);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+  });
+
+  it('a revocation never promotes the candidate in shadow: the active falls back to its previous, or to nothing', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    await install(store, await makeRelease(key, { version: '1.1.0', sequence: 2 }));
+    const candidate = await stored(store, await makeRelease(key, { version: '2.0.0', sequence: 3 }));
+    await store.enterShadow(candidate);
+    await store.applyTrustVerdicts(new Map([['demo@1.1.0', false]]));
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', shadow: candidate });
+    await store.applyTrustVerdicts(new Map([['demo@1.0.0', false]]));
+    expect((await store.pointer('demo'))?.active).not.toBe(candidate);
+  });
+
   it('rejection marks the candidate with its reason and leaves the active version alone', async () => {
     const store = await freshStore();
     await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
