@@ -122,49 +122,77 @@ export function resizeRgba(src: Pixels, outWidth: number, outHeight: number, res
   const ty = taps(h, outHeight);
   // The PIL-exact 8-bit path (an unchanged axis is an identity there too: one tap of weight 2^22).
   const fixed = resampling === 'bicubic';
-  const pass = (acc: number[], weights: Float64Array | Int32Array, base: number, count: number, read: (k: number, c: number) => number): void => {
-    for (let c = 0; c < CHANNELS; c++) {
-      let sum = fixed ? ROUNDING : 0;
-      for (let k = 0; k < count; k++) sum += read(k, c) * weights[base + k]!;
-      acc[c] = fixed ? clip8(sum) : sum;
-    }
-  };
   const wx = fixed ? toFixed(tx.weights) : tx.weights;
   const wy = fixed ? toFixed(ty.weights) : ty.weights;
   const rw = region.width;
   const rh = region.height;
   // Out-of-range region pixels (a crop larger than the image) clamp to the nearest edge.
-  const col = (x: number) => Math.min(Math.max(x + region.x, 0), outWidth - 1);
-  const row = (y: number) => Math.min(Math.max(y + region.y, 0), outHeight - 1);
+  const cols = Int32Array.from({ length: rw }, (_, x) => Math.min(Math.max(x + region.x, 0), outWidth - 1));
+  const rows = Int32Array.from({ length: rh }, (_, y) => Math.min(Math.max(y + region.y, 0), outHeight - 1));
 
   // Source rows the vertical pass will read.
   let rowLo = h;
   let rowHi = 0;
-  for (let y = 0; y < rh; y++) {
-    const r = row(y);
+  for (const r of rows) {
     rowLo = Math.min(rowLo, ty.start[r]!);
     rowHi = Math.max(rowHi, ty.start[r]! + ty.count[r]!);
   }
 
-  const acc = [0, 0, 0, 0];
+  // The two passes are written out per channel, without closures: this is the hot loop of
+  // every image request (a third of ShuffleNet's whole request before it was unrolled).
   // Horizontal pass over the needed source rows, region columns only.
   const mid = new Float32Array(rw * h * CHANNELS);
   for (let y = rowLo; y < rowHi; y++) {
+    const rowStart = y * w;
     for (let x = 0; x < rw; x++) {
-      const cx = col(x);
-      const start = tx.start[cx]!;
-      pass(acc, wx, cx * tx.maxTaps, tx.count[cx]!, (k, c) => data[(y * w + start + k) * CHANNELS + c]!);
-      mid.set(acc, (y * rw + x) * CHANNELS);
+      const cx = cols[x]!;
+      const count = tx.count[cx]!;
+      const base = cx * tx.maxTaps;
+      let p = (rowStart + tx.start[cx]!) * CHANNELS;
+      let r = fixed ? ROUNDING : 0;
+      let g = r;
+      let b = r;
+      let a = r;
+      for (let k = 0; k < count; k++, p += CHANNELS) {
+        const weight = wx[base + k]!;
+        r += data[p]! * weight;
+        g += data[p + 1]! * weight;
+        b += data[p + 2]! * weight;
+        a += data[p + 3]! * weight;
+      }
+      const o = (y * rw + x) * CHANNELS;
+      mid[o] = fixed ? clip8(r) : r;
+      mid[o + 1] = fixed ? clip8(g) : g;
+      mid[o + 2] = fixed ? clip8(b) : b;
+      mid[o + 3] = fixed ? clip8(a) : a;
     }
   }
   // Vertical pass, region rows only.
   const out = new Float32Array(rw * rh * CHANNELS);
+  const stride = rw * CHANNELS;
   for (let y = 0; y < rh; y++) {
-    const r = row(y);
-    const start = ty.start[r]!;
+    const ry = rows[y]!;
+    const count = ty.count[ry]!;
+    const base = ry * ty.maxTaps;
+    const first = ty.start[ry]! * stride;
     for (let x = 0; x < rw; x++) {
-      pass(acc, wy, r * ty.maxTaps, ty.count[r]!, (k, c) => mid[((start + k) * rw + x) * CHANNELS + c]!);
-      out.set(acc, (y * rw + x) * CHANNELS);
+      let p = first + x * CHANNELS;
+      let r = fixed ? ROUNDING : 0;
+      let g = r;
+      let b = r;
+      let a = r;
+      for (let k = 0; k < count; k++, p += stride) {
+        const weight = wy[base + k]!;
+        r += mid[p]! * weight;
+        g += mid[p + 1]! * weight;
+        b += mid[p + 2]! * weight;
+        a += mid[p + 3]! * weight;
+      }
+      const o = (y * rw + x) * CHANNELS;
+      out[o] = fixed ? clip8(r) : r;
+      out[o + 1] = fixed ? clip8(g) : g;
+      out[o + 2] = fixed ? clip8(b) : b;
+      out[o + 3] = fixed ? clip8(a) : a;
     }
   }
   return { data: out, width: rw, height: rh };
