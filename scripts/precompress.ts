@@ -14,9 +14,12 @@ import type { Plugin, ResolvedConfig } from 'vite';
  * to install.
  */
 
-/** Served whole (never by Range) and compressible. Models are left out: they are fetched by Range. */
-const COMPRESSIBLE = /\.(?:html|js|mjs|css|json|webmanifest|svg|wasm|txt)$/;
-const SKIP_DIRS = new Set(['models']);
+/**
+ * Compressible files. Model files are included: the downloader fetches a file of one chunk
+ * whole (no Range), which a server may send compressed; chunks of larger files are fetched by
+ * Range, and a Range request is always answered from the plain file.
+ */
+const COMPRESSIBLE = /\.(?:html|js|mjs|css|json|webmanifest|svg|wasm|onnx|txt)$/;
 /** Below this a compressed copy saves less than its own request overhead. */
 const MIN_BYTES = 1024;
 const CACHE_DIR = resolve('node_modules/.cache/lantern-precompress');
@@ -29,10 +32,10 @@ const ENCODERS = [
   { name: 'gz', suffix: '.gz', encode: (bytes: Buffer) => gzipAsync(bytes, { level: 9 }) },
 ] as const;
 
-async function* files(dir: string, root = dir): AsyncGenerator<string> {
+async function* files(dir: string): AsyncGenerator<string> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory() && !(dir === root && SKIP_DIRS.has(entry.name))) yield* files(path, root);
+    if (entry.isDirectory()) yield* files(path);
     else if (entry.isFile() && COMPRESSIBLE.test(entry.name)) yield path;
   }
 }

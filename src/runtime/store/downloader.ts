@@ -7,7 +7,9 @@ import { guardedFetch, type NetContext } from './net.ts';
  * Fetches a release's files chunk by chunk with HTTP Range requests, with bounded retries and
  * exponential backoff. Chunks already stored are skipped and each new one is verified before
  * it is written (chunk-writer.ts), which is all that resuming after a dropped connection or a
- * closed tab needs.
+ * closed tab needs. A file of one chunk is asked for whole, without Range: resuming works per
+ * chunk anyway, and a whole-file response may come compressed (a range of a compressed stream
+ * cannot), which is a third less to download for a typical quantised model or tokenizer.
  */
 
 export interface DownloadOptions {
@@ -61,7 +63,8 @@ export async function downloadRelease(manifest: Manifest, manifestUrl: string, s
 async function fetchChunk(net: NetContext, url: string, file: ManifestFile, index: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array; whole: boolean }> {
   const { start, end } = chunkRange(file, index);
   const where = { file: file.path, chunk: index };
-  const response = await guardedFetch(net, { url, what: file.path, headers: { Range: `bytes=${start}-${end - 1}` }, cache: 'no-store', signal, where });
+  const headers: Record<string, string> = file.chunks.length > 1 ? { Range: `bytes=${start}-${end - 1}` } : {};
+  const response = await guardedFetch(net, { url, what: file.path, headers, cache: 'no-store', signal, where });
   if (response.status === 416) {
     response.discard();
     throw new IntegrityError(`The server's copy of ${file.path} is shorter than the signed manifest says.`, where);

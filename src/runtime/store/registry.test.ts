@@ -34,7 +34,7 @@ async function setup(...versions: [string, number][]) {
 }
 
 describe('ModelRegistry.install', () => {
-  it('downloads with Range requests, verifies, activates and reads back verified', async () => {
+  it('downloads with Range requests (a file of one chunk whole, so it may come compressed), verifies, activates and reads back verified', async () => {
     const { registry, server, store } = await setup(['1.0.0', 1]);
     const progress: number[] = [];
     registry.subscribe(() => progress.push(...registry.activeTransfers().map((t) => t.progress.percent)));
@@ -42,6 +42,7 @@ describe('ModelRegistry.install', () => {
     expect(record).toMatchObject({ key: 'demo@1.0.0', status: 'ready' });
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
     expect(server.served.filter((s) => s.startsWith('demo/1.0.0/onnx/model.onnx'))).toHaveLength(3); // 10 000 bytes / 4096
+    expect(server.wholeFiles).toEqual(['demo/1.0.0/config.json']);
     expect(progress.at(-1)).toBe(100);
     const files = await new StoreModelSource(Promise.resolve(registry)).files('demo');
     expect(files.key).toBe('demo@1.0.0');

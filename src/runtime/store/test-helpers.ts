@@ -53,18 +53,24 @@ export const urls = (version: string, id = 'demo') => ({
 
 /**
  * A fake HTTP server for releases (and any other file), honouring Range like a real one, with
- * hooks to misbehave and a log of every byte range it fully served. Paths are relative to ORIGIN.
+ * hooks to misbehave and a log of every part of a release file it fully served (`path:start`;
+ * a whole file is `path:0`, and `wholeFiles` says which those were). Paths are relative to ORIGIN.
  */
 export class FakeServer {
   served: string[] = [];
+  wholeFiles: string[] = [];
   misbehave?: (path: string, range: [number, number] | undefined) => Response | 'drop' | undefined;
   private readonly files = new Map<string, Uint8Array>();
+  private readonly releaseFiles = new Set<string>();
 
   add(release: TestRelease, signatures = release.signatures): void {
     const dir = `${ORIGIN}/${release.manifest.id}/${release.manifest.version}/`;
     this.files.set(`${dir}manifest.json`, release.bytes);
     this.files.set(`${dir}manifest.sig.json`, new TextEncoder().encode(JSON.stringify(signatures)));
-    for (const [path, bytes] of release.files) this.files.set(`${dir}${path}`, bytes);
+    for (const [path, bytes] of release.files) {
+      this.files.set(`${dir}${path}`, bytes);
+      this.releaseFiles.add(`${dir}${path}`);
+    }
   }
 
   put(path: string, bytes: Uint8Array): void {
@@ -82,7 +88,13 @@ export class FakeServer {
     if (bad) return bad;
     const body = this.files.get(url);
     if (!body) return new Response('not found', { status: 404 });
-    if (!range) return new Response(body.slice(), { status: 200 });
+    if (!range) {
+      if (this.releaseFiles.has(url)) {
+        this.served.push(`${path}:0`);
+        this.wholeFiles.push(path);
+      }
+      return new Response(body.slice(), { status: 200 });
+    }
     this.served.push(`${path}:${range[0]}`);
     const end = Math.min(range[1], body.length - 1);
     return new Response(body.slice(range[0], end + 1), { status: 206, headers: { 'Content-Range': `bytes ${range[0]}-${end}/${body.length}` } });
