@@ -5,10 +5,10 @@ import { initLanguage } from './app/i18n/index.ts';
 import { createServices } from './app/services.ts';
 import './app/styles.css';
 
-// Before the first render: saved choice, else the browser's languages.
-initLanguage();
 const services = createServices();
 // Exposed for end-to-end tests and field debugging from the console. Apps embedding Lantern use
 // the package instead (docs/API.md); this handle is the same Lantern object.
 (globalThis as { lantern?: unknown }).lantern = services.lantern;
-render(<App services={services} />, document.getElementById('app')!);
+// The first render waits for the saved (else the browser's) language, so a Hindi reader never
+// sees an English flash; English is already here, another catalog is one precached file.
+void initLanguage().then(() => render(<App services={services} />, document.getElementById('app')!));

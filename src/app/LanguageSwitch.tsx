@@ -26,7 +26,7 @@ export function LanguageSwitch() {
         value={lang}
         onChange={(e) => {
           const value = e.currentTarget.value;
-          if (isLanguage(value)) chooseLanguage(value);
+          if (isLanguage(value)) void chooseLanguage(value);
         }}
       >
         {Object.entries(LANGUAGES).map(([code, { name }]) => <option key={code} value={code} lang={code}>{name}</option>)}

@@ -5,8 +5,8 @@ import { setLanguage } from './i18n/index.ts';
 describe('locale-aware formatting', () => {
   afterEach(() => setLanguage('en'));
 
-  it('formats sizes, percentages and milliseconds in English', () => {
-    setLanguage('en');
+  it('formats sizes, percentages and milliseconds in English', async () => {
+    await setLanguage('en');
     expect(formatBytes(512)).toBe('512 byte');
     expect(formatBytes(1536)).toBe('1.5 kB');
     expect(formatBytes(5 * 1024 ** 3)).toBe('5.0 GB');
@@ -16,8 +16,8 @@ describe('locale-aware formatting', () => {
     expect(formatMs(Number.NaN)).toBe('–');
   });
 
-  it('switches with the language (Indian grouping in Hindi)', () => {
-    setLanguage('hi');
+  it('switches with the language (Indian grouping in Hindi)', async () => {
+    await setLanguage('hi');
     expect(formatMs(123456)).toBe('1,23,456');
     expect(formatBytes(1536)).toMatch(/^1\.5\s?\S+/);
   });

@@ -69,9 +69,9 @@ describe('offline phase', () => {
 });
 
 describe('offline texts and list', () => {
-  it('words the progress in the current language', () => {
+  it('words the progress in the current language', async () => {
     expect(downloadingText({ stored: 1.5 * MB, total: TOTAL_WASM })).toBe('Downloading for offline use: 1.5 MB of 14.4 MB');
-    setLanguage('hi');
+    await setLanguage('hi');
     const hindi = downloadingText({ stored: 1.5 * MB, total: TOTAL_WASM });
     expect(hindi).toMatch(/[\u0900-\u097F]/);
     expect(hindi).toContain('1.5');

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { en } from './en.ts';
-import { detectLanguage, LANGUAGES, setLanguage, t } from './index.ts';
+import { hi } from './hi.ts';
+import { detectLanguage, language, LANGUAGES, setLanguage, t } from './index.ts';
 
 const placeholders = (message: string) => [...message.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 describe('message catalog', () => {
   const keys = Object.keys(en).sort();
-  for (const [lang, { messages }] of Object.entries(LANGUAGES)) {
-    it(`${lang} has every key, no extra key, no empty message and the same placeholders`, () => {
+  for (const [lang, language] of Object.entries(LANGUAGES)) {
+    it(`${lang} has every key, no extra key, no empty message and the same placeholders`, async () => {
+      const messages = await language.messages();
       expect(Object.keys(messages).sort()).toEqual(keys);
       for (const key of keys) {
         const message = messages[key as keyof typeof en];
@@ -18,10 +20,10 @@ describe('message catalog', () => {
   }
 
   it('Hindi is really translated (Devanagari), not a copy of English', () => {
-    const copied = Object.keys(en).filter((k) => LANGUAGES.hi.messages[k as keyof typeof en] === en[k as keyof typeof en]);
+    const copied = Object.keys(en).filter((k) => hi[k as keyof typeof en] === en[k as keyof typeof en]);
     // Only messages made of placeholders, names and technical terms may stay identical.
     expect(copied.length).toBeLessThan(Object.keys(en).length * 0.1);
-    expect(LANGUAGES.hi.messages['nav.classify']).toMatch(/[\u0900-\u097F]/);
+    expect(hi['nav.classify']).toMatch(/[\u0900-\u097F]/);
   });
 });
 
@@ -32,12 +34,20 @@ describe('language choice and formatting', () => {
     expect(detectLanguage('xx', ['de'])).toBe('en');
   });
 
-  it('fills placeholders and formats numbers in the current locale', () => {
-    setLanguage('hi');
+  it('applies the latest choice when an earlier one\'s catalog arrives after it', async () => {
+    const hindi = setLanguage('hi');
+    const english = setLanguage('en');
+    await Promise.all([hindi, english]);
+    expect(language()).toBe('en');
+    expect(t('nav.classify')).toBe(en['nav.classify']);
+  });
+
+  it('fills placeholders and formats numbers in the current locale', async () => {
+    await setLanguage('hi');
     expect(t('models.storage.models', { size: '5 KB' })).toBe('डिस्क पर मॉडल: 5 KB');
     // Indian digit grouping.
     expect(t('metrics.summary', { requests: 123456, ok: 1, errors: 0, rejections: 0 })).toContain('1,23,456');
-    setLanguage('en');
+    await setLanguage('en');
     expect(t('metrics.summary', { requests: 123456, ok: 1, errors: 0, rejections: 0 })).toContain('123,456');
   });
 });

@@ -1,20 +1,26 @@
 import { en, type MessageKey } from './en.ts';
-import { hi } from './hi.ts';
 import { Listeners } from '../../runtime/index.ts';
 
 export type { MessageKey };
 export type Messages = Record<MessageKey, string>;
 
-/** Every shipped language, with its name written in itself (what a reader looks for). */
+/**
+ * Every shipped language, with its name written in itself (what a reader looks for). English is
+ * in the first download and is the fallback; another catalog loads when it is chosen, so a
+ * reader of one language does not pay for the others before the first screen.
+ */
 export const LANGUAGES = {
-  en: { name: 'English', messages: en as Messages },
-  hi: { name: 'हिन्दी', messages: hi },
-} satisfies Record<string, { name: string; messages: Messages }>;
+  en: { name: 'English', messages: async (): Promise<Messages> => en },
+  hi: { name: 'हिन्दी', messages: async (): Promise<Messages> => (await import('./hi.ts')).hi },
+} satisfies Record<string, { name: string; messages: () => Promise<Messages> }>;
 export type Language = keyof typeof LANGUAGES;
 
 const STORAGE_KEY = 'lantern.language';
 const listeners = new Listeners();
+const loaded: Partial<Record<Language, Messages>> = { en };
 let current: Language = 'en';
+/** The latest choice: a catalog that arrives after a newer choice is not applied. */
+let latestChoice = 0;
 
 export function isLanguage(value: string | null | undefined): value is Language {
   return value !== null && value !== undefined && Object.hasOwn(LANGUAGES, value);
@@ -34,32 +40,43 @@ export function language(): Language {
   return current;
 }
 
-/** Switches the catalog and tells subscribers (the app root re-renders everything). */
-export function setLanguage(lang: string): void {
-  current = isLanguage(lang) ? lang : 'en';
+/**
+ * Loads the catalog, switches to it and tells subscribers (the app root re-renders everything).
+ * A catalog that cannot load (an incomplete offline copy) leaves the current language on.
+ */
+export async function setLanguage(lang: string): Promise<void> {
+  const choice = ++latestChoice;
+  const next = isLanguage(lang) ? lang : 'en';
+  try {
+    loaded[next] ??= await LANGUAGES[next].messages();
+  } catch {
+    return;
+  }
+  if (choice !== latestChoice) return;
+  current = next;
   if (typeof document !== 'undefined') document.documentElement.lang = current;
   listeners.notify();
 }
 
 /** The user picked a language in the UI: remember it across visits. */
-export function chooseLanguage(lang: Language): void {
+export function chooseLanguage(lang: Language): Promise<void> {
   try {
     localStorage.setItem(STORAGE_KEY, lang);
   } catch {
     // Storage refused (private mode): the choice holds for this visit.
   }
-  setLanguage(lang);
+  return setLanguage(lang);
 }
 
 /** Start-up: saved choice, else navigator.languages. */
-export function initLanguage(): void {
+export function initLanguage(): Promise<void> {
   let saved: string | null = null;
   try {
     saved = localStorage.getItem(STORAGE_KEY);
   } catch {
     saved = null;
   }
-  setLanguage(detectLanguage(saved, navigator.languages ?? [navigator.language]));
+  return setLanguage(detectLanguage(saved, navigator.languages ?? [navigator.language]));
 }
 
 export function onLanguageChange(listener: () => void): () => void {
@@ -68,7 +85,7 @@ export function onLanguageChange(listener: () => void): () => void {
 
 /** Looks a message up and fills `{name}` placeholders. */
 export function t(key: MessageKey, params: Record<string, string | number> = {}): string {
-  return LANGUAGES[current].messages[key].replace(/\{(\w+)\}/g, (_, name: string) => {
+  return (loaded[current] ?? en)[key].replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) return `{${name}}`;
     return typeof value === 'number' ? formatNumber(value) : value;

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { chooseBackend, NO_ADAPTER } from '../../runtime/backend.ts';
 import { BusyError, ERROR_CODES, INPUT_REASONS, InputError, IntegrityError } from '../../runtime/errors.ts';
-import { LANGUAGES, setLanguage } from './index.ts';
+import { hi } from './hi.ts';
+import { setLanguage } from './index.ts';
 import { ADAPTER_TEXT, BACKEND_TEXT, backendReasonText, ERROR_TEXT, errorText, INPUT_TEXT, NOTE_TEXT, noteText } from './runtime-text.ts';
 
 const DEVANAGARI = /[\u0900-\u097F]/;
@@ -15,29 +16,29 @@ describe('runtime messages in every UI language', () => {
     const keys = [...Object.values(ERROR_TEXT), ...Object.values(INPUT_TEXT), ...Object.values(BACKEND_TEXT), ...Object.values(ADAPTER_TEXT), ...Object.values(NOTE_TEXT)];
     for (const key of keys) {
       // Hindi sentences are written in Devanagari (a note that is only a placeholder excepted).
-      const hindi = LANGUAGES.hi.messages[key];
+      const hindi = hi[key];
       if (hindi !== '{reason}') expect(hindi, key).toMatch(DEVANAGARI);
     }
   });
 
-  it('words an error by its input reason and details, never by its English message', () => {
+  it('words an error by its input reason and details, never by its English message', async () => {
     const error = new InputError('The file is too large (60 MB; the limit is 50 MB).', { reason: 'file-too-large', mb: 60, limitMb: 50 });
     expect(errorText(error)).toBe('The file is too large (60 MB; the limit is 50 MB).');
-    setLanguage('hi');
+    await setLanguage('hi');
     const hindi = errorText(error);
     expect(hindi).toBe('फ़ाइल बहुत बड़ी है (60 MB; सीमा 50 MB है)।');
-    expect(errorText(new BusyError('Lantern is busy (9 requests waiting); try again shortly.'))).toBe(LANGUAGES.hi.messages['error.BUSY']);
+    expect(errorText(new BusyError('Lantern is busy (9 requests waiting); try again shortly.'))).toBe(hi['error.BUSY']);
     expect(errorText(new IntegrityError('Chunk 2 of model.onnx does not match.'))).toMatch(DEVANAGARI);
     // Errors from outside Lantern (and unknown codes) get the generic sentence.
-    expect(errorText(new TypeError('x is undefined'))).toBe(LANGUAGES.hi.messages['error.INTERNAL']);
+    expect(errorText(new TypeError('x is undefined'))).toBe(hi['error.INTERNAL']);
   });
 
-  it('words the backend reason and fallback notes with their parameters', () => {
-    setLanguage('hi');
+  it('words the backend reason and fallback notes with their parameters', async () => {
+    await setLanguage('hi');
     const reason = chooseBackend('auto', { adapter: { ...NO_ADAPTER, unavailableReason: { kind: 'null-adapter' } }, crossOriginIsolated: true, hardwareConcurrency: 2 }).reason;
     expect(backendReasonText(reason)).toBe('कोई WebGPU एडैप्टर नहीं (ब्राउज़र ने कोई एडैप्टर नहीं दिया); WASM इस्तेमाल हो रहा है।');
     expect(noteText({ kind: 'backend-fallback', reason: { kind: 'device-lost', detail: 'destroyed' } })).toBe('WebGPU डिवाइस खो गया; WASM इस्तेमाल हो रहा है।');
-    setLanguage('en');
+    await setLanguage('en');
     expect(backendReasonText({ kind: 'software-adapter', adapter: 'google swiftshader' })).toBe('Only a software WebGPU adapter (google swiftshader), slower than WASM; using WASM.');
     expect(noteText({ kind: 'downscaled', width: 8000, height: 6000, toWidth: 2048, toHeight: 1536 })).toBe('Downscaled from 8000×6000 to 2048×1536 before classifying.');
     expect(noteText({ kind: 'truncated', maxTokens: 128 })).toBe('The text was truncated to the model\'s 128 tokens.');

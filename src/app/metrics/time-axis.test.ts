@@ -8,8 +8,8 @@ const AT = new Date(2026, 10, 30, 19, 13, 20).getTime() / 1000;
 describe('time axis', () => {
   afterEach(() => setLanguage('en'));
 
-  it('labels ticks with the wall-clock time at the precision their spacing needs', () => {
-    setLanguage('en');
+  it('labels ticks with the wall-clock time at the precision their spacing needs', async () => {
+    await setLanguage('en');
     // ICU versions differ on the space before AM/PM (U+0020 or U+202F).
     const labels = (ticks: number[], increment: number) => timeTickLabels(ticks, increment).map((l) => l.replace(/\s/g, ' '));
     expect(labels([AT, AT + 10], 10)).toEqual(['7:13:20 PM', '7:13:30 PM']);
@@ -17,8 +17,8 @@ describe('time axis', () => {
     expect(labels([AT], 86_400)).toEqual(['Nov 30']);
   });
 
-  it('formats in the UI language', () => {
-    setLanguage('hi');
+  it('formats in the UI language', async () => {
+    await setLanguage('hi');
     const [label] = timeTickLabels([AT], 300);
     expect(label).toBe(new Intl.DateTimeFormat('hi', { hour: 'numeric', minute: '2-digit' }).format(AT * 1000));
     expect(label).not.toMatch(/PM/);
