@@ -1,4 +1,4 @@
-import { Workbox } from 'workbox-window';
+import type { Workbox } from 'workbox-window';
 import { Listeners } from '../runtime/index.ts';
 
 /**
@@ -42,20 +42,31 @@ export class PwaController {
       this.resolveRegistered(undefined);
       return;
     }
-    this.workbox = new Workbox('/sw.js', { scope: '/' });
-    this.workbox.addEventListener('waiting', () => this.set({ updateWaiting: true }));
+    void this.register();
+  }
+
+  /** workbox-window is fetched here rather than with the first screen: registering can wait. */
+  private async register(): Promise<void> {
+    let workbox: Workbox;
+    try {
+      workbox = new (await import('workbox-window')).Workbox('/sw.js', { scope: '/' });
+    } catch {
+      this.resolveRegistered(undefined);
+      return;
+    }
+    this.workbox = workbox;
+    workbox.addEventListener('waiting', () => this.set({ updateWaiting: true }));
     // Another tab accepted the update: reload so this one runs the same code.
-    this.workbox.addEventListener('controlling', (event) => {
+    workbox.addEventListener('controlling', (event) => {
       if (event.isUpdate) location.reload();
     });
     // Registration can be refused (private mode, policies): the app then simply runs online.
     // Asked afterwards rather than taken from register(), which does not always reject then.
-    void this.workbox.register().catch(() => undefined)
-      .then(() => navigator.serviceWorker.getRegistration())
-      .then(this.resolveRegistered, () => this.resolveRegistered(undefined));
+    await workbox.register().catch(() => undefined);
+    this.resolveRegistered(await navigator.serviceWorker.getRegistration().catch(() => undefined));
     // Check for a new version whenever the app comes back to the foreground (no polling).
     document.addEventListener('visibilitychange', () => {
-      if (document.visibilityState === 'visible' && navigator.onLine) void this.workbox?.update();
+      if (document.visibilityState === 'visible' && navigator.onLine) void workbox.update();
     });
   }
 
