@@ -1,3 +1,5 @@
+// Configures zod (jitless, English messages) also where no entry is imported: the tests and the CLI.
+import './zod-setup.ts';
 import type { z } from 'zod';
 import { LanternError, ValidationError } from './errors.ts';
 
