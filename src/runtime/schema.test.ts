@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { ModelLoadError, ValidationError } from './errors.ts';
 import { parseSchema } from './schema.ts';
 
-const Schema = z.object({ size: z.object({ height: z.number().int().positive() }) });
+const Schema = z.object({ size: z.object({ height: z.int().check(z.positive()) }) });
 
 describe('parseSchema', () => {
   it('returns the parsed value', () => {
