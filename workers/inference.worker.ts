@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 import '../src/trusted-types.ts';
-import '../src/runtime/zod-jitless.ts';
+import '../src/runtime/zod-setup.ts';
 import { expose } from 'comlink';
 import { installErrorTransfer } from '../src/runtime/error-transfer.ts';
 import { InferenceEngine } from './inference-engine.ts';

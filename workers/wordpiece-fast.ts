@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 /**
  * A fast path for BERT WordPiece tokenisation that gives exactly the ids @huggingface/tokenizers
@@ -23,17 +23,17 @@ const WordPieceJson = z.looseObject({
   pre_tokenizer: z.looseObject({ type: z.literal('BertPreTokenizer') }),
   model: z.looseObject({
     type: z.literal('WordPiece'),
-    vocab: z.record(z.string(), z.number().int().nonnegative()),
+    vocab: z.record(z.string(), z.int().check(z.nonnegative())),
     unk_token: z.string(),
-    continuing_subword_prefix: z.string().default('##'),
-    max_input_chars_per_word: z.number().int().positive().default(100),
-    fuse_unk: z.literal(false).optional(),
+    continuing_subword_prefix: z._default(z.string(), '##'),
+    max_input_chars_per_word: z._default(z.int().check(z.positive()), 100),
+    fuse_unk: z.optional(z.literal(false)),
   }),
-  added_tokens: z.array(z.looseObject({ id: z.number().int().nonnegative(), content: z.string(), special: z.boolean().optional(), normalized: z.boolean().optional() })).default([]),
+  added_tokens: z._default(z.array(z.looseObject({ id: z.int().check(z.nonnegative()), content: z.string(), special: z.optional(z.boolean()), normalized: z.optional(z.boolean()) })), []),
 });
 
 /** Options of the library's Tokenizer that change tokenisation before the normaliser runs. */
-const PlainConfig = z.looseObject({ remove_space: z.undefined().optional(), do_lowercase_and_remove_accent: z.union([z.literal(false), z.undefined()]).optional() });
+const PlainConfig = z.looseObject({ remove_space: z.optional(z.undefined()), do_lowercase_and_remove_accent: z.optional(z.union([z.literal(false), z.undefined()])) });
 
 const enum Char {
   /** Letters and digits: part of a word. */

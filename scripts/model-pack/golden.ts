@@ -1,6 +1,6 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, resolve, sep } from 'node:path';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { ValidationError } from '../../src/runtime/errors.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
 import type { ReleaseValidation } from '../../src/runtime/store/manifest.ts';
@@ -12,11 +12,11 @@ import type { ReleaseValidation } from '../../src/runtime/store/manifest.ts';
  *   { "threshold": 0.9, "items": [{ "text": "...", "label": "spam" }, { "image": "a.png", "label": "0" }] }
  */
 const GoldenFileSchema = z.object({
-  threshold: z.number().min(0).max(1),
+  threshold: z.number().check(z.gte(0), z.lte(1)),
   items: z.array(z.union([
     z.object({ text: z.string(), label: z.string() }),
     z.object({ image: z.string(), label: z.string() }),
-  ])).min(1),
+  ])).check(z.minLength(1)),
 });
 
 export interface GoldenSet {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import type { Backend } from '../runtime/index.ts';
 
 /**
@@ -10,14 +10,14 @@ import type { Backend } from '../runtime/index.ts';
 /** Where the build writes the list (next to index.html; the service worker precaches it too). */
 export const OFFLINE_FILES = 'offline-files.json';
 
-const size = z.number().int().nonnegative();
+const size = z.int().check(z.nonnegative());
 /** `url` is relative to the app's base URL, as the build wrote it. */
 const SizedFileSchema = z.object({ url: z.string(), size });
 const OfflineFilesSchema = z.object({
   /** The app shell: the service worker's precache list, with workbox's own sizes. */
   precache: z.array(SizedFileSchema),
   /** ORT's glue and wasm per build; a device keeps only the build it uses (workers/ort-offline.ts). */
-  ort: z.object({ wasm: z.array(SizedFileSchema), webgpu: z.array(SizedFileSchema) }) satisfies z.ZodType<Record<Backend, unknown>>,
+  ort: z.object({ wasm: z.array(SizedFileSchema), webgpu: z.array(SizedFileSchema) }) satisfies z.ZodMiniType<Record<Backend, unknown>>,
   /** The built-in releases the app installs into IndexedDB on first start (signed sizes). */
   models: z.array(z.object({ id: z.string(), size })),
 });

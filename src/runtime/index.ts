@@ -4,7 +4,7 @@
  * only through this file and the other entries in package.json's `exports`
  * (src/public-entry.test.ts fails on a deep import).
  */
-import './zod-jitless.ts';
+import './zod-setup.ts';
 
 export { Lantern } from './lantern.ts';
 export type {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { MAX_ID_LENGTH, MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from './schema-limits.ts';
 
 /**
@@ -11,8 +11,8 @@ import { MAX_ID_LENGTH, MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from '.
  * Label → value as a Map: looked up with own-property semantics, so a label may be any string
  * (`constructor`, `toString`...) without meeting Object.prototype's members.
  */
-const labelMap = <T extends z.ZodType>(value: T) =>
-  z.record(z.string().max(MAX_LABEL_LENGTH), value).transform((r) => new Map(Object.entries(r) as [string, z.output<T>][]));
+const labelMap = <T extends z.ZodMiniType>(value: T) =>
+  z.pipe(z.record(z.string().check(z.maxLength(MAX_LABEL_LENGTH)), value), z.transform((r) => new Map(Object.entries(r) as [string, z.output<T>][])));
 
 /**
  * A model id: lowercase letters, digits, `.`, `_`, `-`, with at most one publisher namespace
@@ -20,7 +20,7 @@ const labelMap = <T extends z.ZodType>(value: T) =>
  */
 export const MODEL_ID = /^[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)?$/;
 export const MODEL_ID_RULE = 'lowercase letters, digits, . _ - and at most one namespace/';
-export const ModelIdSchema = z.string().max(MAX_ID_LENGTH).regex(MODEL_ID, `model id: ${MODEL_ID_RULE}`);
+export const ModelIdSchema = z.string().check(z.maxLength(MAX_ID_LENGTH), z.regex(MODEL_ID, `model id: ${MODEL_ID_RULE}`));
 export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 /** See `unsure_below` below. */
@@ -28,32 +28,33 @@ export const DEFAULT_UNSURE_BELOW = 0.5;
 
 const LanternSection = z.object({
   id: ModelIdSchema,
-  version: z.string().regex(SEMVER, 'version must be semver'),
+  version: z.string().check(z.regex(SEMVER, 'version must be semver')),
   task: z.enum(['text-classification', 'image-classification']),
-  title: z.string().max(MAX_TITLE_LENGTH).optional(),
-  output: z.enum(['logits', 'probabilities']).default('logits'),
-  batch: z.enum(['dynamic', 'fixed']).default('dynamic'),
-  input_names: z.array(z.string()).optional(),
-  output_name: z.string().optional(),
-  display_names: labelMap(z.string()).optional(),
+  title: z.optional(z.string().check(z.maxLength(MAX_TITLE_LENGTH))),
+  output: z._default(z.enum(['logits', 'probabilities']), 'logits'),
+  batch: z._default(z.enum(['dynamic', 'fixed']), 'dynamic'),
+  input_names: z.optional(z.array(z.string())),
+  output_name: z.optional(z.string()),
+  display_names: z.optional(labelMap(z.string())),
   /** Language tag → (label → display name), e.g. { "hi": { "Bag": "थैला" } }. Labels never change. */
-  localized_display_names: z.record(z.string().max(35), labelMap(z.string())).transform((r) => new Map(Object.entries(r))).optional(),
+  localized_display_names: z.optional(z.pipe(z.record(z.string().check(z.maxLength(35)), labelMap(z.string())), z.transform((r) => new Map(Object.entries(r))))),
   /**
    * A top score below this marks the answer "unsure". The default 0.5 means: the top label is
    * less likely than all the others together (a two-label model is then never unsure; set it
    * higher, e.g. 0.8, for one that should say so).
    */
-  unsure_below: z.number().min(0).max(1).default(DEFAULT_UNSURE_BELOW),
+  unsure_below: z._default(z.number().check(z.gte(0), z.lte(1)), DEFAULT_UNSURE_BELOW),
 });
 
-const Id2Label = z.record(z.string().regex(/^\d+$/), z.string().max(MAX_LABEL_LENGTH))
-  .refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels')
-  .refine((m) => Object.keys(m).length <= MAX_LABELS, `id2label may have at most ${MAX_LABELS} labels`);
+const Id2Label = z.record(z.string().check(z.regex(/^\d+$/)), z.string().check(z.maxLength(MAX_LABEL_LENGTH))).check(
+  z.refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels'),
+  z.refine((m) => Object.keys(m).length <= MAX_LABELS, `id2label may have at most ${MAX_LABELS} labels`),
+);
 /** The hub's head type; transformers.js applies sigmoid for multi-label and softmax otherwise. */
 const ProblemType = z.enum(['single_label_classification', 'multi_label_classification'], 'problem_type must be single_label_classification or multi_label_classification (Lantern classifies; it does not regress)');
 
 /** A release's config.json: `model:pack` writes the "lantern" block the store's manifest needs. */
-export const ModelConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType.optional(), lantern: LanternSection });
+export const ModelConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: z.optional(ProblemType), lantern: LanternSection });
 export type ModelConfig = z.infer<typeof ModelConfigSchema>;
 export type LanternModelInfo = ModelConfig['lantern'];
 
@@ -62,7 +63,7 @@ export type LanternModelInfo = ModelConfig['lantern'];
  * folder's files give the task, the session's metadata the inputs, outputs and batch size, and
  * `problem_type` the score function.
  */
-export const RuntimeConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType.optional(), lantern: LanternSection.partial().optional() });
+export const RuntimeConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: z.optional(ProblemType), lantern: z.optional(z.partial(LanternSection)) });
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
 
 export type ScoreFunction = 'softmax' | 'sigmoid' | 'none';
@@ -74,15 +75,15 @@ export function scoreFunction(config: RuntimeConfig): ScoreFunction {
 }
 
 const Size = z.union([
-  z.object({ height: z.number().int().positive(), width: z.number().int().positive() }),
-  z.object({ shortest_edge: z.number().int().positive() }),
-  z.number().int().positive().transform((n) => ({ shortest_edge: n })),
+  z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) }),
+  z.object({ shortest_edge: z.int().check(z.positive()) }),
+  z.pipe(z.int().check(z.positive()), z.transform((n) => ({ shortest_edge: n }))),
 ]);
 const CropSize = z.union([
-  z.object({ height: z.number().int().positive(), width: z.number().int().positive() }),
-  z.number().int().positive().transform((n) => ({ height: n, width: n })),
+  z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) }),
+  z.pipe(z.int().check(z.positive()), z.transform((n) => ({ height: n, width: n }))),
 ]);
-const PerChannel = z.union([z.number(), z.array(z.number()).min(1).max(3)]);
+const PerChannel = z.union([z.number(), z.array(z.number()).check(z.minLength(1), z.maxLength(3))]);
 
 /** PIL's resampling filters by number, as hub configs give them; Lantern implements 2 and 3. */
 const RESAMPLE_NAMES: Record<number, string> = { 0: 'nearest', 1: 'Lanczos', 2: 'bilinear', 3: 'bicubic', 4: 'box', 5: 'Hamming' };
@@ -100,31 +101,31 @@ const UNIMPLEMENTED_KEYS = [
 ];
 
 export const PreprocessorConfigSchema = z.looseObject({
-  do_resize: z.boolean().default(true),
+  do_resize: z._default(z.boolean(), true),
   size: Size,
   /** Lantern extension: 'fit_height_pad_right' keeps aspect at a fixed height (OCR line models). */
-  resize_mode: z.enum(['stretch', 'shortest_edge', 'fit_height_pad_right']).optional(),
-  resample: z.number().int().default(2),
+  resize_mode: z.optional(z.enum(['stretch', 'shortest_edge', 'fit_height_pad_right'])),
+  resample: z._default(z.int(), 2),
   /**
    * ConvNeXt's rule (transformers.js ConvNextImageProcessor): below 384, scale the shortest edge
    * to floor(shortest_edge / crop_pct), then centre-crop shortest_edge²; from 384, warp to it.
    */
-  crop_pct: z.number().gt(0).lte(1).optional(),
+  crop_pct: z.optional(z.number().check(z.gt(0), z.lte(1))),
   /** Lantern extension: false = OpenCV-style bilinear (no prefilter); default PIL-style. */
-  antialias: z.boolean().default(true),
-  do_center_crop: z.boolean().default(false),
-  crop_size: CropSize.optional(),
-  do_rescale: z.boolean().default(true),
-  rescale_factor: z.number().positive().default(1 / 255),
-  do_normalize: z.boolean().default(true),
-  image_mean: PerChannel.default([0.5, 0.5, 0.5]),
-  image_std: PerChannel.default([0.5, 0.5, 0.5]),
-  do_convert_rgb: z.boolean().default(true),
+  antialias: z._default(z.boolean(), true),
+  do_center_crop: z._default(z.boolean(), false),
+  crop_size: z.optional(CropSize),
+  do_rescale: z._default(z.boolean(), true),
+  rescale_factor: z._default(z.number().check(z.positive()), 1 / 255),
+  do_normalize: z._default(z.boolean(), true),
+  image_mean: z._default(PerChannel, [0.5, 0.5, 0.5]),
+  image_std: z._default(PerChannel, [0.5, 0.5, 0.5]),
+  do_convert_rgb: z._default(z.boolean(), true),
   /** Lantern extension: one input channel (e.g. Fashion-MNIST). */
-  do_convert_grayscale: z.boolean().default(false),
-  do_pad: z.boolean().default(false),
-  pad_size: z.object({ height: z.number().int().positive(), width: z.number().int().positive() }).optional(),
-}).superRefine((config, ctx) => {
+  do_convert_grayscale: z._default(z.boolean(), false),
+  do_pad: z._default(z.boolean(), false),
+  pad_size: z.optional(z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) })),
+}).check(z.superRefine((config, ctx) => {
   const refuse = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
   for (const key of UNIMPLEMENTED_KEYS) {
     const value = (config as Record<string, unknown>)[key];
@@ -138,7 +139,7 @@ export const PreprocessorConfigSchema = z.looseObject({
     if (!('shortest_edge' in config.size)) refuse('crop_pct', 'crop_pct needs size.shortest_edge, as in ConvNeXt configs');
     if (config.do_center_crop) refuse('crop_pct', 'crop_pct already crops; it cannot be combined with do_center_crop');
   }
-});
+}));
 export type PreprocessorConfig = z.infer<typeof PreprocessorConfigSchema>;
 
 /**
@@ -153,12 +154,12 @@ export function tensorSize(p: PreprocessorConfig): { height: number; width: numb
 }
 
 export const TokenizerConfigSchema = z.looseObject({
-  model_max_length: z.number().int().positive().optional(),
-  max_length: z.number().int().positive().optional(),
-  pad_token: z.string().optional(),
-  unk_token: z.string().optional(),
+  model_max_length: z.optional(z.int().check(z.positive())),
+  max_length: z.optional(z.int().check(z.positive())),
+  pad_token: z.optional(z.string()),
+  unk_token: z.optional(z.string()),
 });
 export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 
 /** `tokenizer.json` is validated by the tokenizer library itself; we only check its shape. */
-export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.string().optional() }) });
+export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.optional(z.string()) }) });

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { ort } from '../ort.ts';
 import { ModelLoadError } from '../../src/runtime/errors.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
@@ -36,7 +36,7 @@ export interface TaskAdapter<P> {
 export type Task = ImageTask | TextTask;
 
 /** Validates one file of the model folder; a bad file is a ModelLoadError naming it. */
-export function parseModelFile<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
+export function parseModelFile<T>(schema: z.ZodMiniType<T>, value: unknown, file: string): T {
   return parseSchema(schema, value, file, (message) => new ModelLoadError(message, { file }));
 }
 

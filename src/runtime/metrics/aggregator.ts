@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import type { RequestRecord } from '../lantern.ts';
 import { Histogram, HistogramJsonSchema, RELATIVE_ERROR, type Bucket, type Percentiles } from './histogram.ts';
 import { TimeRing, timeRingJsonSchema } from './time-ring.ts';
@@ -32,10 +32,10 @@ export interface AggregatorOptions {
 export const LIMITS = { series: 32, models: 32, labelsPerModel: 64, codesPerModel: 32 } as const;
 const OTHER = '(other)';
 
-const counts = z.record(z.string(), z.number().int().nonnegative());
+const counts = z.record(z.string(), z.int().check(z.nonnegative()));
 const stageSet = z.object(Object.fromEntries(STAGES.map((s) => [s, HistogramJsonSchema])) as Record<Stage, typeof HistogramJsonSchema>);
 const coldSet = z.object(Object.fromEntries(COLD_STAGES.map((s) => [s, HistogramJsonSchema])) as Record<ColdStage, typeof HistogramJsonSchema>);
-const distributionSlot = z.object({ labels: counts, confidence: z.array(z.number().int().nonnegative()).length(CONFIDENCE_BINS) });
+const distributionSlot = z.object({ labels: counts, confidence: z.array(z.int().check(z.nonnegative())).check(z.length(CONFIDENCE_BINS)) });
 
 const SeriesJsonSchema = z.object({
   modelId: z.string(),
@@ -50,7 +50,7 @@ const SeriesJsonSchema = z.object({
 const ModelJsonSchema = z.object({
   modelId: z.string(),
   lastAt: z.number(),
-  ok: z.number().int().nonnegative(),
+  ok: z.int().check(z.nonnegative()),
   failures: counts,
   distribution: distributionSlot,
   overTime: timeRingJsonSchema(distributionSlot, 1000),
@@ -58,8 +58,8 @@ const ModelJsonSchema = z.object({
 export const MetricsStateSchema = z.object({
   format: z.literal('lantern-metrics/1'),
   startedAt: z.number(),
-  series: z.array(SeriesJsonSchema).max(LIMITS.series),
-  models: z.array(ModelJsonSchema).max(LIMITS.models),
+  series: z.array(SeriesJsonSchema).check(z.maxLength(LIMITS.series)),
+  models: z.array(ModelJsonSchema).check(z.maxLength(LIMITS.models)),
 });
 export type MetricsState = z.infer<typeof MetricsStateSchema>;
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 /**
  * A log-bucketed histogram (the DDSketch mapping): bucket i holds values in (γ^(i-1), γ^i]
@@ -21,13 +21,13 @@ const MAX_INDEX = Math.ceil(Math.log(MAX_VALUE) / LOG_GAMMA);
 export const MAX_BUCKETS = MAX_INDEX - MIN_INDEX + 2;
 
 export const HistogramJsonSchema = z.object({
-  count: z.number().int().nonnegative(),
-  zero: z.number().int().nonnegative(),
+  count: z.int().check(z.nonnegative()),
+  zero: z.int().check(z.nonnegative()),
   sum: z.number(),
-  min: z.number().nullable(),
-  max: z.number().nullable(),
+  min: z.nullable(z.number()),
+  max: z.nullable(z.number()),
   /** [bucket index, count] pairs, ascending. */
-  buckets: z.array(z.tuple([z.number().int(), z.number().int().positive()])).max(MAX_BUCKETS),
+  buckets: z.array(z.tuple([z.int(), z.int().check(z.positive())])).check(z.maxLength(MAX_BUCKETS)),
 });
 export type HistogramJson = z.infer<typeof HistogramJsonSchema>;
 

@@ -1,5 +1,5 @@
 /** `lantern/metrics`: aggregates of every request (never the inputs), memory figures and exports. */
-import '../zod-jitless.ts';
+import '../zod-setup.ts';
 
 export { MetricsAggregator, STAGES, COLD_STAGES, CONFIDENCE_BINS, type ColdStage, type ModelSnapshot, type SeriesSnapshot, type Stage, type StageStats } from './aggregator.ts';
 export { MetricsPersistence } from './persistence.ts';

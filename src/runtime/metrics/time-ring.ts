@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 export interface Slot<T> {
   /** Start of the slot, ms since the epoch, a multiple of slotMs. */
@@ -56,9 +56,9 @@ export class TimeRing<T> {
   }
 }
 
-export function timeRingJsonSchema<S extends z.ZodType>(value: S, maxSlots: number) {
+export function timeRingJsonSchema<S extends z.ZodMiniType>(value: S, maxSlots: number) {
   return z.object({
-    slotMs: z.number().positive(),
-    slots: z.array(z.object({ start: z.number(), value })).max(maxSlots),
+    slotMs: z.number().check(z.positive()),
+    slots: z.array(z.object({ start: z.number(), value })).check(z.maxLength(maxSlots)),
   });
 }

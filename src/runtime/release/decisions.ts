@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import type { ModelRegistry } from '../store/registry.ts';
 import type { ShadowBook } from './shadow-book.ts';
 import { agreement, latencyRatio, type ShadowFigures } from './shadow.ts';
@@ -14,11 +14,11 @@ const DecisionSchema = z.object({
   /** Decided by the release's own bar (manifest `shadow`), not by a person. */
   automatic: z.boolean(),
   at: z.string(),
-  runs: z.number().int().nonnegative(),
+  runs: z.int().check(z.nonnegative()),
   /** Top-1 agreement 0–1 (null before any run). */
-  agreement: z.number().nullable(),
-  latencyRatio: z.number().nullable(),
-  errors: z.number().int().nonnegative(),
+  agreement: z.nullable(z.number()),
+  latencyRatio: z.nullable(z.number()),
+  errors: z.int().check(z.nonnegative()),
 });
 export type ReleaseDecision = z.infer<typeof DecisionSchema>;
 

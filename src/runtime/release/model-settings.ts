@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { StoredValue, type KeyValueStorage } from './stored-value.ts';
 
 /**
@@ -13,7 +13,7 @@ export interface ModelReleaseSettings {
   cache?: boolean;
 }
 
-const SettingsSchema = z.record(z.string(), z.object({ fallback: z.string().optional(), cache: z.boolean().optional() }));
+const SettingsSchema = z.record(z.string(), z.object({ fallback: z.optional(z.string()), cache: z.optional(z.boolean()) }));
 
 export class ModelSettings {
   private readonly stored: StoredValue<Record<string, ModelReleaseSettings>>;

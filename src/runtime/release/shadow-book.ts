@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { emptyFigures, type ShadowFigures } from './shadow.ts';
 import { StoredValue, type KeyValueStorage } from './stored-value.ts';
 
@@ -7,14 +7,14 @@ import { StoredValue, type KeyValueStorage } from './stored-value.ts';
  * requests): counts per candidate version in localStorage, never an input. Dropped when the
  * candidate is promoted or rejected (the decision keeps its own copy in the model store).
  */
-const Counts = z.record(z.string(), z.number().int().nonnegative());
+const Counts = z.record(z.string(), z.int().check(z.nonnegative()));
 const FiguresSchema = z.object({
-  runs: z.number().int().nonnegative(),
-  agreements: z.number().int().nonnegative(),
-  errors: z.number().int().nonnegative(),
-  skipped: z.number().int().nonnegative(),
-  activeMs: z.number().nonnegative(),
-  candidateMs: z.number().nonnegative(),
+  runs: z.int().check(z.nonnegative()),
+  agreements: z.int().check(z.nonnegative()),
+  errors: z.int().check(z.nonnegative()),
+  skipped: z.int().check(z.nonnegative()),
+  activeMs: z.number().check(z.nonnegative()),
+  candidateMs: z.number().check(z.nonnegative()),
   activeLabels: Counts,
   candidateLabels: Counts,
 });

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 
 /** The part of localStorage the release settings use (a Map-backed fake in tests). */
 export interface KeyValueStorage {
@@ -15,7 +15,7 @@ export class StoredValue<T> {
   private readonly listeners = new Set<() => void>();
   private current: T;
 
-  constructor(private readonly storage: KeyValueStorage | undefined, private readonly key: string, schema: z.ZodType<T>, fallback: T) {
+  constructor(private readonly storage: KeyValueStorage | undefined, private readonly key: string, schema: z.ZodMiniType<T>, fallback: T) {
     this.current = read(storage, key, schema) ?? fallback;
   }
 
@@ -39,7 +39,7 @@ export class StoredValue<T> {
   }
 }
 
-function read<T>(storage: KeyValueStorage | undefined, key: string, schema: z.ZodType<T>): T | undefined {
+function read<T>(storage: KeyValueStorage | undefined, key: string, schema: z.ZodMiniType<T>): T | undefined {
   try {
     const text = storage?.getItem(key);
     if (text == null) return undefined;

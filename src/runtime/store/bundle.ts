@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { ValidationError } from '../errors.ts';
 import { concatBytes } from './bytes.ts';
 import { chunkRange, type ManifestFile } from './manifest.ts';
@@ -16,10 +16,10 @@ const MAX_HEADER = 1 << 20;
 
 const HeaderSchema = z.object({
   format: z.literal('lantern-bundle/1'),
-  manifestLength: z.number().int().positive(),
+  manifestLength: z.int().check(z.positive()),
   signatures: SignatureFileSchema,
   /** Offsets are relative to the end of the header. */
-  files: z.array(z.object({ path: z.string(), offset: z.number().int().nonnegative(), size: z.number().int().nonnegative() })),
+  files: z.array(z.object({ path: z.string(), offset: z.int().check(z.nonnegative()), size: z.int().check(z.nonnegative()) })),
 });
 
 /** The bundle as consecutive parts (a `Blob` can be built from them without copying the files). */

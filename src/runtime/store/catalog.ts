@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { ValidationError } from '../errors.ts';
 import { ModelIdSchema } from '../model-config.ts';
 import { parseSchema } from '../schema.ts';
@@ -17,28 +17,28 @@ export const CATALOG_FORMAT = 'lantern-catalog/2';
 
 export const ReleaseEntrySchema = z.object({
   id: ModelIdSchema,
-  version: z.string().max(64),
-  sequence: z.number().int().nonnegative(),
-  title: z.string().max(MAX_TITLE_LENGTH).optional(),
+  version: z.string().check(z.maxLength(64)),
+  sequence: z.int().check(z.nonnegative()),
+  title: z.optional(z.string().check(z.maxLength(MAX_TITLE_LENGTH))),
   /** Relative to the catalog URL. */
-  manifest: z.string().max(500),
-  signature: z.string().max(500),
+  manifest: z.string().check(z.maxLength(500)),
+  signature: z.string().check(z.maxLength(500)),
   /** Total bytes of the release's files. */
-  size: z.number().int().nonnegative(),
+  size: z.int().check(z.nonnegative()),
   /**
    * Staged rollout: the fraction of devices (0–1) that install this release automatically, by
    * each device's stable local bucket (release/rollout.ts). Absent: no device installs it
    * automatically; users update from the Models screen.
    */
-  rollout: z.number().min(0).max(1).optional(),
+  rollout: z.optional(z.number().check(z.gte(0), z.lte(1))),
 });
 export const ReleaseCatalogSchema = z.object({
   format: z.literal(CATALOG_FORMAT),
   /** Monotonic per catalog URL (the CLI uses seconds since the epoch, or the last one + 1). */
-  version: z.number().int().nonnegative(),
+  version: z.int().check(z.nonnegative()),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
-  releases: z.array(ReleaseEntrySchema).max(MAX_CATALOG_RELEASES),
+  releases: z.array(ReleaseEntrySchema).check(z.maxLength(MAX_CATALOG_RELEASES)),
 });
 export type ReleaseEntry = z.infer<typeof ReleaseEntrySchema>;
 export type ReleaseCatalog = z.infer<typeof ReleaseCatalogSchema>;

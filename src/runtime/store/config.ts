@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { parseSchema } from '../schema.ts';
 
 /**
@@ -8,9 +8,9 @@ import { parseSchema } from '../schema.ts';
  */
 export const RegistryConfigSchema = z.object({
   /** Catalog checked for updates; relative URLs resolve against the app. */
-  catalogUrl: z.string().max(500),
+  catalogUrl: z.string().check(z.maxLength(500)),
   /** Origins besides the app's own that releases may be fetched from. */
-  allowedOrigins: z.array(z.url()).default([]),
+  allowedOrigins: z._default(z.array(z.url()), []),
 });
 export type RegistryConfig = z.infer<typeof RegistryConfigSchema>;
 

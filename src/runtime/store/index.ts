@@ -3,7 +3,7 @@
  * catalogs) for apps that show it to their users, as the PWA's Models screen does. Classifying
  * needs only the main entry.
  */
-import '../zod-jitless.ts';
+import '../zod-setup.ts';
 
 export { openRegistry, type OpenedRegistry } from './bootstrap.ts';
 export { ModelRegistry, type ModelOverview, type RegistryNotice, type Transfer } from './registry.ts';

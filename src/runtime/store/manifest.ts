@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { IntegrityError, ValidationError } from '../errors.ts';
 import { ModelIdSchema } from '../model-config.ts';
 import { parseSchema } from '../schema.ts';
@@ -15,9 +15,9 @@ import { sha256Hex } from './bytes.ts';
  */
 export const MANIFEST_FORMAT = 'lantern-manifest/1';
 
-const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase hex sha256');
+const Sha256 = z.string().check(z.regex(/^[0-9a-f]{64}$/, 'expected a lowercase hex sha256'));
 /** Relative, no `..`, no empty segments: a path can never climb out of its release folder. */
-const RelativePath = z.string().max(MAX_PATH_LENGTH).regex(/^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/, 'expected a relative path');
+const RelativePath = z.string().check(z.maxLength(MAX_PATH_LENGTH), z.regex(/^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/, 'expected a relative path'));
 /** `golden`: an image input of the validation set (several allowed); every other role is unique. */
 export const FILE_ROLES = ['onnx', 'config', 'preprocessor', 'tokenizer', 'tokenizer-config', 'golden'] as const;
 export type FileRole = (typeof FILE_ROLES)[number];
@@ -25,58 +25,61 @@ export type FileRole = (typeof FILE_ROLES)[number];
 const ManifestFileSchema = z.object({
   path: RelativePath,
   role: z.enum(FILE_ROLES),
-  size: z.number().int().nonnegative().max(MAX_FILE_SIZE),
+  size: z.int().check(z.nonnegative(), z.lte(MAX_FILE_SIZE)),
   sha256: Sha256,
-  chunkSize: z.number().int().positive().max(MAX_CHUNK_SIZE),
-  chunks: z.array(Sha256).max(MAX_CHUNKS_PER_FILE),
-}).refine((f) => f.chunks.length === Math.max(1, Math.ceil(f.size / f.chunkSize)), 'chunk count does not match size / chunkSize');
+  chunkSize: z.int().check(z.positive(), z.lte(MAX_CHUNK_SIZE)),
+  chunks: z.array(Sha256).check(z.maxLength(MAX_CHUNKS_PER_FILE)),
+}).check(z.refine((f) => f.chunks.length === Math.max(1, Math.ceil(f.size / f.chunkSize)), 'chunk count does not match size / chunkSize'));
 
 const GoldenItemSchema = z.object({
   input: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('text'), text: z.string().max(MAX_GOLDEN_TEXT_LENGTH) }),
+    z.object({ kind: z.literal('text'), text: z.string().check(z.maxLength(MAX_GOLDEN_TEXT_LENGTH)) }),
     z.object({ kind: z.literal('image'), path: RelativePath }),
   ]),
-  label: z.string().max(MAX_LABEL_LENGTH),
+  label: z.string().check(z.maxLength(MAX_LABEL_LENGTH)),
 });
 export const ValidationSchema = z.object({
   /** Minimum accuracy (0–1) on the items for the release to become active. */
-  threshold: z.number().min(0).max(1),
-  items: z.array(GoldenItemSchema).min(1).max(MAX_GOLDEN_ITEMS),
+  threshold: z.number().check(z.gte(0), z.lte(1)),
+  items: z.array(GoldenItemSchema).check(z.minLength(1), z.maxLength(MAX_GOLDEN_ITEMS)),
 });
 export type ReleaseValidation = z.infer<typeof ValidationSchema>;
 
 /** Promotion bar for a release installed in shadow: promoted automatically once met (release/shadow.ts). */
 export const ShadowPolicySchema = z.object({
   /** Real requests the candidate must have run on. */
-  minRuns: z.number().int().positive().max(1_000_000),
+  minRuns: z.int().check(z.positive(), z.lte(1_000_000)),
   /** Minimum top-1 agreement (0–1) with the active version. */
-  minAgreement: z.number().min(0).max(1),
+  minAgreement: z.number().check(z.gte(0), z.lte(1)),
 });
 
 export const ManifestSchema = z.object({
   format: z.literal(MANIFEST_FORMAT),
   id: ModelIdSchema,
-  version: z.string().max(64).regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver'),
+  version: z.string().check(z.maxLength(64), z.regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'version must be semver')),
   /** Monotonic per model: a lower number than one already seen is a downgrade or a replay. */
-  sequence: z.number().int().nonnegative(),
+  sequence: z.int().check(z.nonnegative()),
   task: z.enum(['text-classification', 'image-classification']),
-  title: z.string().max(MAX_TITLE_LENGTH),
+  title: z.string().check(z.maxLength(MAX_TITLE_LENGTH)),
   createdAt: z.iso.datetime(),
-  expiresAt: z.iso.datetime().optional(),
+  expiresAt: z.optional(z.iso.datetime()),
   batch: z.enum(['dynamic', 'fixed']),
-  labels: z.array(z.string().max(MAX_LABEL_LENGTH)).min(2).max(MAX_LABELS),
-  files: z.array(ManifestFileSchema).min(1).max(MAX_FILES)
-    .refine((files) => new Set(files.map((f) => f.path)).size === files.length, 'duplicate file path')
-    .refine((files) => files.filter((f) => f.role === 'onnx').length === 1 && files.filter((f) => f.role === 'config').length === 1, 'needs exactly one onnx and one config file')
-    .refine((files) => { const unique = files.filter((f) => f.role !== 'golden'); return new Set(unique.map((f) => f.role)).size === unique.length; }, 'duplicate file role'),
+  labels: z.array(z.string().check(z.maxLength(MAX_LABEL_LENGTH))).check(z.minLength(2), z.maxLength(MAX_LABELS)),
+  files: z.array(ManifestFileSchema).check(
+    z.minLength(1),
+    z.maxLength(MAX_FILES),
+    z.refine((files) => new Set(files.map((f) => f.path)).size === files.length, 'duplicate file path'),
+    z.refine((files) => files.filter((f) => f.role === 'onnx').length === 1 && files.filter((f) => f.role === 'config').length === 1, 'needs exactly one onnx and one config file'),
+    z.refine((files) => { const unique = files.filter((f) => f.role !== 'golden'); return new Set(unique.map((f) => f.role)).size === unique.length; }, 'duplicate file role'),
+  ),
   /** Example inputs published next to the manifest; unsigned conveniences, never model data. */
-  samples: z.array(z.object({ name: z.string().max(100), path: RelativePath, kind: z.enum(['text', 'image']) })).max(MAX_SAMPLES).default([]),
+  samples: z._default(z.array(z.object({ name: z.string().check(z.maxLength(100)), path: RelativePath, kind: z.enum(['text', 'image']) })).check(z.maxLength(MAX_SAMPLES)), []),
   /** Optional golden set the device runs before activating this release (the validation gate). */
-  validation: ValidationSchema.optional(),
+  validation: z.optional(ValidationSchema),
   /** Install in shadow next to the active version and promote automatically at this bar. */
-  shadow: ShadowPolicySchema.optional(),
-}).refine((m) => (m.validation?.items ?? []).every(({ input }) => input.kind === 'text' || m.files.some((f) => f.role === 'golden' && f.path === input.path)),
-  'every golden image must be a listed file with role "golden"');
+  shadow: z.optional(ShadowPolicySchema),
+}).check(z.refine((m) => (m.validation?.items ?? []).every(({ input }) => input.kind === 'text' || m.files.some((f) => f.role === 'golden' && f.path === input.path)),
+  'every golden image must be a listed file with role "golden"'));
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type ManifestFile = Manifest['files'][number];
 

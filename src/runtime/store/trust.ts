@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { SignatureError, ValidationError } from '../errors.ts';
 import { parseSchema } from '../schema.ts';
 import { fromBase64, sha256Hex, toBase64 } from './bytes.ts';
@@ -13,8 +13,8 @@ import { ed25519, type Ed25519PublicKey } from './ed25519.ts';
  * its scope vouches for nothing.
  */
 
-const KeyId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
-const Base64 = z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/);
+const KeyId = z.string().check(z.regex(/^[A-Za-z0-9._:-]{1,64}$/));
+const Base64 = z.string().check(z.regex(/^[A-Za-z0-9+/]+={0,2}$/));
 
 export const SignatureFileSchema = z.object({
   signatures: z.array(z.object({ keyId: KeyId, alg: z.literal('Ed25519'), sig: Base64 })),
@@ -22,10 +22,10 @@ export const SignatureFileSchema = z.object({
 export type SignatureFile = z.infer<typeof SignatureFileSchema>;
 
 /** An exact model id, or a namespace prefix ending in `/` (every id under it). */
-export const ScopeEntry = z.string().max(100).regex(/^[a-z0-9][a-z0-9._-]*(?:\/(?:[a-z0-9][a-z0-9._-]*)?)?$/, 'scope: a model id or a namespace ending in /');
+export const ScopeEntry = z.string().check(z.maxLength(100), z.regex(/^[a-z0-9][a-z0-9._-]*(?:\/(?:[a-z0-9][a-z0-9._-]*)?)?$/, 'scope: a model id or a namespace ending in /'));
 
 export const TrustStoreSchema = z.object({
-  keys: z.array(z.object({ keyId: KeyId, publicKey: Base64, name: z.string().max(200), scope: z.array(ScopeEntry).min(1).max(1000) })).max(100),
+  keys: z.array(z.object({ keyId: KeyId, publicKey: Base64, name: z.string().check(z.maxLength(200)), scope: z.array(ScopeEntry).check(z.minLength(1), z.maxLength(1000)) })).check(z.maxLength(100)),
 });
 export type TrustStoreFile = z.infer<typeof TrustStoreSchema>;
 
