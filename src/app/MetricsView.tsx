@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { DeviceReport } from '../runtime/index.ts';
-import { type BenchmarkRow, RELATIVE_ERROR } from '../runtime/metrics/index.ts';
+import { type BenchmarkRow, MemorySampler, RELATIVE_ERROR } from '../runtime/metrics/index.ts';
 import { t } from './i18n/index.ts';
 import { BenchmarkCard } from './metrics/BenchmarkCard.tsx';
 import { DeviceCard } from './metrics/DeviceCard.tsx';
@@ -16,9 +16,28 @@ import type { Services } from './services.ts';
 /** Redraws at most this often while requests stream in. */
 const REFRESH_MS = 1000;
 
+/**
+ * One memory sampler per app, made with this screen's code: the sampler only runs while its card
+ * is shown, so nothing on the first screen needs it. Its history lasts the visit.
+ */
+const samplers = new WeakMap<Services, MemorySampler>();
+function memorySampler(services: Services): MemorySampler {
+  let sampler = samplers.get(services);
+  if (!sampler) {
+    const { lantern, models } = services;
+    sampler = new MemorySampler({
+      workerWasm: () => lantern.workerMemory(),
+      modelBytes: async () => (await (await models).registry.storageEstimate()).modelBytes,
+    });
+    samplers.set(services, sampler);
+  }
+  return sampler;
+}
+
 /** The metrics screen: what this device does with each model, from aggregates only. */
 export function MetricsView({ services }: { services: Services }) {
-  const { metrics, lantern, memory, metricsStore } = services;
+  const { metrics, lantern, metricsStore } = services;
+  const memory = memorySampler(services);
   const [snapshot, setSnapshot] = useState(() => metrics.snapshot());
   const [device, setDevice] = useState<DeviceReport | null>(null);
   const [benchmark, setBenchmark] = useState<BenchmarkRow[]>([]);

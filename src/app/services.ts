@@ -1,5 +1,5 @@
 import { Lantern } from '../runtime/index.ts';
-import { MetricsAggregator, MemorySampler, MetricsPersistence } from '../runtime/metrics/index.ts';
+import { MetricsAggregator, MetricsPersistence } from '../runtime/metrics/index.ts';
 import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator, SavedCatalogs } from '../runtime/store/index.ts';
 import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden } from '../runtime/field/index.ts';
 import { releaseControls, type ReleaseControls, autoUpdate } from '../runtime/release/index.ts';
@@ -21,7 +21,6 @@ export interface Services {
   /** Aggregates of every request (never the inputs), persisted across reloads. */
   metrics: MetricsAggregator;
   metricsStore: MetricsPersistence;
-  memory: MemorySampler;
   /** When models may be downloaded and updates checked (user choice + connection). */
   data: DataPolicy;
   /** Batch, thread and metrics-window defaults sized to this device. */
@@ -103,15 +102,11 @@ export function createServices(): Services {
     void metricsStore.flush();
     saveLastModel(lastModel);
   });
-  const memory = new MemorySampler({
-    workerWasm: () => lantern.workerMemory(),
-    modelBytes: async () => (await (await models).registry.storageEstimate()).modelBytes,
-  });
   // Fleet updates: releases this device is in the staged rollout of, when the data policy allows.
   void models
     .then(({ registry }) => autoUpdate(registry, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed))
     .then(() => lantern.refreshModels(), () => undefined);
   // No inference while the page is hidden: requests wait for the user to come back.
   pauseWhileHidden(lantern, document);
-  return { lantern, pwa, offline, models, metrics, metricsStore, memory, data, profile, release };
+  return { lantern, pwa, offline, models, metrics, metricsStore, data, profile, release };
 }
