@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { DeviceReport } from '../runtime/index.ts';
-import { type BenchmarkRow, MemorySampler, RELATIVE_ERROR } from '../runtime/metrics/index.ts';
+import { type BenchmarkRow, MemorySampler, type MetricsAggregator, type MetricsPersistence, RELATIVE_ERROR } from '../runtime/metrics/index.ts';
 import { t } from './i18n/index.ts';
 import { BenchmarkCard } from './metrics/BenchmarkCard.tsx';
 import { DeviceCard } from './metrics/DeviceCard.tsx';
@@ -11,7 +11,7 @@ import { LatencyCard, seriesId } from './metrics/LatencyCard.tsx';
 import { MemoryCard } from './metrics/MemoryCard.tsx';
 import { ShadowCard } from './metrics/ShadowCard.tsx';
 import { StartCard } from './metrics/StartCard.tsx';
-import type { Services } from './services.ts';
+import type { AppMetrics, Services } from './services.ts';
 
 /** Redraws at most this often while requests stream in. */
 const REFRESH_MS = 1000;
@@ -36,7 +36,14 @@ function memorySampler(services: Services): MemorySampler {
 
 /** The metrics screen: what this device does with each model, from aggregates only. */
 export function MetricsView({ services }: { services: Services }) {
-  const { metrics, lantern, metricsStore } = services;
+  // Loaded just after the first screen: by the time anyone opens this one, it is there.
+  const [loaded, setLoaded] = useState<AppMetrics>();
+  useEffect(() => void services.metrics.then(setLoaded), [services]);
+  return loaded ? <MetricsScreen services={services} metrics={loaded.aggregator} metricsStore={loaded.persistence} /> : null;
+}
+
+function MetricsScreen({ services, metrics, metricsStore }: { services: Services; metrics: MetricsAggregator; metricsStore: MetricsPersistence }) {
+  const { lantern } = services;
   const memory = memorySampler(services);
   const [snapshot, setSnapshot] = useState(() => metrics.snapshot());
   const [device, setDevice] = useState<DeviceReport | null>(null);

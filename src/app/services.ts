@@ -1,5 +1,5 @@
 import { Lantern } from '../runtime/index.ts';
-import { MetricsAggregator, MetricsPersistence } from '../runtime/metrics/index.ts';
+import type { MetricsAggregator, MetricsPersistence } from '../runtime/metrics/index.ts';
 import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator, SavedCatalogs } from '../runtime/store/index.ts';
 import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden } from '../runtime/field/index.ts';
 import { releaseControls, type ReleaseControls, autoUpdate } from '../runtime/release/index.ts';
@@ -18,15 +18,22 @@ export interface Services {
   pwa: PwaController;
   /** The download for offline use; the inference worker waits for `offline.runtimeAllowed`. */
   offline: OfflineReadiness;
-  /** Aggregates of every request (never the inputs), persisted across reloads. */
-  metrics: MetricsAggregator;
-  metricsStore: MetricsPersistence;
+  /**
+   * Aggregates of every request (never the inputs), persisted across reloads. Their code loads
+   * after the first screen; records made before it arrives are applied in order once it has.
+   */
+  metrics: Promise<AppMetrics>;
   /** When models may be downloaded and updates checked (user choice + connection). */
   data: DataPolicy;
   /** Batch, thread and metrics-window defaults sized to this device. */
   profile: RuntimeDefaults;
   /** Per-model fallback and result-cache choices; shadow evaluation and its decisions. */
   release: ReleaseControls;
+}
+
+export interface AppMetrics {
+  aggregator: MetricsAggregator;
+  persistence: MetricsPersistence;
 }
 
 /** Chromium-only navigator fields (Network Information API, Device Memory API). */
@@ -57,7 +64,12 @@ export function createServices(): Services {
   const data = new DataPolicy(globalThis.localStorage, nav.connection);
   // Golden sets run through the runtime created below (the gate runs long after start-up).
   const models = openRegistry(document.baseURI, { storage: navigator.storage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern) });
-  const metrics = new MetricsAggregator({ windowMs: profile.metricsWindowMs });
+  const metrics = import('../runtime/metrics/index.ts').then(({ MetricsAggregator, MetricsPersistence }): AppMetrics => {
+    const aggregator = new MetricsAggregator({ windowMs: profile.metricsWindowMs });
+    const persistence = new MetricsPersistence(aggregator);
+    void persistence.start();
+    return { aggregator, persistence };
+  });
   const source = new StoreModelSource(models.then((m) => m.registry));
   const release = releaseControls({
     runtime: () => lantern,
@@ -78,7 +90,8 @@ export function createServices(): Services {
     policies: release.settings,
     onAnswer: (modelId, input, result) => release.runner.observe(modelId, input, result),
     onRecord: (record) => {
-      metrics.record(record);
+      // Metrics never break classification: if their code cannot load, records are dropped.
+      void metrics.then(({ aggregator }) => aggregator.record(record), () => undefined);
       watchVersions(record);
       if (record.ok) lastModel = record.modelId;
     },
@@ -94,12 +107,10 @@ export function createServices(): Services {
     // An optimisation only: if it fails, the first real request reports why.
     void offline.runtimeAllowed.then(() => requestIdleCallback(() => void lantern.load(wanted).catch(() => undefined)));
   }
-  const metricsStore = new MetricsPersistence(metrics);
-  void metricsStore.start();
   // Hidden is the last moment a page is reliably alive (mobile browsers kill without unload).
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState !== 'hidden') return;
-    void metricsStore.flush();
+    void metrics.then(({ persistence }) => persistence.flush(), () => undefined);
     saveLastModel(lastModel);
   });
   // Fleet updates: releases this device is in the staged rollout of, when the data policy allows.
@@ -108,5 +119,5 @@ export function createServices(): Services {
     .then(() => lantern.refreshModels(), () => undefined);
   // No inference while the page is hidden: requests wait for the user to come back.
   pauseWhileHidden(lantern, document);
-  return { lantern, pwa, offline, models, metrics, metricsStore, data, profile, release };
+  return { lantern, pwa, offline, models, metrics, data, profile, release };
 }

@@ -21,6 +21,8 @@ export const ERROR_CODES = [
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
+/** Not the model's or device's fault: the caller gave up or the queue pushed back. */
+export const REJECTION_CODES: readonly string[] = ['BUSY', 'CANCELLED', 'TIMEOUT'] satisfies ErrorCode[];
 
 /**
  * What exactly was wrong with an input (InputError's `details.reason`), so the UI can say it in

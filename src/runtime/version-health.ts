@@ -1,4 +1,4 @@
-import { REJECTION_CODES } from './metrics/aggregator.ts';
+import { REJECTION_CODES } from './errors.ts';
 
 /**
  * Watches real-use outcomes per model version and says when one should be rolled back.

@@ -2,6 +2,7 @@ import { z } from 'zod/mini';
 import type { RequestRecord } from '../lantern.ts';
 import { Histogram, HistogramJsonSchema, RELATIVE_ERROR, type Bucket, type Percentiles } from './histogram.ts';
 import { TimeRing, timeRingJsonSchema } from './time-ring.ts';
+import { REJECTION_CODES } from '../errors.ts';
 import { Listeners } from '../listeners.ts';
 
 /**
@@ -14,8 +15,6 @@ export const STAGES = ['queue', 'preprocess', 'inference', 'postprocess', 'total
 export type Stage = (typeof STAGES)[number];
 export const COLD_STAGES = ['files', 'create', 'load', 'firstRun', 'total'] as const;
 export type ColdStage = (typeof COLD_STAGES)[number];
-/** Not the model's or device's fault: the caller gave up or the queue pushed back. */
-export const REJECTION_CODES: readonly string[] = ['BUSY', 'CANCELLED', 'TIMEOUT'];
 export const CONFIDENCE_BINS = 10;
 
 export interface AggregatorOptions {
