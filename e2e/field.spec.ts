@@ -86,8 +86,11 @@ test('keyboard only: classify a text', async ({ page }) => {
 
 test('keyboard only: classify an image (file picker opened with Space)', async ({ page }) => {
   await openModel(page, 'doc-orientation');
-  await tabTo(page, 'image-file');
+  // Listening turns Playwright's file-chooser interception on, without waiting for the browser to
+  // confirm it: a key press (one protocol message, unlike a click) could overtake it and open no
+  // interceptable chooser. Listening before the Tab round trips leaves it time.
   const chooser = page.waitForEvent('filechooser');
+  await tabTo(page, 'image-file');
   await page.keyboard.press('Space');
   await (await chooser).setFiles({ name: 'upright.png', mimeType: 'image/png', buffer: readFileSync(join(ROOT, 'models/doc-orientation/samples/upright.png')) });
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', '0');
