@@ -195,6 +195,16 @@ describe('network attacks leave the active version answering', () => {
     expect(await answering()).toBe('demo@1.0.0');
   });
 
+  it('an endless body (or a decompression bomb) for a file of one chunk, asked for whole', async () => {
+    const { server, update, answering } = await deviceWithActive();
+    const body = endless(1024);
+    server.misbehave = (path, range) => (path === 'demo/2.0.0/config.json' && range === undefined ? new Response(body.stream, { status: 200 }) : undefined);
+    const error = await expectTyped(update(), IntegrityError);
+    expect(error.message).toMatch(/more of config.json than the signed manifest says/);
+    expect(body.pulled()).toBeLessThanOrEqual(2);
+    expect(await answering()).toBe('demo@1.0.0');
+  });
+
   it('a chunk that stops arriving fails resumably, and a resume then completes it', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { registry, server, update, answering } = await deviceWithActive();
