@@ -1,7 +1,8 @@
 import { BusyError, IntegrityError, isAbortError, LanternError, ModelLoadError, NetworkError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
-import type { BundleSource } from './bundle.ts';
+import { bundleParts, openBundle, type BundleSource } from './bundle.ts';
 import { assertCatalogFresh, catalogSignatureUrl, parseCatalog, releasesOf, type Release } from './catalog.ts';
-import type { ReadChunk, TransferProgress } from './chunk-writer.ts';
+import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
+import { downloadRelease } from './downloader.ts';
 import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchDocument, type NetContext, type OriginPolicy } from './net.ts';
 import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
@@ -14,9 +15,7 @@ import { Listeners } from '../listeners.ts';
  * The model registry's front door: verifies releases (signature, expiry, sequence, quota),
  * moves their chunks into the store from the network or a sideloaded bundle, activates them,
  * and reads active versions back verified. Framework-free; the Models screen and the
- * store-backed model source both sit on it. The code that moves chunks (downloader, bundle,
- * chunk writer) is imported when a transfer starts: a start that finds its models stored never
- * runs it, so it stays out of the first download.
+ * store-backed model source both sit on it.
  */
 
 export interface StorageManagerLike {
@@ -226,7 +225,6 @@ export class ModelRegistry {
 
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
   async installBundle(source: BundleSource, signal?: AbortSignal): Promise<VersionRecord> {
-    const [{ openBundle }, { assertWholeFiles }] = await Promise.all([import('./bundle.ts'), import('./chunk-writer.ts')]);
     const bundle = await openBundle(source);
     const { manifest, keyId } = await this.verify(bundle.manifestBytes, bundle.signatures);
     await assertWholeFiles(manifest, bundle.readChunk, signal);
@@ -244,12 +242,12 @@ export class ModelRegistry {
 
   private download(manifest: Manifest, manifestUrl: string, signal?: AbortSignal) {
     const { retries, backoffMs } = this.options;
-    return async (onProgress: (p: TransferProgress) => void) =>
-      (await import('./downloader.ts')).downloadRelease(manifest, manifestUrl, this.options.store, { net: this.net, signal, retries, backoffMs, onProgress });
+    return (onProgress: (p: TransferProgress) => void) =>
+      downloadRelease(manifest, manifestUrl, this.options.store, { net: this.net, signal, retries, backoffMs, onProgress });
   }
 
-  private async copyChunks(manifest: Manifest, read: ReadChunk, onProgress: (p: TransferProgress) => void, signal?: AbortSignal) {
-    return (await import('./chunk-writer.ts')).writeVerifiedChunks(manifest, this.options.store, read, { signal, onProgress });
+  private copyChunks(manifest: Manifest, read: ReadChunk, onProgress: (p: TransferProgress) => void, signal?: AbortSignal) {
+    return writeVerifiedChunks(manifest, this.options.store, read, { signal, onProgress });
   }
 
   /**
@@ -413,7 +411,7 @@ export class ModelRegistry {
     const read = await readVerified(store, manifest);
     if (!read.ok) throw new IntegrityError(`The stored copy of ${manifest.id} ${manifest.version} no longer matches its signed manifest; it cannot be shared.`, { key });
     const files = manifest.files.map((f) => ({ path: f.path, bytes: read.byPath.get(f.path)! }));
-    const parts = (await import('./bundle.ts')).bundleParts(new Uint8Array(record.bytes), record.signatures, files);
+    const parts = bundleParts(new Uint8Array(record.bytes), record.signatures, files);
     return { name: `${manifest.id}-${manifest.version}.lantern`, blob: new Blob(parts, { type: 'application/octet-stream' }) };
   }
 
