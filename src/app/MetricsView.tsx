@@ -36,9 +36,10 @@ function memorySampler(services: Services): MemorySampler {
 
 /** The metrics screen: what this device does with each model, from aggregates only. */
 export function MetricsView({ services }: { services: Services }) {
-  // Loaded just after the first screen: by the time anyone opens this one, it is there.
+  // Loaded just after the first screen: by the time anyone opens this one, it is there. If its
+  // code could not load, there is nothing to show (classifying is unaffected).
   const [loaded, setLoaded] = useState<AppMetrics>();
-  useEffect(() => void services.metrics.then(setLoaded), [services]);
+  useEffect(() => void services.metrics.then(setLoaded, () => undefined), [services]);
   return loaded ? <MetricsScreen services={services} metrics={loaded.aggregator} metricsStore={loaded.persistence} /> : null;
 }
 
