@@ -29,5 +29,15 @@ test.describe('without a WebGPU adapter', () => {
       expect.stringMatching(/^\/assets\/ort-wasm-simd-threaded-[^.]+\.mjs$/),
       expect.stringMatching(/^\/assets\/ort-wasm-simd-threaded-[^.]+\.wasm$/),
     ]);
+
+    // The next start hands ORT the kept copy: the wasm is read from the cache, not requested.
+    paths.length = 0;
+    await page.reload();
+    await page.getByTestId('model-select').waitFor();
+    await page.getByTestId('sample-spam').click();
+    await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+    await expect(page.getByTestId('threads')).toContainText('2');
+    expect(count(paths, /\/assets\/inference\.worker-/)).toBe(1);
+    expect(count(paths, /\.wasm$/)).toBe(0);
   });
 });

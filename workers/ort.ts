@@ -14,6 +14,7 @@ import cpuWasm from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
 import gpuGlue from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import gpuWasm from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import { LanternError } from '../src/runtime/errors.ts';
+import { offlineWasm } from './ort-offline.ts';
 
 /** ORT's types (InferenceSession, Tensor, …); the values come from `ortApi()`. */
 export type * as ort from 'onnxruntime-web';
@@ -27,13 +28,28 @@ const BUILDS: Record<OrtBuild, { load: () => Promise<Ort>; glue: string; wasm: s
 
 let loaded: Ort | undefined;
 
-/** Loads the build (once) and points it at its own glue and wasm files. */
+/**
+ * Loads the build (once) and points it at its own glue and wasm files, handing it the wasm's
+ * bytes when this device keeps an offline copy (reading it races the import of ORT's code).
+ */
 export async function loadOrt(build: OrtBuild): Promise<Ort> {
   if (loaded) return loaded;
-  const api = await BUILDS[build].load();
-  api.env.wasm.wasmPaths = { mjs: ortFiles(build)[0], wasm: ortFiles(build)[1] };
+  const [glue, wasm] = ortFiles(build);
+  const [api, wasmBinary] = await Promise.all([BUILDS[build].load(), offlineWasm(wasm)]);
+  api.env.wasm.wasmPaths = { mjs: glue, wasm };
+  if (wasmBinary) api.env.wasm.wasmBinary = wasmBinary;
   loaded = api;
   return api;
+}
+
+/**
+ * Frees the wasm bytes handed to ORT, once its wasm has started. ORT's glue keeps them referenced
+ * for the worker's lifetime although the compiled module holds its own copy; detaching the buffer
+ * gives back 14 MB (27 MB for the WebGPU build) per worker.
+ */
+export function releaseWasmBinary(): void {
+  const bytes = loaded?.env.wasm.wasmBinary;
+  if (bytes instanceof ArrayBuffer) structuredClone(bytes, { transfer: [bytes] });
 }
 
 /** The loaded build; callers run after `loadOrt` (the engine's init). */

@@ -1,4 +1,4 @@
-import { loadOrt, ortApi, ortFiles, type ort } from './ort.ts';
+import { loadOrt, ortApi, ortFiles, releaseWasmBinary, type ort } from './ort.ts';
 import { keepOrtOffline } from './ort-offline.ts';
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from '../src/runtime/backend.ts';
 import { DeviceLostError, LanternError, ModelLoadError } from '../src/runtime/errors.ts';
@@ -83,6 +83,8 @@ export class Sessions {
       });
     } catch {
       // A real load reports the real error.
+    } finally {
+      releaseWasmBinary();
     }
   }
 
