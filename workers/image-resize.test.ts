@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resizeRgba } from './image-resize.ts';
+import { resizeRgba, ScratchBuffer } from './image-resize.ts';
 import { resizeBilinear } from '../models/_tools/preprocess.mjs';
 
 function random(width: number, height: number, seed = 1): Uint8Array {
@@ -41,6 +41,22 @@ describe('resizeRgba', () => {
       const out = resizeRgba({ data, width: 40, height: 30 }, 13, 50, resampling);
       for (const v of Array.from(out.data)) expect(v).toBeCloseTo(77, 3);
     }
+  });
+
+  it('gives the same pixels when reusing work buffers, whatever an earlier image left in them', () => {
+    const into = new ScratchBuffer();
+    const big = random(300, 200, 3);
+    const small = random(70, 50, 5);
+    for (const resampling of ['bilinear', 'linear', 'bicubic'] as const) {
+      const fresh = resizeRgba({ data: small, width: 70, height: 50 }, 64, 80, resampling, { x: 4, y: 10, width: 56, height: 60 });
+      resizeRgba({ data: big, width: 300, height: 200 }, 256, 180, resampling, undefined, into);
+      const reused = resizeRgba({ data: small, width: 70, height: 50 }, 64, 80, resampling, { x: 4, y: 10, width: 56, height: 60 }, into);
+      expect(Array.from(reused.data)).toEqual(Array.from(fresh.data));
+    }
+    // The result lives in the caller's buffer: the next call overwrites it.
+    const first = resizeRgba({ data: small, width: 70, height: 50 }, 35, 25, 'bilinear', undefined, into);
+    const second = resizeRgba({ data: big, width: 300, height: 200 }, 30, 20, 'bilinear', undefined, into);
+    expect((first.data as Float32Array).buffer).toBe((second.data as Float32Array).buffer);
   });
 
   it('computes a region exactly as cropping the whole resize would', () => {

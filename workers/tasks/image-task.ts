@@ -26,8 +26,9 @@ export class ImageTask implements TaskAdapter<Float32Array> {
     const first = group[0]!;
     const channels = channelCount(this.preprocessor);
     const { height, width } = this.shape(first.length / channels);
-    const batch = new Float32Array(first.length * group.length);
-    group.forEach((tensor, i) => batch.set(tensor, i * first.length));
+    // One image (every request of a fixed-batch model) is its own batch: no 600 KB copy.
+    const batch = group.length === 1 ? first : new Float32Array(first.length * group.length);
+    if (group.length > 1) group.forEach((tensor, i) => batch.set(tensor, i * first.length));
     return { [this.input]: new (ortApi().Tensor)('float32', batch, [group.length, channels, height, width]) };
   }
 
