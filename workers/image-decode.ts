@@ -1,8 +1,9 @@
 import { InputError } from '../src/runtime/errors.ts';
 import type { Note } from '../src/runtime/notes.ts';
 import { readImageHeader } from './image-header.ts';
-import { MAX_IMAGE_PIXELS, planResize, resamplingOf, rgbaToTensor, workingSize, type ResizePlan } from './image-preprocess.ts';
-import { resizeRgba, ScratchBuffer, type Pixels } from './image-resize.ts';
+import { channelCount, MAX_IMAGE_PIXELS, planResize, resamplingOf, rgbaToTensor, workingSize, type ResizePlan } from './image-preprocess.ts';
+import { ScratchBuffer, type ArrayPool } from './buffers.ts';
+import { resizeRgba, type Pixels } from './image-resize.ts';
 import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
 import type { ImageSource } from '../src/runtime/protocol.ts';
 
@@ -91,13 +92,15 @@ async function decode(input: ImageSource, notes: Note[]): Promise<Pixels> {
 /** The resized crop, turned into the model's tensor as soon as it is made. */
 const resized = new ScratchBuffer();
 
-export async function prepareImage(source: ImageSource, config: PreprocessorConfig): Promise<PreparedImage> {
+/** `tensors`: where the tensor's array comes from (the caller gives it back after the run). */
+export async function prepareImage(source: ImageSource, config: PreprocessorConfig, tensors?: ArrayPool): Promise<PreparedImage> {
   const notes: Note[] = [];
   const pixels = await decode(source, notes);
   if (pixels.width === 0 || pixels.height === 0) throw new InputError('The image has no pixels.', { reason: 'no-pixels' });
   const plan = planResize(pixels.width, pixels.height, config);
   // Resample only the crop: the pixels a centre crop drops are never computed.
   const cropped = resizeRgba(pixels, plan.resizeWidth, plan.resizeHeight, resamplingOf(config), plan.crop, resized);
-  const tensor = rgbaToTensor(cropped.data, cropped.width, cropped.height, config, undefined, plan.outWidth, plan.outHeight);
+  const into = tensors?.take(channelCount(config) * plan.outWidth * plan.outHeight);
+  const tensor = rgbaToTensor(cropped.data, cropped.width, cropped.height, config, undefined, plan.outWidth, plan.outHeight, into);
   return { tensor, plan, notes };
 }

@@ -63,6 +63,13 @@ describe('rgbaToTensor', () => {
     const t = rgbaToTensor(rgba, 1, 1, ocrLine, undefined, 3, 1);
     expect(Array.from(t)).toEqual([-1, 0, 0, -1, 0, 0, -1, 0, 0]);
   });
+  it('fills a reused array completely, padding included, as if it were new', () => {
+    const rgba = new Uint8Array([0, 0, 0, 255]);
+    const stale = new Float32Array(9).fill(42);
+    const t = rgbaToTensor(rgba, 1, 1, ocrLine, undefined, 3, 1, stale);
+    expect(t).toBe(stale);
+    expect(Array.from(t)).toEqual([-1, 0, 0, -1, 0, 0, -1, 0, 0]);
+  });
   it('reads only the crop region', () => {
     const rgba = new Uint8Array([0, 0, 0, 255, 255, 255, 255, 255, 0, 0, 0, 255]);
     const cfg = PreprocessorConfigSchema.parse({ size: { height: 1, width: 1 }, do_normalize: false });

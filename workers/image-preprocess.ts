@@ -84,7 +84,7 @@ export function channelCount(config: PreprocessorConfig): 1 | 3 {
 /**
  * RGBA values (uint8 range, row-major, `width`×`height`) → CHW float tensor of the `crop`
  * region, laid into `outWidth`×`outHeight` and padded with zeros on the right/bottom.
- * Alpha is dropped, as PIL's convert('RGB') does.
+ * Alpha is dropped, as PIL's convert('RGB') does. Written into `into` when given (any contents).
  */
 export function rgbaToTensor(
   rgba: ArrayLike<number>,
@@ -94,13 +94,15 @@ export function rgbaToTensor(
   crop: { x: number; y: number; width: number; height: number } = { x: 0, y: 0, width, height },
   outWidth = crop.width,
   outHeight = crop.height,
+  into?: Float32Array,
 ): Float32Array {
   const channels = channelCount(config);
   const mean = perChannel(config.image_mean, channels);
   const std = perChannel(config.image_std, channels);
   const scale = config.do_rescale ? config.rescale_factor : 1;
   const plane = outWidth * outHeight;
-  const tensor = new Float32Array(channels * plane);
+  const tensor = into ?? new Float32Array(channels * plane);
+  if (into && (crop.width < outWidth || crop.height < outHeight)) into.fill(0);
   // Fold rescale and normalise into one multiply-add per value.
   const mul = mean.map((_, c) => (config.do_normalize ? scale / (std[c] ?? 1) : scale));
   const add = mean.map((m, c) => (config.do_normalize ? -m / (std[c] ?? 1) : 0));

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resizeRgba, ScratchBuffer } from './image-resize.ts';
+import { ScratchBuffer } from './buffers.ts';
+import { resizeRgba } from './image-resize.ts';
 import { resizeBilinear } from '../models/_tools/preprocess.mjs';
 
 function random(width: number, height: number, seed = 1): Uint8Array {

@@ -14,6 +14,8 @@
  *
  * Works on interleaved RGBA (4 values per pixel).
  */
+import { ScratchBuffer } from './buffers.ts';
+
 export type Resampling = 'linear' | 'bilinear' | 'bicubic';
 
 export interface Pixels {
@@ -100,23 +102,6 @@ function pilTaps(inSize: number, outSize: number, filter: Filter): Taps {
     count[i] = hi - lo;
   }
   return { start, count, weights, maxTaps };
-}
-
-/**
- * A work buffer reused from one image to the next. Chromium backs every large typed array with
- * fresh pages from the OS, and first touching them cost more than the resampling itself:
- * measured in Chromium 156 on a 2-core VM, filling a new 800 KB Float32Array took 4.6 ms against
- * 0.5 ms for a reused one (Node: 0.7 against 0.6 ms). A worker resizes one image at a time, in
- * one synchronous call, so one buffer per purpose is enough.
- */
-export class ScratchBuffer {
-  private buffer = new Float32Array(0);
-
-  /** `length` values, valid until the next call (old contents are overwritten, not cleared). */
-  take(length: number): Float32Array {
-    if (this.buffer.length < length) this.buffer = new Float32Array(length);
-    return this.buffer.subarray(0, length);
-  }
 }
 
 /** The horizontal pass's output, read only by the vertical pass of the same call. */

@@ -123,6 +123,7 @@ export class InferenceEngine {
         }
       });
       run.output.dispose();
+      task.recycle?.(group.map((p) => p.item));
       postprocessMs += performance.now() - afterRun;
     }
     return { items, backend: model.handle.backend, batchSize: prepared.length, inferenceMs, postprocessMs, ...(fallback ? { fallback } : {}) };

@@ -2,6 +2,7 @@ import { ortApi, type ort } from '../ort.ts';
 import { InputError, ModelLoadError } from '../../src/runtime/errors.ts';
 import { tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
 import type { ClassifyInput } from '../../src/runtime/protocol.ts';
+import { ArrayPool } from '../buffers.ts';
 import { prepareImage } from '../image-decode.ts';
 import { channelCount } from '../image-preprocess.ts';
 import type { InputInfo } from './model-io.ts';
@@ -11,6 +12,8 @@ import type { Prepared, TaskAdapter } from './task.ts';
 export class ImageTask implements TaskAdapter<Float32Array> {
   readonly kind = 'image' as const;
   private readonly input: string;
+  /** Tensors of finished batches, refilled by the next images (see buffers.ts for why). */
+  private readonly tensors = new ArrayPool();
 
   constructor(private readonly preprocessor: PreprocessorConfig, inputs: InputInfo[]) {
     this.input = pixelInput(inputs);
@@ -18,7 +21,7 @@ export class ImageTask implements TaskAdapter<Float32Array> {
 
   async prepare(input: ClassifyInput): Promise<Prepared<Float32Array>> {
     if (input.kind !== 'image') throw new InputError('This model classifies images, not text.', { reason: 'wants-image' });
-    const image = await prepareImage(input.image, this.preprocessor);
+    const image = await prepareImage(input.image, this.preprocessor, this.tensors);
     return { item: image.tensor, notes: image.notes };
   }
 
@@ -30,6 +33,10 @@ export class ImageTask implements TaskAdapter<Float32Array> {
     const batch = group.length === 1 ? first : new Float32Array(first.length * group.length);
     if (group.length > 1) group.forEach((tensor, i) => batch.set(tensor, i * first.length));
     return { [this.input]: new (ortApi().Tensor)('float32', batch, [group.length, channels, height, width]) };
+  }
+
+  recycle(items: Float32Array[]): void {
+    this.tensors.give(items);
   }
 
   cacheBytes(item: Float32Array): Float32Array {

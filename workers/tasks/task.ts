@@ -28,6 +28,8 @@ export interface TaskAdapter<P> {
   prepare(input: ClassifyInput): Promise<Prepared<P>>;
   /** The session's feeds for a batch of prepared inputs. */
   feeds(group: P[]): Record<string, ort.Tensor>;
+  /** Takes back a batch's prepared inputs once its run has finished: their memory may be reused. */
+  recycle?(items: P[]): void;
   /** What the model will see of a prepared input, for the result cache's key. */
   cacheBytes(item: P): Uint32Array | Float32Array;
 }
