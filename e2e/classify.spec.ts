@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { corruptPng, encodePng, openModel, requireShared, ROOT, SAMPLES } from './fixtures.ts';
+import { corruptPng, encodePng, openModel, requireShared, ROOT, SAMPLES, withLantern } from './fixtures.ts';
 
 
 test.describe('built-in samples on the default backend', () => {
@@ -226,4 +226,27 @@ test.describe('classify like a field user: thumbnails, several files, paste, sha
     await expect(page.getByTestId('result')).toHaveAttribute('data-unsure', 'false');
     await expect(page.getByTestId('unsure')).toHaveCount(0);
   });
+});
+
+test('a transparent image is read on its own, not over the image the worker read before it', async ({ page }) => {
+  await openModel(page, 'fashion-mnist');
+  // The worker reuses one canvas for every image: same-size images must not show through.
+  const answers = await withLantern(page, async (lantern) => {
+    const png = async (fill?: string) => {
+      const canvas = new OffscreenCanvas(64, 64);
+      const ctx = canvas.getContext('2d')!;
+      if (fill) {
+        ctx.fillStyle = fill;
+        ctx.fillRect(0, 0, 64, 64);
+      }
+      return canvas.convertToBlob({ type: 'image/png' });
+    };
+    const answer = async (image: Blob) => (await lantern.classify('fashion-mnist', { kind: 'image', image })).predictions.map((p) => `${p.label} ${p.score.toFixed(5)}`).join(', ');
+    const black = await answer(await png('#000'));
+    const white = await answer(await png('#fff'));
+    return { black, white, transparentAfterWhite: await answer(await png()) };
+  });
+  expect(answers.white).not.toEqual(answers.black);
+  // Fully transparent pixels carry no colour: the model sees black.
+  expect(answers.transparentAfterWhite).toEqual(answers.black);
 });

@@ -28,11 +28,25 @@ async function canDecodeAvif(): Promise<boolean> {
 /** Largest encoded file we accept; photos from phones are far below this. */
 export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 
+/** One canvas for every image this worker reads: camera frames and photo batches share a size. */
+let canvas: OffscreenCanvas | undefined;
+let context: OffscreenCanvasRenderingContext2D | null = null;
+
 function bitmapPixels(image: ImageBitmap | VideoFrame, width: number, height: number): Pixels {
   if (width === 0 || height === 0) throw new InputError('The image has no pixels (a closed ImageBitmap or VideoFrame?).', { reason: 'no-pixels' });
-  const canvas = new OffscreenCanvas(width, height);
-  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  if (!canvas) {
+    canvas = new OffscreenCanvas(width, height);
+    context = canvas.getContext('2d', { willReadFrequently: true });
+  }
+  const ctx = context;
   if (!ctx) throw new InputError('This browser cannot read images in a worker (no 2D canvas).', { reason: 'no-canvas' });
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  } else {
+    // Same size: nothing resets the canvas, and a transparent image must not show the last one.
+    ctx.clearRect(0, 0, width, height);
+  }
   ctx.drawImage(image, 0, 0, width, height);
   return { data: ctx.getImageData(0, 0, width, height).data, width, height };
 }
