@@ -7,7 +7,6 @@ export const MAX_FPS = 2;
 interface Props {
   /** Classifies one frame; resolves when done, so continuous mode knows when it may send another. */
   onFrame: (frame: ImageBitmap) => Promise<unknown>;
-  disabled: boolean;
 }
 
 /** The current frame as pixels for the worker: no JPEG encode here and decode there. */
@@ -22,7 +21,7 @@ function grab(video: HTMLVideoElement): Promise<ImageBitmap | null> {
  * grows on a slow phone and shows stale answers). The stream stops when the page is hidden,
  * when the view is scrolled out of sight in continuous mode, or on unmount.
  */
-export function Camera({ onFrame, disabled }: Props) {
+export function Camera({ onFrame }: Props) {
   const [stream, setStream] = useState<MediaStream | null>(null);
   const [continuous, setContinuous] = useState(false);
   const [error, setError] = useState('');
@@ -107,7 +106,7 @@ export function Camera({ onFrame, disabled }: Props) {
         <>
           <video ref={video} autoplay playsInline muted aria-label={t('classify.image.preview')} data-testid="camera-video" />
           <div class="camera-controls">
-            <button type="button" class="shutter" data-testid="shutter" onClick={() => void send()} disabled={disabled}>{t('classify.image.shutter')}</button>
+            <button type="button" class="shutter" data-testid="shutter" onClick={() => void send()}>{t('classify.image.shutter')}</button>
             <button type="button" data-testid="continuous" aria-pressed={continuous} onClick={() => setContinuous(!continuous)}>
               {continuous ? t('classify.image.continuousStop') : t('classify.image.continuous')}
             </button>

@@ -168,7 +168,7 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
       </label>
 
       {model?.task === 'image-classification' ? (
-        <ImageInput disabled={false} onImage={(image) => run({ kind: 'image', image })} onImages={runFiles} />
+        <ImageInput onImage={(image) => run({ kind: 'image', image })} onImages={runFiles} />
       ) : (
         <form class="text-input" onSubmit={(e) => { e.preventDefault(); void run({ kind: 'text', text }); }}>
           <label class="field">

@@ -7,11 +7,10 @@ interface Props {
   onImage: (image: Blob | ImageBitmap) => Promise<unknown>;
   /** Several files at once (picker, drop or paste). */
   onImages: (files: File[]) => void;
-  disabled: boolean;
 }
 
 /** File picker (several files) and drag and drop (Blobs), and camera capture (an ImageBitmap of the frame). */
-export function ImageInput({ onImage, onImages, disabled }: Props) {
+export function ImageInput({ onImage, onImages }: Props) {
   const [dragging, setDragging] = useState(false);
   const onDrop = (event: DragEvent) => {
     event.preventDefault();
@@ -36,7 +35,6 @@ export function ImageInput({ onImage, onImages, disabled }: Props) {
             accept="image/*"
             multiple
             data-testid="image-file"
-            disabled={disabled}
             onChange={(e) => {
               const input = e.currentTarget;
               const files = [...(input.files ?? [])];
@@ -47,7 +45,7 @@ export function ImageInput({ onImage, onImages, disabled }: Props) {
         </label>
         <span>{t('classify.image.drop')} {t('classify.image.paste')}</span>
       </div>
-      {'mediaDevices' in navigator && <Camera onFrame={onImage} disabled={disabled} />}
+      {'mediaDevices' in navigator && <Camera onFrame={onImage} />}
     </div>
   );
 }
