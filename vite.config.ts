@@ -6,7 +6,8 @@ import { offlineFiles } from './scripts/offline-files.ts';
 import { precompressPlugin } from './scripts/precompress.ts';
 import { securityHeaders } from './scripts/headers.mjs';
 import { SCREENSHOTS } from './scripts/screenshots.ts';
-import { ORT_CACHE, ORT_FILE } from './workers/ort-offline.ts';
+import { ORT_CACHE } from './src/runtime/ort-cache.ts';
+import { ORT_FILE } from './workers/ort-offline.ts';
 import { handleShareTarget, matchShareTarget, SHARE_ACTION } from './src/share-target.ts';
 
 /** Shown in the app so a user can tell which build answers; overridable for tests. */

@@ -3,6 +3,7 @@ import { DEFAULT_UNSURE_BELOW, RuntimeConfigSchema, scoreFunction, type RuntimeC
 import { rankRow } from '../src/runtime/postprocess.ts';
 import { cacheKey, ResultCache } from '../src/runtime/release/result-cache.ts';
 import type { BackendPreference, BackendReason } from '../src/runtime/backend.ts';
+import type { KeptOrtWasm } from '../src/runtime/ort-cache.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, ItemOutcome, LoadReport, ModelFiles } from '../src/runtime/protocol.ts';
 import { Sessions, type SessionHandle, type SessionHost } from './sessions.ts';
 import { batchKind, outputName } from './tasks/model-io.ts';
@@ -31,9 +32,12 @@ export class InferenceEngine {
 
   constructor(private readonly sessions: SessionHost = new Sessions()) {}
 
-  /** `threads` overrides the WASM thread count (benchmarks); otherwise the cores are split between workers. */
-  init(preference: BackendPreference, workers = 1, threads?: number): Promise<DeviceReport> {
-    return this.sessions.init(preference, workers, threads);
+  /**
+   * `threads` overrides the WASM thread count (benchmarks); otherwise the cores are split between
+   * workers. `wasm`: the ORT wasm the page read from this device's copy.
+   */
+  init(preference: BackendPreference, workers = 1, threads?: number, wasm?: KeptOrtWasm): Promise<DeviceReport> {
+    return this.sessions.init(preference, workers, threads, wasm);
   }
 
   async load(files: ModelFiles): Promise<LoadReport> {

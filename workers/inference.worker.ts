@@ -6,6 +6,7 @@ import { installErrorTransfer } from '../src/runtime/error-transfer.ts';
 import { InferenceEngine } from './inference-engine.ts';
 import { wasmMemoryBytes, watchWasmMemory } from './wasm-memory.ts';
 import type { BackendPreference } from '../src/runtime/backend.ts';
+import type { KeptOrtWasm } from '../src/runtime/ort-cache.ts';
 import type { ClassifyInput, InferenceWorkerApi, ModelFiles } from '../src/runtime/protocol.ts';
 
 // Before any session exists: ORT instantiates its wasm on the first one.
@@ -30,9 +31,9 @@ function holdAliveLock(): Promise<void> {
 
 /** The page-facing API: implements the contract in src/runtime/protocol.ts. */
 const api = {
-  init: async (preference: BackendPreference, workers: number, threads?: number) => {
+  init: async (preference: BackendPreference, workers: number, threads?: number, wasm?: KeptOrtWasm) => {
     await holdAliveLock();
-    return engine.init(preference, workers, threads);
+    return engine.init(preference, workers, threads, wasm);
   },
   load: (files: ModelFiles) => engine.load(files),
   classify: (key: string, inputs: ClassifyInput[], k: number, cache?: boolean) => engine.classify(key, inputs, k, cache),

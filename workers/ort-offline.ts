@@ -4,13 +4,12 @@
  * them cache-first from ORT_CACHE (vite.config.ts), and the inference worker puts them there
  * once its build has loaded. On a first visit no service worker controls the page yet, so the
  * worker's own download bypassed it; the copy comes from the HTTP cache (content-hashed files,
- * served immutable), not a second download. Later starts read the wasm from that cache directly
- * (`offlineWasm`), which is faster than fetching it even through the service worker.
+ * served immutable), not a second download. Later starts hand ORT the kept wasm's bytes
+ * (src/runtime/ort-cache.ts), which is faster than fetching it even through the service worker.
  */
+import { ORT_CACHE } from '../src/runtime/ort-cache.ts';
 import type { OrtBuild } from './ort.ts';
 
-/** The cache the service worker serves ORT's files from. */
-export const ORT_CACHE = 'lantern-ort';
 /** ORT's glue and wasm files in the build (workers/ort.ts imports them as URLs). */
 export const ORT_FILE = /\/assets\/ort-wasm-simd-threaded[^/]*\.(?:wasm|mjs)$/;
 
@@ -25,22 +24,6 @@ export const ORT_BUILD_FILES = {
   wasm: /\/assets\/ort-wasm-simd-threaded-[\w-]+\.(?:wasm|mjs)$/,
   webgpu: /\/assets\/ort-wasm-simd-threaded\.asyncify-[\w-]+\.(?:wasm|mjs)$/,
 } as const satisfies Record<OrtBuild, RegExp>;
-
-/**
- * The build's wasm from the offline copy, read here instead of fetched by ORT. Measured on warm
- * starts: ORT's streaming fetch of the 14 MB file, through the service worker or from the HTTP
- * cache, took ~450 ms before the compile could finish; reading the copy here takes ~120 ms and
- * compiling the bytes another ~120 ms. Undefined when there is no copy yet (a first visit) or
- * storage refuses: ORT then fetches the file itself.
- */
-export async function offlineWasm(url: string, storage: CacheStorage | undefined = globalThis.caches): Promise<ArrayBuffer | undefined> {
-  try {
-    const copy = await (await storage?.open(ORT_CACHE))?.match(url);
-    return await copy?.arrayBuffer();
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Puts `urls` into the ORT cache unless already there, and removes every other entry (an older

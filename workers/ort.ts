@@ -14,7 +14,7 @@ import cpuWasm from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
 import gpuGlue from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import gpuWasm from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import { LanternError } from '../src/runtime/errors.ts';
-import { offlineWasm } from './ort-offline.ts';
+import { keptOrtWasm, type KeptOrtWasm } from '../src/runtime/ort-cache.ts';
 
 /** ORT's types (InferenceSession, Tensor, …); the values come from `ortApi()`. */
 export type * as ort from 'onnxruntime-web';
@@ -30,14 +30,16 @@ let loaded: Ort | undefined;
 
 /**
  * Loads the build (once) and points it at its own glue and wasm files, handing it the wasm's
- * bytes when this device keeps an offline copy (reading it races the import of ORT's code).
+ * bytes when this device keeps a copy of this build: `kept`, read by the page while this worker
+ * started, or else read here while ORT's code is imported.
  */
-export async function loadOrt(build: OrtBuild): Promise<Ort> {
+export async function loadOrt(build: OrtBuild, kept?: KeptOrtWasm): Promise<Ort> {
   if (loaded) return loaded;
   const [glue, wasm] = ortFiles(build);
-  const [api, wasmBinary] = await Promise.all([BUILDS[build].load(), offlineWasm(wasm)]);
+  const [api, copy] = await Promise.all([BUILDS[build].load(), kept ?? keptOrtWasm()]);
   api.env.wasm.wasmPaths = { mjs: glue, wasm };
-  if (wasmBinary) api.env.wasm.wasmBinary = wasmBinary;
+  // The cache keeps one build: another build's copy (the adapter changed) is left to the pruning.
+  if (copy?.url === wasm) api.env.wasm.wasmBinary = copy.bytes;
   loaded = api;
   return api;
 }

@@ -2,6 +2,7 @@ import { loadOrt, ortApi, ortFiles, releaseWasmBinary, type ort } from './ort.ts
 import { keepOrtOffline } from './ort-offline.ts';
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from '../src/runtime/backend.ts';
 import { DeviceLostError, LanternError, ModelLoadError } from '../src/runtime/errors.ts';
+import type { KeptOrtWasm } from '../src/runtime/ort-cache.ts';
 import type { DeviceReport } from '../src/runtime/protocol.ts';
 
 
@@ -49,14 +50,14 @@ export class Sessions {
    */
   private gpuLane?: Lane;
 
-  async init(preference: BackendPreference, workers: number, threads?: number): Promise<DeviceReport> {
+  async init(preference: BackendPreference, workers: number, threads?: number, kept?: KeptOrtWasm): Promise<DeviceReport> {
     if (this.device) return this.device;
     const adapter = await probeAdapter();
     const facts = { adapter, crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency };
     const chosen = chooseBackend(preference, facts, workers);
     const choice = threads && facts.crossOriginIsolated ? { ...chosen, threads } : chosen;
     // The build follows the choice: a device without a usable adapter never downloads the WebGPU one.
-    const ort = await loadOrt(choice.backend);
+    const ort = await loadOrt(choice.backend, kept);
     if (choice.backend === 'webgpu') this.gpuLane = { turn: Promise.resolve() };
     // ORT reads these once, when its wasm starts: they must be set before the first session.
     ort.env.wasm.numThreads = choice.threads;

@@ -2,6 +2,7 @@ import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type
 import { defaultWorker } from './default-worker.ts';
 import { CancelledError, deserializeError, IntegrityError, LanternError, SignatureError, throwIfAborted, WorkerCrashedError, type ErrorCode } from './errors.ts';
 import { resendable, toWireInput, type LanternInput, type WireInput } from './inputs.ts';
+import { keptOrtWasm } from './ort-cache.ts';
 import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
 import type { Note } from './notes.ts';
 import type { Prediction } from './postprocess.ts';
@@ -204,6 +205,7 @@ export class Lantern {
       poolSize,
       threads: options.threads,
       idleMs: options.idleMs ?? 5 * 60_000,
+      keptOrtWasm,
     }));
     this.scheduler = new Scheduler<Job, JobOutcome>({
       slots: poolSize * SLOTS_PER_WORKER,

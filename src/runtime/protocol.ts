@@ -1,6 +1,7 @@
 import type { AdapterSummary, Backend, BackendChoice, BackendPreference, BackendReason } from './backend.ts';
 import type { SerializedError } from './errors.ts';
 import type { Note } from './notes.ts';
+import type { KeptOrtWasm } from './ort-cache.ts';
 import type { Prediction } from './postprocess.ts';
 
 /**
@@ -78,8 +79,11 @@ export interface BatchReport {
 
 /** The worker's API as the page calls it (comlink turns each result into a promise). */
 export interface InferenceWorkerApi {
-  /** `threads` overrides the WASM thread count; otherwise the cores are split between `workers`. */
-  init(preference: BackendPreference, workers: number, threads?: number): Promise<DeviceReport>;
+  /**
+   * `threads` overrides the WASM thread count; otherwise the cores are split between `workers`.
+   * `wasm`: the ORT wasm this device keeps (transferred), used if it is the chosen build's.
+   */
+  init(preference: BackendPreference, workers: number, threads?: number, wasm?: KeptOrtWasm): Promise<DeviceReport>;
   load(files: ModelFiles): Promise<LoadReport>;
   /** `cache`: answer repeated inputs from the worker's in-memory result cache (opt-in per model). */
   classify(key: string, inputs: ClassifyInput[], k: number, cache?: boolean): Promise<BatchReport>;

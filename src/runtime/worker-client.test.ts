@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CancelledError, WorkerCrashedError } from './errors.ts';
+import type { KeptOrtWasm } from './ort-cache.ts';
 import { ABANDONED_CALL_LIMIT_MS, WorkerClient } from './worker-client.ts';
 import { FakeLocks, fakeWorkers } from './worker.test-helpers.ts';
 
@@ -13,9 +14,9 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-function setup(idleMs = 0) {
+function setup(idleMs = 0, keptOrtWasm?: () => Promise<KeptOrtWasm | undefined>) {
   const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
-  client = new WorkerClient({ createWorker, backend: 'auto', poolSize: 1, idleMs });
+  client = new WorkerClient({ createWorker, backend: 'auto', poolSize: 1, idleMs, ...(keptOrtWasm ? { keptOrtWasm } : {}) });
   return { client, log };
 }
 
@@ -99,6 +100,21 @@ describe('WorkerClient', () => {
     vi.advanceTimersByTime(1);
     expect(client.running).toBe(false);
     expect(log.started[0]!.dead).toBe(true);
+  });
+
+  it('hands a starting worker the ORT wasm the page read, moved rather than copied', async () => {
+    const kept = { url: 'https://app.test/assets/ort-wasm-simd-threaded-abc.wasm', bytes: new ArrayBuffer(8) };
+    const { client, log } = setup(0, () => Promise.resolve(kept));
+    await client.device();
+    expect(log.started[0]!.wasm?.url).toBe(kept.url);
+    expect(log.started[0]!.wasm?.bytes.byteLength).toBe(8);
+    expect(kept.bytes.byteLength).toBe(0);
+  });
+
+  it('starts the worker without the wasm when the page cannot read it', async () => {
+    const { client, log } = setup(0, () => Promise.reject(new Error('storage refused')));
+    expect((await client.device()).ortVersion).toBe('test');
+    expect(log.started[0]!.wasm).toBeUndefined();
   });
 
   it('gives up on a worker that never answers init', async () => {

@@ -2,6 +2,7 @@ import { transfer, wrap, type Remote } from 'comlink';
 import type { BackendPreference } from './backend.ts';
 import { installErrorTransfer } from './error-transfer.ts';
 import { CancelledError, WorkerCrashedError } from './errors.ts';
+import type { KeptOrtWasm } from './ort-cache.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, InferenceWorkerApi, LoadReport, ModelFiles } from './protocol.ts';
 
 export type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles };
@@ -25,6 +26,11 @@ export interface WorkerClientOptions {
   idleMs: number;
   /** WASM threads per worker; by default the cores are split between the pool's workers. */
   threads?: number;
+  /**
+   * Reads the ORT wasm this device keeps, to hand a starting worker: the read overlaps the
+   * worker script's load instead of following ORT's init in the worker.
+   */
+  keptOrtWasm?: () => Promise<KeptOrtWasm | undefined>;
 }
 
 type StopReason = 'idle' | 'stuck' | 'crashed' | 'disposed';
@@ -64,9 +70,16 @@ export class WorkerClient {
     const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, loads: new Map(), inFlight: new Set(), busy: 0, dead: false };
     worker.addEventListener('error', (event) => this.stop(live, 'crashed', `the worker failed: ${event.message || 'unknown error'}`));
     // Until init returns, the worker holds no liveness lock: a worker that dies while starting
-    // would otherwise leave every call waiting forever.
-    const startTimer = setTimeout(() => this.stop(live, 'crashed', 'the worker did not start'), START_TIMEOUT_MS);
-    live.device = remote.init(this.options.backend, this.options.poolSize, this.options.threads).then(
+    // would otherwise leave every call waiting forever. Init is sent once the page has read the
+    // kept ORT wasm, which overlaps the worker script's load.
+    let startTimer: ReturnType<typeof setTimeout> | undefined;
+    const init = (wasm?: KeptOrtWasm) => {
+      startTimer = setTimeout(() => this.stop(live, 'crashed', 'the worker did not start'), START_TIMEOUT_MS);
+      const { backend, poolSize, threads } = this.options;
+      return remote.init(backend, poolSize, threads, wasm && transfer(wasm, [wasm.bytes]));
+    };
+    const { keptOrtWasm } = this.options;
+    live.device = (keptOrtWasm ? keptOrtWasm().catch(() => undefined).then(init) : init()).then(
       (device) => {
         clearTimeout(startTimer);
         // Granted only once the worker no longer holds it, i.e. when it has died.

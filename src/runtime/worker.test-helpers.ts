@@ -1,7 +1,9 @@
 import { expose } from 'comlink';
 import { installErrorTransfer } from './error-transfer.ts';
 import { InputError, serializeError } from './errors.ts';
+import type { BackendPreference } from './backend.ts';
 import type { ModelDescriptor, ModelSource } from './model-source.ts';
+import type { KeptOrtWasm } from './ort-cache.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, InferenceWorkerApi, LoadReport, ModelFiles } from './protocol.ts';
 
 /**
@@ -32,14 +34,17 @@ export interface FakeWorkerLog {
 export class FakeInference implements InferenceWorkerApi {
   readonly loaded = new Set<string>();
   readonly batches: { key: string; texts: string[] }[] = [];
+  /** The ORT wasm the page handed over with init. */
+  wasm?: KeptOrtWasm;
   /** A dead worker answers nothing (set directly to hang it without releasing its lock). */
   dead = false;
   private release?: () => void;
 
   constructor(private readonly locks: FakeLocks, private readonly name: string, private readonly port: MessagePort, private readonly log: FakeWorkerLog) {}
 
-  init(): Promise<DeviceReport> {
+  init(_preference: BackendPreference, _workers: number, _threads?: number, wasm?: KeptOrtWasm): Promise<DeviceReport> {
     if (this.dead) return new Promise<never>(() => undefined);
+    this.wasm = wasm;
     // As the real worker: hold the liveness lock for as long as this worker lives.
     void this.locks.request(`lantern-alive:${this.name}`, () => new Promise<void>((resolve) => (this.release = resolve)));
     return Promise.resolve({
