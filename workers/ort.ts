@@ -36,7 +36,9 @@ let loaded: Ort | undefined;
 export async function loadOrt(build: OrtBuild, kept?: KeptOrtWasm): Promise<Ort> {
   if (loaded) return loaded;
   const [glue, wasm] = ortFiles(build);
-  const [api, copy] = await Promise.all([BUILDS[build].load(), kept ?? keptOrtWasm()]);
+  // ORT imports its glue only when its wasm starts; importing it now (the same module, so ORT's
+  // import finds it loaded) overlaps that fetch with the import of ORT's own code.
+  const [api, copy] = await Promise.all([BUILDS[build].load(), kept ?? keptOrtWasm(), import(/* @vite-ignore */ glue)]);
   api.env.wasm.wasmPaths = { mjs: glue, wasm };
   // The cache keeps one build: another build's copy (the adapter changed) is left to the pruning.
   if (copy?.url === wasm) api.env.wasm.wasmBinary = copy.bytes;
