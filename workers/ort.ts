@@ -37,8 +37,10 @@ export async function loadOrt(build: OrtBuild, kept?: KeptOrtWasm): Promise<Ort>
   if (loaded) return loaded;
   const [glue, wasm] = ortFiles(build);
   // ORT imports its glue only when its wasm starts; importing it now (the same module, so ORT's
-  // import finds it loaded) overlaps that fetch with the import of ORT's own code.
-  const [api, copy] = await Promise.all([BUILDS[build].load(), kept ?? keptOrtWasm(), import(/* @vite-ignore */ glue)]);
+  // import finds it loaded) overlaps that fetch with the import of ORT's own code. Only an
+  // optimisation: if it fails, ORT's own import reports why.
+  const glueLoaded = import(/* @vite-ignore */ glue).catch(() => undefined);
+  const [api, copy] = await Promise.all([BUILDS[build].load(), kept ?? keptOrtWasm(), glueLoaded]);
   api.env.wasm.wasmPaths = { mjs: glue, wasm };
   // The cache keeps one build: another build's copy (the adapter changed) is left to the pruning.
   if (copy?.url === wasm) api.env.wasm.wasmBinary = copy.bytes;
