@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,8 +47,10 @@ async function encodeCached(bytes: Buffer, encoder: (typeof ENCODERS)[number]): 
   if (cached) return cached;
   const encoded = await encoder.encode(bytes);
   await mkdir(CACHE_DIR, { recursive: true });
-  // Rename into place: a parallel build never reads a half-written entry.
-  const partial = `${key}.${process.pid}.tmp`;
+  // Rename into place: a parallel build never reads a half-written entry. The name is unique per
+  // write: two files with the same content in one build (same key, same process) once shared it,
+  // and the second rename failed on a fresh machine's empty cache.
+  const partial = `${key}.${process.pid}.${randomUUID()}.tmp`;
   await writeFile(partial, encoded);
   await rename(partial, key);
   return encoded;
