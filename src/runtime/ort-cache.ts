@@ -20,10 +20,11 @@ export interface KeptOrtWasm {
  * Undefined when nothing is kept yet (a first visit) or storage refuses: ORT then fetches.
  */
 export async function keptOrtWasm(storage: CacheStorage | undefined = globalThis.caches): Promise<KeptOrtWasm | undefined> {
+  if (!storage) return undefined;
   try {
-    const cache = await storage?.open(ORT_CACHE);
-    const request = (await cache?.keys())?.find((r) => new URL(r.url).pathname.endsWith('.wasm'));
-    const copy = request && (await cache?.match(request));
+    const cache = await storage.open(ORT_CACHE);
+    const request = (await cache.keys()).find((r) => new URL(r.url).pathname.endsWith('.wasm'));
+    const copy = request && (await cache.match(request));
     return copy ? { url: request.url, bytes: await copy.arrayBuffer() } : undefined;
   } catch {
     return undefined;

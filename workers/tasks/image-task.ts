@@ -30,8 +30,7 @@ export class ImageTask implements TaskAdapter<Float32Array> {
     const channels = channelCount(this.preprocessor);
     const { height, width } = this.shape(first.length / channels);
     // One image (every request of a fixed-batch model) is its own batch: no 600 KB copy.
-    const batch = group.length === 1 ? first : new Float32Array(first.length * group.length);
-    if (group.length > 1) group.forEach((tensor, i) => batch.set(tensor, i * first.length));
+    const batch = group.length === 1 ? first : stack(group);
     return { [this.input]: new (ortApi().Tensor)('float32', batch, [group.length, channels, height, width]) };
   }
 
@@ -48,6 +47,14 @@ export class ImageTask implements TaskAdapter<Float32Array> {
     if (target && target.height * target.width === plane) return target;
     throw new InputError('The image could not be brought to the model\'s input size.', { reason: 'unprepared' });
   }
+}
+
+/** Equal-sized tensors one after another: a batch. */
+function stack(tensors: Float32Array[]): Float32Array {
+  const size = tensors[0]!.length;
+  const batch = new Float32Array(size * tensors.length);
+  tensors.forEach((tensor, i) => batch.set(tensor, i * size));
+  return batch;
 }
 
 /** The pixel input: the only input, or the only floating-point one. */
