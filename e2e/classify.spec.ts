@@ -250,3 +250,46 @@ test('a transparent image is read on its own, not over the image the worker read
   // Fully transparent pixels carry no colour: the model sees black.
   expect(answers.transparentAfterWhite).toEqual(answers.black);
 });
+
+test('an image gives the model the same pixels on either read path: copied out of its frame, or through the canvas', async ({ page }) => {
+  await openModel(page, 'doc-orientation');
+  const out = await withLantern(page, async (lantern, url) => {
+    const scores = async (image: Blob | ImageData) => (await lantern.classify('doc-orientation', { kind: 'image', image })).predictions.map((p) => `${p.label} ${p.score.toFixed(6)}`).join(', ');
+    /** The pixels as the page's own canvas reads them (EXIF orientation applied): what the worker must see too. */
+    const canvasPixels = async (blob: Blob) => {
+      const bitmap = await createImageBitmap(blob);
+      const ctx = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d', { willReadFrequently: true })!;
+      ctx.drawImage(bitmap, 0, 0);
+      return ctx.getImageData(0, 0, bitmap.width, bitmap.height);
+    };
+    /** The JPEG with an EXIF APP1 segment whose only entry is Orientation (0x0112) = `orientation`. */
+    const tagged = (jpeg: Uint8Array, orientation: number) => {
+      const app1 = new Uint8Array([0xff, 0xe1, 0x00, 0x22, 0x45, 0x78, 0x69, 0x66, 0, 0, 0x4d, 0x4d, 0x00, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0, 0, 0, 0, 0]);
+      const bytes = new Uint8Array(jpeg.length + app1.length);
+      bytes.set(jpeg.subarray(0, 2));
+      bytes.set(app1, 2);
+      bytes.set(jpeg.subarray(2), 2 + app1.length);
+      return new Blob([bytes], { type: 'image/jpeg' });
+    };
+    const sample = await createImageBitmap(await (await fetch(url)).blob());
+    const canvas = new OffscreenCanvas(sample.width, sample.height);
+    const ctx = canvas.getContext('2d')!;
+    ctx.drawImage(sample, 0, 0);
+    const jpeg = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.9 });
+    const jpegBytes = new Uint8Array(await jpeg.arrayBuffer());
+    // Half-transparent with a coloured wash: premultiplied storage changes these pixels' values.
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx.globalAlpha = 0.55;
+    ctx.drawImage(sample, 0, 0);
+    ctx.fillStyle = 'rgba(40, 120, 220, 0.3)';
+    ctx.fillRect(0, 0, canvas.width, canvas.height);
+    const translucent = await canvas.convertToBlob({ type: 'image/png' });
+    const images = { jpeg, upsideDown: tagged(jpegBytes, 3), quarterTurn: tagged(jpegBytes, 6), translucent };
+    const answers: Record<string, [string, string]> = {};
+    for (const [name, image] of Object.entries(images)) answers[name] = [await scores(image), await scores(await canvasPixels(image))];
+    return answers;
+  }, '/models/doc-orientation/1.0.0/samples/upright.png');
+  for (const [worker, canvas] of Object.values(out)) expect(worker).toEqual(canvas);
+  // Four different inputs (the comparisons above are not vacuous).
+  expect(new Set(Object.values(out).map(([worker]) => worker)).size).toBe(4);
+});

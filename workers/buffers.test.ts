@@ -14,7 +14,7 @@ describe('ScratchBuffer', () => {
 
 describe('ArrayPool', () => {
   it('gives an array back out only once it is returned, and only for its exact length', () => {
-    const pool = new ArrayPool();
+    const pool = new ArrayPool(Float32Array);
     const first = pool.take(12);
     expect(pool.take(12)).not.toBe(first);
     pool.give([first]);
@@ -24,7 +24,7 @@ describe('ArrayPool', () => {
   });
 
   it('keeps a bounded number of spares and never the same array twice', () => {
-    const pool = new ArrayPool(2);
+    const pool = new ArrayPool(Uint8ClampedArray, 2);
     const [a, b, c] = [pool.take(4), pool.take(4), pool.take(4)];
     pool.give([a, a, b, c]);
     const out = [pool.take(4), pool.take(4), pool.take(4)];
@@ -33,5 +33,12 @@ describe('ArrayPool', () => {
     expect([a, b]).toContain(out[1]);
     expect(out[0]).not.toBe(out[1]);
     expect([a, b, c]).not.toContain(out[2]);
+  });
+
+  it('never keeps an array it did not make: a caller\'s own pixels are not handed out to be overwritten', () => {
+    const pool = new ArrayPool(Uint8ClampedArray);
+    const callers = new Uint8ClampedArray(16);
+    pool.give([callers]);
+    expect(pool.take(16)).not.toBe(callers);
   });
 });

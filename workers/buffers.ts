@@ -18,20 +18,31 @@ export class ScratchBuffer {
 
 /**
  * Arrays that outlive a call: a batch's tensors are made while earlier batches wait for their
- * run, and are given back once their own run has finished. Keeps at most `keep` spares.
+ * run, and are given back once their own run has finished; a frame's pixels are copied while
+ * another image's may still be in use. Keeps at most `keep` spares.
  */
-export class ArrayPool {
-  private readonly spares: Float32Array[] = [];
+export class ArrayPool<T extends Float32Array | Uint8ClampedArray> {
+  private readonly spares: T[] = [];
+  /** Only arrays this pool made are kept: a caller's own array is never handed out to be overwritten. */
+  private readonly made = new WeakSet<object>();
 
-  constructor(private readonly keep = 4) {}
+  constructor(private readonly Kind: new (length: number) => T, private readonly keep = 4) {}
 
   /** An array of exactly `length` values with stale contents, or a new (zeroed) one. */
-  take(length: number): Float32Array {
+  take(length: number): T {
     const at = this.spares.findIndex((spare) => spare.length === length);
-    return at >= 0 ? this.spares.splice(at, 1)[0]! : new Float32Array(length);
+    if (at >= 0) return this.spares.splice(at, 1)[0]!;
+    const array = new this.Kind(length);
+    this.made.add(array);
+    return array;
   }
 
-  give(arrays: readonly Float32Array[]): void {
-    for (const array of arrays) if (this.spares.length < this.keep && !this.spares.includes(array)) this.spares.push(array);
+  /** Takes back arrays this pool made; anything else is ignored. */
+  give(arrays: readonly ArrayLike<number>[]): void {
+    for (const array of arrays) if (this.isOwn(array) && this.spares.length < this.keep && !this.spares.includes(array)) this.spares.push(array);
+  }
+
+  private isOwn(array: ArrayLike<number>): array is T {
+    return this.made.has(array);
   }
 }

@@ -13,7 +13,7 @@ export class ImageTask implements TaskAdapter<Float32Array> {
   readonly kind = 'image' as const;
   private readonly input: string;
   /** Tensors of finished batches, refilled by the next images (see buffers.ts for why). */
-  private readonly tensors = new ArrayPool();
+  private readonly tensors = new ArrayPool(Float32Array);
 
   constructor(private readonly preprocessor: PreprocessorConfig, inputs: InputInfo[]) {
     this.input = pixelInput(inputs);
