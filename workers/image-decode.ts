@@ -32,8 +32,12 @@ export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 let canvas: OffscreenCanvas | undefined;
 let context: OffscreenCanvasRenderingContext2D | null = null;
 
-/** Copied-out bitmap pixels, reused image to image (see buffers.ts) and given back once read. */
-const copiedPixels = new ArrayPool(Uint8ClampedArray);
+/**
+ * Copied-out bitmap pixels, reused image to image (see buffers.ts) and given back once read.
+ * One spare only: a working-size photo's pixels are up to 16 MB, and camera frames and photo
+ * batches repeat one size.
+ */
+const copiedPixels = new ArrayPool(Uint8ClampedArray, 1);
 
 /** The RGBA pixels of a bitmap or a video frame. */
 async function readPixels(image: ImageBitmap | VideoFrame, width: number, height: number): Promise<Pixels> {
