@@ -34,10 +34,10 @@ let context: OffscreenCanvasRenderingContext2D | null = null;
 
 /**
  * Copied-out bitmap pixels, reused image to image (see buffers.ts) and given back once read.
- * One spare only: a working-size photo's pixels are up to 16 MB, and camera frames and photo
- * batches repeat one size.
+ * Two spares: a worker has two batches in flight, so two images' pixels can be out at once. A
+ * working-size photo's pixels are up to 16 MB, so this keeps at most 32 MB.
  */
-const copiedPixels = new ArrayPool(Uint8ClampedArray, 1);
+const copiedPixels = new ArrayPool(Uint8ClampedArray, 2);
 
 /** The RGBA pixels of a bitmap or a video frame. */
 async function readPixels(image: ImageBitmap | VideoFrame, width: number, height: number): Promise<Pixels> {
