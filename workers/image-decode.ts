@@ -58,13 +58,9 @@ async function copyOpaque(bitmap: ImageBitmap): Promise<Pixels | undefined> {
   try {
     if (!isUprightOpaque(frame, bitmap)) return undefined;
     const data = copiedPixels.take(bitmap.width * bitmap.height * 4);
-    try {
-      await frame.copyTo(data, { format: 'RGBA' });
-    } catch {
-      copiedPixels.give([data]);
-      return undefined;
-    }
-    return { data, width: bitmap.width, height: bitmap.height };
+    if (await frame.copyTo(data, { format: 'RGBA' }).then(() => true, () => false)) return { data, width: bitmap.width, height: bitmap.height };
+    copiedPixels.give([data]);
+    return undefined;
   } finally {
     frame.close();
   }
