@@ -41,3 +41,31 @@ test.describe('without a WebGPU adapter', () => {
     expect(count(paths, /\.wasm$/)).toBe(0);
   });
 });
+
+test('a damaged kept copy of ORT is replaced on the next start instead of breaking every start', async ({ page, context }) => {
+  await openModel(page, 'spam-filter');
+  await page.getByTestId('sample-spam').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+  await expect.poll(() => ortCache(page)).toHaveLength(2);
+  // What a captive portal or an interrupted write leaves: the wasm's URL with other bytes.
+  const keptBytes = await page.evaluate(async () => {
+    const cache = await caches.open('lantern-ort');
+    const request = (await cache.keys()).find((r) => r.url.endsWith('.wasm'))!;
+    const whole = await (await cache.match(request))!.arrayBuffer();
+    await cache.put(request, new Response(whole.slice(0, 4096), { headers: { 'Content-Type': 'application/wasm' } }));
+    return whole.byteLength;
+  });
+
+  const paths = recordRequests(context);
+  await page.reload();
+  await page.getByTestId('model-select').waitFor();
+  await page.getByTestId('sample-spam').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+  expect(count(paths, /\.wasm$/)).toBeGreaterThan(0);
+  // Kept again, whole: the next offline start has a copy that works.
+  await expect.poll(() => page.evaluate(async () => {
+    const cache = await caches.open('lantern-ort');
+    const request = (await cache.keys()).find((r) => r.url.endsWith('.wasm'));
+    return request ? (await (await cache.match(request))!.arrayBuffer()).byteLength : 0;
+  })).toBe(keptBytes);
+});

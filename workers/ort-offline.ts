@@ -25,16 +25,51 @@ export const ORT_BUILD_FILES = {
   webgpu: /\/assets\/ort-wasm-simd-threaded\.asyncify-[\w-]+\.(?:wasm|mjs)$/,
 } as const satisfies Record<OrtBuild, RegExp>;
 
+const isWasm = (url: string) => new URL(url).pathname.endsWith('.wasm');
+
+/**
+ * Whether `response` can be ORT's file at `url`: the wasm or JavaScript it must be. A captive
+ * portal answers any URL with its own HTML page and status 200; kept, that page would break
+ * every later start.
+ */
+export function isOrtFile(url: string, response: Response): boolean {
+  const type = response.headers.get('Content-Type') ?? '';
+  return response.ok && (isWasm(url) ? type.startsWith('application/wasm') : type.includes('javascript'));
+}
+
 /**
  * Puts `urls` into the ORT cache unless already there, and removes every other entry (an older
- * version's build, or the build this device does not use): one ORT copy per device.
+ * version's build, or the build this device does not use): one ORT copy per device. A response
+ * that is not the file is not kept (the next start tries again).
  */
 export async function keepOrtOffline(urls: readonly string[], storage: CacheStorage = self.caches): Promise<void> {
   const cache = await storage.open(ORT_CACHE);
   await Promise.all(urls.map(async (url) => {
-    if (!(await cache.match(url))) await cache.add(new Request(url, { cache: 'force-cache' }));
+    if (await cache.match(url)) return;
+    const response = await fetch(url, { cache: 'force-cache' });
+    if (isOrtFile(url, response)) await cache.put(url, response);
   }));
   for (const request of await cache.keys()) {
     if (!urls.includes(request.url)) await cache.delete(request);
   }
+}
+
+/**
+ * Called after ORT failed to start: drops the kept copy of the build at `urls` when it is
+ * damaged (a wasm that does not validate, an interrupted write; a file of the wrong type), so
+ * the next start downloads the build again instead of failing the same way for good, offline or
+ * not (the service worker serves ORT from this copy too). A sound copy stays: the failure had
+ * another cause, and an offline device needs it. Returns whether the copy was dropped.
+ */
+export async function dropDamagedOrtCopy(urls: readonly string[], storage: CacheStorage = self.caches): Promise<boolean> {
+  const cache = await storage.open(ORT_CACHE);
+  const damaged = await Promise.all(urls.map(async (url) => {
+    const kept = await cache.match(url);
+    if (!kept) return false;
+    if (!isOrtFile(url, kept)) return true;
+    return isWasm(url) && !WebAssembly.validate(await kept.arrayBuffer());
+  }));
+  if (!damaged.includes(true)) return false;
+  await Promise.all(urls.map((url) => cache.delete(url)));
+  return true;
 }

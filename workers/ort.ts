@@ -58,6 +58,11 @@ export function releaseWasmBinary(): void {
   if (bytes instanceof ArrayBuffer) structuredClone(bytes, { transfer: [bytes] });
 }
 
+/** Whether ORT was handed this device's kept copy of its wasm (rather than fetching it). */
+export function startedFromKeptCopy(): boolean {
+  return loaded?.env.wasm.wasmBinary !== undefined;
+}
+
 /** The loaded build; callers run after `loadOrt` (the engine's init). */
 export function ortApi(): Ort {
   if (!loaded) throw new LanternError('The inference worker used ORT before init().');

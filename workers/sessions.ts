@@ -1,5 +1,5 @@
-import { loadOrt, ortApi, ortFiles, releaseWasmBinary, type ort } from './ort.ts';
-import { keepOrtOffline } from './ort-offline.ts';
+import { loadOrt, ortApi, ortFiles, releaseWasmBinary, startedFromKeptCopy, type ort, type OrtBuild } from './ort.ts';
+import { dropDamagedOrtCopy, keepOrtOffline } from './ort-offline.ts';
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from '../src/runtime/backend.ts';
 import { DeviceLostError, LanternError, ModelLoadError } from '../src/runtime/errors.ts';
 import type { KeptOrtWasm } from '../src/runtime/ort-cache.ts';
@@ -38,7 +38,8 @@ export type SessionHost = Pick<Sessions, 'init' | 'requireDevice' | 'reason' | '
  */
 export class Sessions {
   private device?: DeviceReport;
-  private warm?: Promise<void>;
+  /** ORT's start (see warmUp): whether it started. */
+  private warm?: Promise<boolean>;
   private gpuLost?: DeviceLost;
   private deviceLost?: Promise<DeviceLost>;
   /**
@@ -64,10 +65,10 @@ export class Sessions {
     ort.env.wasm.proxy = false;
     ort.env.logLevel = 'error';
     this.device = { adapter, crossOriginIsolated: facts.crossOriginIsolated, hardwareConcurrency: facts.hardwareConcurrency, choice, ortVersion: ort.env.versions.web ?? 'unknown' };
-    this.warm = this.warmUp();
-    // Once the wasm has arrived (warm-up fetched it), keep this build for offline starts. Best
+    const warm = (this.warm = this.warmUp(choice.backend));
+    // Once ORT has started (warm-up fetched its wasm), keep this build for offline starts. Best
     // effort: if storage refuses, the app still works online and the next start tries again.
-    void this.warm.then(() => keepOrtOffline(ortFiles(choice.backend))).catch(() => undefined);
+    void warm.then((started) => (started ? keepOrtOffline(ortFiles(choice.backend)) : undefined)).catch(() => undefined);
     return this.device;
   }
 
@@ -76,14 +77,24 @@ export class Sessions {
    * with the page opening the model store instead of following it. ORT has no init API: a
    * session on a one-node graph is the cheapest way to trigger it.
    */
-  private async warmUp(): Promise<void> {
+  private async warmUp(build: OrtBuild): Promise<boolean> {
     try {
       await this.inTurn(this.gpuLane ?? { turn: Promise.resolve() }, async () => {
         const session = await ortApi().InferenceSession.create(WARM_UP_MODEL, { executionProviders: ['wasm'] });
         await session.release();
       });
+      return true;
     } catch {
-      // A real load reports the real error.
+      // A real load reports the real error, unless the cause was a damaged kept copy of ORT.
+      // ORT refuses a second start in the same worker: when it started from that copy, the copy
+      // is dropped and this worker ends without answering anything more (an answer could
+      // still overtake its end). The page learns of the end from the liveness lock and retries
+      // the request in a fresh worker, which downloads the build again.
+      if (await dropDamagedOrtCopy(ortFiles(build)).catch(() => false) && startedFromKeptCopy()) {
+        self.close();
+        return new Promise<never>(() => undefined);
+      }
+      return false;
     } finally {
       releaseWasmBinary();
     }
