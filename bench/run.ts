@@ -29,7 +29,7 @@ const SLOW_BENCH_PORT = 4404;
 const REPS = 5;
 const SHARED = sharedDir(ROOT);
 const SHUFFLENET = SHARED !== undefined && existsSync(join(SHARED, 'models/shufflenet-v2-int8/model.onnx'));
-/** How long each engine is loaded before the load scenario's timed repetitions. */
+/** How long each engine is loaded before the latency and load scenarios' timed repetitions. */
 const WARM_MS = 4000;
 /** The slow connection of target d: 1.6 Mbps down, 300 ms round trip. */
 const SLOW = { bitsPerSecond: 1.6e6, rttMs: 300 };
@@ -120,6 +120,10 @@ async function main(): Promise<void> {
     for (const m of models) {
       const floorPage = await benchPage(browser, 'threads=2');
       const lanternPage = await benchPage(browser, 'threads=2');
+      // Warmed alike, for as long as the load scenario: Lantern's page-side code needed ~3,000
+      // requests to settle (p50 1.2 ms after 50, 0.4 ms after 3,000; the floor barely moves).
+      await warmFor(WARM_MS, () => call(floorPage, 'floors', m.id, m.warm, m.n));
+      await warmFor(WARM_MS, () => call(lanternPage, 'lanternSequential', m.id, m.warm, m.n));
       const reps: { echo: number; raw: number; floor: number; lantern: number; lantern95: number; ratio: number; stages: Stages }[] = [];
       for (let r = 0; r < REPS; r++) {
         const f = await call(floorPage, 'floors', m.id, m.warm, m.n);
