@@ -293,3 +293,25 @@ test('an image gives the model the same pixels on either read path: copied out o
   // Four different inputs (the comparisons above are not vacuous).
   expect(new Set(Object.values(out).map(([worker]) => worker)).size).toBe(4);
 });
+
+test('an image given as bytes (ArrayBuffer) answers as the same file does, and a bomb in bytes is refused the same way', async ({ page }) => {
+  await openModel(page, 'doc-orientation');
+  const out = await withLantern(page, async (lantern, url) => {
+    const scores = async (image: Blob | ArrayBuffer) => (await lantern.classify('doc-orientation', { kind: 'image', image })).predictions.map((p) => `${p.label} ${p.score.toFixed(6)}`).join(', ');
+    const file = await (await fetch(url)).blob();
+    const fromFile = await scores(file);
+    const fromBytes = await scores(await file.arrayBuffer());
+    // The PNG header of a 1×1 image claiming 60000×60000 pixels (IHDR width and height).
+    const bomb = new Uint8Array(await file.arrayBuffer());
+    new DataView(bomb.buffer).setUint32(16, 60000);
+    new DataView(bomb.buffer).setUint32(20, 60000);
+    const refusal = await lantern.classify('doc-orientation', { kind: 'image', image: bomb.buffer }).then(
+      () => 'answered',
+      (error: { code?: string; details?: { reason?: string } }) => `${error.code} ${error.details?.reason}`,
+    );
+    return { fromFile, fromBytes, refusal, afterwards: await scores(file) };
+  }, '/models/doc-orientation/1.0.0/samples/upright.png');
+  expect(out.fromBytes).toEqual(out.fromFile);
+  expect(out.refusal).toBe('INPUT too-many-pixels');
+  expect(out.afterwards).toEqual(out.fromFile);
+});

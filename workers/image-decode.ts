@@ -134,7 +134,8 @@ async function decode(input: ImageSource, notes: Note[]): Promise<Pixels> {
   const mb = Math.round(source.size / 1048576);
   if (source.size > MAX_IMAGE_BYTES) throw new InputError(`The file is too large (${mb} MB; the limit is 50 MB).`, { reason: 'file-too-large', mb, limitMb: MAX_IMAGE_BYTES / 1048576 });
   if (source.type && !source.type.startsWith('image/')) throw new InputError(`That file is not an image (its type is ${source.type}).`, { reason: 'not-an-image', type: source.type });
-  const header = readImageHeader(await headerBytes(source));
+  // Bytes already here need no read (a Blob's are read first: header before decode).
+  const header = readImageHeader(input instanceof Blob ? await headerBytes(input) : new Uint8Array(input, 0, Math.min(input.byteLength, HEADER_BYTES)));
   if (!header) throw new InputError('That file is not an image Lantern can read (PNG, JPEG, GIF, WebP, BMP or AVIF).', { reason: 'unknown-format' });
   if (header.format === 'heic') throw new InputError('HEIC/HEIF photos cannot be decoded here; export as JPEG.', { reason: 'heic' });
   if (header.width * header.height > MAX_IMAGE_PIXELS) {
