@@ -214,3 +214,20 @@ test('a low-end device gets one thread and small defaults', async ({ page }) => 
   await page.getByTestId('sample-ham').click();
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'ham');
 });
+
+test('on a link that connects but never answers, an installed app classifies at once; its checks wait in the background', async ({ page }) => {
+  await openModel(page, 'spam-filter');
+  await page.getByTestId('sample-spam').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+  // Everything a start asks the network: the deployment files and the built-in model list.
+  const hanging: string[] = [];
+  await page.route(/\/(registry-config|trust-store)\.json$|\/models\/catalog(\.sig)?\.json$/, (route) => {
+    hanging.push(new URL(route.request().url()).pathname); // never answered
+  });
+  // Each step well under the 30 s after which a silent connection is given up
+  // (DEFAULT_STALL_MS): neither the screen nor the answer waited for those requests.
+  await page.reload();
+  await page.getByTestId('sample-spam').click({ timeout: 15_000 });
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam', { timeout: 15_000 });
+  expect(hanging).toEqual(expect.arrayContaining(['/registry-config.json', '/trust-store.json']));
+});

@@ -108,7 +108,8 @@ export class OfflineReadiness {
     const progress = offlineProgress(files, build, { shellActive: Boolean(registration.active), cachedPaths, ...models }, this.deps.base);
     const phase = offlinePhase(progress, this.deps.data.confirmDownloads, this.accepted);
     if (phase !== 'ask') this.allowRuntime();
-    // The model store opens only once the built-ins are checked (a network round trip when online).
+    // The model store opens only once the built-ins are checked (a network round trip when online;
+    // on a device with models, at most NETWORK_WAIT_MS).
     // With the shell and ORT stored this is almost surely a later visit: show nothing meanwhile
     // rather than a download that is not happening.
     if (!this.registry && progress.runtimeStored && registration.active) return;

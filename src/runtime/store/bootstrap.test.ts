@@ -33,8 +33,38 @@ describe('deployment files (trust store, registry config)', () => {
     const third = await openRegistry(app, { fetch: offline, dbName });
     expect(third.registry.notices).toEqual([]);
     expect((await third.registry.store.version('demo@2.0.0'))?.status).toBe('revoked');
-    expect(third.builtinErrors[0]).toBeInstanceOf(NetworkError);
+    expect((await third.checked)[0]).toBeInstanceOf(NetworkError);
     third.registry.store.close();
+  });
+
+  it('on a link that does not answer, a start goes on with the saved files and applies a late revocation when it comes', async () => {
+    const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
+    const server = new FakeServer();
+    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
+    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo']), trustEntryFor(rogue, ['demo'])] }));
+    server.add(await makeRelease(rogue, { version: '2.0.0', sequence: 2 }));
+    const dbName = `bootstrap-${counter++}`;
+    const app = `${ORIGIN}/`;
+    const first = await openRegistry(app, { fetch: server.fetch, dbName });
+    await first.registry.install(urls('2.0.0'));
+    first.registry.store.close();
+
+    // The deployment revokes the rogue key, but the link holds every request until `answer`.
+    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo'])] }));
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    const silent: typeof fetch = async (input, init) => {
+      await held;
+      return server.fetch(input, init);
+    };
+    const second = await openRegistry(app, { fetch: silent, dbName, networkWaitMs: 0 });
+    // Opened without the network: the installed version still answers meanwhile.
+    expect((await second.registry.store.version('demo@2.0.0'))?.status).toBe('ready');
+    answer();
+    await second.checked;
+    expect((await second.registry.store.version('demo@2.0.0'))?.status).toBe('revoked');
+    expect(second.registry.notices).toEqual([expect.objectContaining({ kind: 'revoked', id: 'demo', version: '2.0.0' })]);
+    second.registry.store.close();
   });
 
   it('fail clearly on a first start without network', async () => {

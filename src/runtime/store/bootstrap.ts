@@ -16,56 +16,106 @@ export interface OpenedRegistry {
   config: RegistryConfig;
   /** Fetches trust-store.json again and re-checks installed versions against it (revocation). */
   refreshTrust(): Promise<void>;
-  /** Built-in models that could not be installed (e.g. first start while offline). */
-  builtinErrors: LanternError[];
+  /**
+   * Settles when the start's network checks are done: deployment files that answered after the
+   * start went on without them (a late trust store is applied then), and the built-in releases.
+   * Resolves with the built-in models that could not be installed (e.g. first start offline).
+   */
+  checked: Promise<LanternError[]>;
+}
+
+/**
+ * How long a start waits for the network when it can go on without it (a saved deployment file,
+ * models already installed). A healthy link answers these small files well within it, even at a
+ * 300 ms round trip. A link that connects and then stays silent (weak signal, captive portal)
+ * would otherwise hold the app until the stall timeout, 30 s per request. The answer is still
+ * used when it comes.
+ */
+export const NETWORK_WAIT_MS = 2000;
+
+type Outcome<T> = { value: T } | { error: unknown };
+const outcomeOf = <T>(work: Promise<T>): Promise<Outcome<T>> => work.then((value) => ({ value }), (error: unknown) => ({ error }));
+
+/** `outcome` if it settles within `ms`; 'late' if not (the work goes on). */
+async function within<T>(outcome: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  try {
+    return await Promise.race([outcome, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A deployment file as a start uses it: `value` now, and the network's answer if it came later. */
+interface DeploymentFile<T> {
+  value: T;
+  /** The fetched file when it arrived after `value` was settled on (it is saved); else undefined. */
+  late: Promise<T | undefined>;
 }
 
 /**
  * A deployment file from the app's own origin, network first: a revocation must reach the device
  * as soon as it is online, so these files are not precached by the service worker. The last copy
- * that parsed is kept in the store and used only when the network cannot answer (offline, server
- * down); a file that is served but broken is an error to report, not a reason to fall back.
+ * that parsed is kept in the store and used when the network cannot answer (offline, server
+ * down) or, given `waitMs`, does not answer within it; a file that is served but broken is an
+ * error to report, not a reason to fall back.
  */
-async function deploymentFile<T>(name: string, appBase: string, store: ModelStore, net: NetContext, parse: (json: unknown) => T): Promise<T> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await fetchDocument(net, { url: new URL(name, appBase).href, what: name, cache: 'no-store', limit: DOCUMENT_LIMITS.configuration });
-  } catch (error) {
-    if (!(error instanceof NetworkError)) throw error;
-    const cached = await store.deploymentFile(name);
-    if (cached === undefined) throw new NetworkError('The model registry configuration could not be loaded.', {}, { cause: error });
-    return parse(cached);
-  }
-  const json = parseJsonDocument(bytes, name);
-  const parsed = parse(json);
-  await store.saveDeploymentFile(name, json);
-  return parsed;
+async function deploymentFile<T>(name: string, appBase: string, store: ModelStore, net: NetContext, parse: (json: unknown) => T, waitMs?: number): Promise<DeploymentFile<T>> {
+  const fetched = outcomeOf((async () => {
+    const bytes = await fetchDocument(net, { url: new URL(name, appBase).href, what: name, cache: 'no-store', limit: DOCUMENT_LIMITS.configuration });
+    const json = parseJsonDocument(bytes, name);
+    const parsed = parse(json);
+    await store.saveDeploymentFile(name, json);
+    return parsed;
+  })());
+  const saved = await store.deploymentFile(name);
+  // Without a saved copy (a first start) only the network can answer: it is waited for.
+  const outcome = saved !== undefined && waitMs !== undefined ? await within(fetched, waitMs) : await fetched;
+  const none = Promise.resolve(undefined);
+  if (outcome === 'late') return { value: parse(saved), late: fetched.then((late) => ('value' in late ? late.value : undefined)) };
+  if ('value' in outcome) return { value: outcome.value, late: none };
+  if (!(outcome.error instanceof NetworkError)) throw outcome.error;
+  if (saved === undefined) throw new NetworkError('The model registry configuration could not be loaded.', {}, { cause: outcome.error });
+  return { value: parse(saved), late: none };
 }
 
-export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean; installBuiltins?: boolean } = {}): Promise<OpenedRegistry> {
+export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean; installBuiltins?: boolean; networkWaitMs?: number } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
   const appOrigin = new URL(appBase).origin;
   const own: NetContext = { policy: new OriginPolicy(appOrigin), fetch: fetcher };
+  const waitMs = options.networkWaitMs ?? NETWORK_WAIT_MS;
   const store = await ModelStore.open(options.dbName);
   const [config, trust] = await Promise.all([
-    deploymentFile('registry-config.json', appBase, store, own, parseRegistryConfig),
-    deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse),
+    deploymentFile('registry-config.json', appBase, store, own, parseRegistryConfig, waitMs),
+    deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse, waitMs),
   ]);
   const registry = new ModelRegistry({
     store,
-    trust,
-    policy: new OriginPolicy(appOrigin, config.allowedOrigins),
-    catalogUrl: new URL(config.catalogUrl, appBase).href,
+    trust: trust.value,
+    policy: new OriginPolicy(appOrigin, config.value.allowedOrigins),
+    catalogUrl: new URL(config.value.catalogUrl, appBase).href,
     fetch: fetcher,
     storage: options.storage,
     validate: options.validate,
   });
-  // Revocation reaches installed versions at every start, before anything runs.
-  await registry.applyTrust(trust);
-  const refreshTrust = async () => registry.applyTrust(await deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse));
+  // Revocation reaches installed versions at every start, before anything runs; on a link too
+  // slow to answer in time, the moment its answer arrives. (A late configuration applies from
+  // the next start.)
+  await registry.applyTrust(trust.value);
+  const lateTrust = trust.late.then((late) => late && registry.applyTrust(late)).catch(() => undefined);
+  const refreshTrust = async () => registry.applyTrust((await deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse)).value);
+  const lateFiles = Promise.all([config.late, lateTrust]);
   // An embedding app installs models on demand (Lantern.load) instead of all built-ins up front.
-  if (options.installBuiltins === false) return { registry, config, refreshTrust, builtinErrors: [] };
-  return { registry, config, refreshTrust, builtinErrors: await installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload) };
+  if (options.installBuiltins === false) return { registry, config: config.value, refreshTrust, checked: lateFiles.then(() => []) };
+  const builtins = installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload);
+  // A first start has nothing to run without the built-ins; a device with models installed
+  // waits for the list only as long as for the files above (a newer built-in installs when it comes).
+  if ((await store.versions()).length === 0) await builtins;
+  else await within(outcomeOf(builtins), waitMs);
+  // Settles either way: nothing need be waiting for it.
+  const checked = Promise.all([builtins, lateFiles]).then(([errors]) => errors, (error: unknown) => [error instanceof LanternError ? error : new LanternError(String(error))]);
+  return { registry, config: config.value, refreshTrust, checked };
 }
 
 /**
