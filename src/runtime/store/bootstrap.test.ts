@@ -8,19 +8,27 @@ import { generateKey, trustEntryFor } from './trust.ts';
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 let counter = 0;
 
+/**
+ * A device that installed demo@2.0.0, signed by a key the deployment trusts for now ('rogue');
+ * the next starts open the same database.
+ */
+async function installedFromRogueKey() {
+  const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
+  const server = new FakeServer();
+  server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
+  server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo']), trustEntryFor(rogue, ['demo'])] }));
+  server.add(await makeRelease(rogue, { version: '2.0.0', sequence: 2 }));
+  const dbName = `bootstrap-${counter++}`;
+  const app = `${ORIGIN}/`;
+  const first = await openRegistry(app, { fetch: server.fetch, dbName });
+  await first.registry.install(urls('2.0.0'));
+  first.registry.store.close();
+  return { server, good, dbName, app };
+}
+
 describe('deployment files (trust store, registry config)', () => {
   it('are fetched network first; the last good copy is used only when the network fails', async () => {
-    const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
-    const server = new FakeServer();
-    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
-    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo']), trustEntryFor(rogue, ['demo'])] }));
-    const release = await makeRelease(rogue, { version: '2.0.0', sequence: 2 });
-    server.add(release);
-    const dbName = `bootstrap-${counter++}`;
-    const app = `${ORIGIN}/`;
-    const first = await openRegistry(app, { fetch: server.fetch, dbName });
-    await first.registry.install(urls('2.0.0'));
-    first.registry.store.close();
+    const { server, good, dbName, app } = await installedFromRogueKey();
 
     // The deployment revokes the rogue key: the next start sees it at once (no app update needed).
     server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo'])] }));
@@ -38,16 +46,7 @@ describe('deployment files (trust store, registry config)', () => {
   });
 
   it('on a link that does not answer, a start goes on with the saved files and applies a late revocation when it comes', async () => {
-    const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
-    const server = new FakeServer();
-    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
-    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo']), trustEntryFor(rogue, ['demo'])] }));
-    server.add(await makeRelease(rogue, { version: '2.0.0', sequence: 2 }));
-    const dbName = `bootstrap-${counter++}`;
-    const app = `${ORIGIN}/`;
-    const first = await openRegistry(app, { fetch: server.fetch, dbName });
-    await first.registry.install(urls('2.0.0'));
-    first.registry.store.close();
+    const { server, good, dbName, app } = await installedFromRogueKey();
 
     // The deployment revokes the rogue key, but the link holds every request until `answer`.
     server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo'])] }));
