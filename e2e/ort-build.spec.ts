@@ -69,3 +69,18 @@ test('a damaged kept copy of ORT is replaced on the next start instead of breaki
     return request ? (await (await cache.match(request))!.arrayBuffer()).byteLength : 0;
   })).toBe(keptBytes);
 });
+
+test('when ORT cannot be downloaded, the error says so, the model is not blamed, and the next request tries again', async ({ page }) => {
+  // The first request of a first visit, and ORT's wasm does not arrive (the connection dropped).
+  await page.route(/\/assets\/ort-wasm-simd-threaded-[^/]+\.wasm$/, (route) => route.abort('internetdisconnected'));
+  await openModel(page, 'spam-filter');
+  await page.getByTestId('sample-spam').click();
+  const error = page.getByTestId('error');
+  await expect(error).toContainText('The inference runtime could not start');
+  await expect(error).toHaveAttribute('data-code', 'RUNTIME_UNAVAILABLE');
+
+  // The connection is back: the next request starts ORT afresh and answers.
+  await page.unroute(/\/assets\/ort-wasm-simd-threaded-[^/]+\.wasm$/);
+  await page.getByTestId('sample-spam').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+});

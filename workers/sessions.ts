@@ -1,7 +1,7 @@
 import { loadOrt, ortApi, ortFiles, releaseWasmBinary, startedFromKeptCopy, type ort, type OrtBuild } from './ort.ts';
 import { dropDamagedOrtCopy, keepOrtOffline } from './ort-offline.ts';
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from '../src/runtime/backend.ts';
-import { DeviceLostError, LanternError, ModelLoadError } from '../src/runtime/errors.ts';
+import { DeviceLostError, LanternError, ModelLoadError, RuntimeUnavailableError } from '../src/runtime/errors.ts';
 import type { KeptOrtWasm } from '../src/runtime/ort-cache.ts';
 import type { DeviceReport } from '../src/runtime/protocol.ts';
 
@@ -38,8 +38,8 @@ export type SessionHost = Pick<Sessions, 'init' | 'requireDevice' | 'reason' | '
  */
 export class Sessions {
   private device?: DeviceReport;
-  /** ORT's start (see warmUp): whether it started. */
-  private warm?: Promise<boolean>;
+  /** ORT's start (see warmUp): undefined once it started, else why it could not. */
+  private warm?: Promise<Error | undefined>;
   private gpuLost?: DeviceLost;
   private deviceLost?: Promise<DeviceLost>;
   /**
@@ -68,7 +68,7 @@ export class Sessions {
     const warm = (this.warm = this.warmUp(choice.backend));
     // Once ORT has started (warm-up fetched its wasm), keep this build for offline starts. Best
     // effort: if storage refuses, the app still works online and the next start tries again.
-    void warm.then((started) => (started ? keepOrtOffline(ortFiles(choice.backend)) : undefined)).catch(() => undefined);
+    void warm.then((failure) => (failure ? undefined : keepOrtOffline(ortFiles(choice.backend)))).catch(() => undefined);
     return this.device;
   }
 
@@ -77,24 +77,24 @@ export class Sessions {
    * with the page opening the model store instead of following it. ORT has no init API: a
    * session on a one-node graph is the cheapest way to trigger it.
    */
-  private async warmUp(build: OrtBuild): Promise<boolean> {
+  private async warmUp(build: OrtBuild): Promise<Error | undefined> {
     try {
       await this.inTurn(this.gpuLane ?? { turn: Promise.resolve() }, async () => {
         const session = await ortApi().InferenceSession.create(WARM_UP_MODEL, { executionProviders: ['wasm'] });
         await session.release();
       });
-      return true;
-    } catch {
-      // A real load reports the real error, unless the cause was a damaged kept copy of ORT.
-      // ORT refuses a second start in the same worker: when it started from that copy, the copy
-      // is dropped and this worker ends without answering anything more (an answer could
-      // still overtake its end). The page learns of the end from the liveness lock and retries
-      // the request in a fresh worker, which downloads the build again.
+      return undefined;
+    } catch (error) {
+      // ORT refuses a second start in the same worker. When it started from a damaged kept copy,
+      // the copy is dropped and this worker ends without answering anything more (an answer
+      // could still overtake its end): the page learns of the end from the liveness lock and
+      // retries the request in a fresh worker, which downloads the build again. Otherwise loads
+      // report the failure (RuntimeUnavailableError), and the page replaces this worker.
       if (await dropDamagedOrtCopy(ortFiles(build)).catch(() => false) && startedFromKeptCopy()) {
         self.close();
         return new Promise<never>(() => undefined);
       }
-      return false;
+      return error instanceof Error ? error : new Error(String(error));
     } finally {
       releaseWasmBinary();
     }
@@ -114,7 +114,8 @@ export class Sessions {
   /** Creates a session on the chosen backend, falling back to WASM when WebGPU cannot load it. */
   async open(key: string, onnx: ArrayBuffer): Promise<{ handle: SessionHandle; fallback?: BackendReason }> {
     const device = this.requireDevice();
-    await this.warm;
+    const failure = await this.warm;
+    if (failure) throw new RuntimeUnavailableError(`ONNX Runtime could not start: ${failure.message}`);
     const backend: Backend = this.gpuLost ? 'wasm' : device.choice.backend;
     const lane = this.gpuLane ?? { turn: Promise.resolve() };
     try {

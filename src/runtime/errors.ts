@@ -6,6 +6,7 @@
 export const ERROR_CODES = [
   'INPUT',
   'MODEL_LOAD',
+  'RUNTIME_UNAVAILABLE',
   'DEVICE_LOST',
   'INTEGRITY',
   'SIGNATURE',
@@ -59,6 +60,12 @@ export class InputError extends LanternError {
 }
 /** A model file could not be parsed or a session could not be created. */
 export class ModelLoadError extends LanternError { override readonly code = 'MODEL_LOAD'; override name = 'ModelLoadError'; }
+/**
+ * ONNX Runtime could not start in the worker: its wasm could not be downloaded, or did not
+ * compile. Nothing to do with the model (it does not count against a version); the next request
+ * tries again in a fresh worker.
+ */
+export class RuntimeUnavailableError extends LanternError { override readonly code = 'RUNTIME_UNAVAILABLE'; override name = 'RuntimeUnavailableError'; }
 /** The GPU device went away during a run; callers retry on WASM. */
 export class DeviceLostError extends LanternError { override readonly code = 'DEVICE_LOST'; override name = 'DeviceLostError'; }
 /** Bytes do not match the hash the signed manifest promised. */
@@ -88,6 +95,7 @@ const classes = {
   LanternError,
   InputError,
   ModelLoadError,
+  RuntimeUnavailableError,
   DeviceLostError,
   IntegrityError,
   SignatureError,

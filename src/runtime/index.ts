@@ -39,6 +39,7 @@ export {
   LanternError,
   ModelLoadError,
   NetworkError,
+  RuntimeUnavailableError,
   QuotaError,
   SignatureError,
   StorageError,

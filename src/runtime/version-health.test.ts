@@ -23,7 +23,7 @@ describe('VersionHealth', () => {
   });
 
   it('counts only failures that are the version\'s fault', () => {
-    expect(['INPUT', 'BUSY', 'CANCELLED', 'TIMEOUT'].map(countsAgainstVersion)).toEqual([false, false, false, false]);
+    expect(['INPUT', 'BUSY', 'CANCELLED', 'TIMEOUT', 'RUNTIME_UNAVAILABLE'].map(countsAgainstVersion)).toEqual([false, false, false, false, false]);
     expect(['MODEL_LOAD', 'WORKER_CRASHED', 'INTERNAL', 'DEVICE_LOST'].map(countsAgainstVersion)).toEqual([true, true, true, true]);
   });
 });

@@ -15,8 +15,8 @@ export interface HealthPolicy {
 }
 export const DEFAULT_HEALTH_POLICY: HealthPolicy = { window: 20, minRequests: 5, failureRate: 0.5 };
 
-/** Error codes that say nothing about the model version. */
-const NOT_THE_MODELS_FAULT = new Set(['INPUT', ...REJECTION_CODES]);
+/** Error codes that say nothing about the model version (a runtime that could not start neither). */
+const NOT_THE_MODELS_FAULT = new Set(['INPUT', 'RUNTIME_UNAVAILABLE', ...REJECTION_CODES]);
 
 export const countsAgainstVersion = (errorCode: string): boolean => !NOT_THE_MODELS_FAULT.has(errorCode);
 

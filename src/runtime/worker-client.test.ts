@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CancelledError, WorkerCrashedError } from './errors.ts';
+import { CancelledError, RuntimeUnavailableError, WorkerCrashedError } from './errors.ts';
 import type { KeptOrtWasm } from './ort-cache.ts';
 import { ABANDONED_CALL_LIMIT_MS, WorkerClient } from './worker-client.ts';
 import { FakeLocks, fakeWorkers } from './worker.test-helpers.ts';
@@ -45,6 +45,18 @@ describe('WorkerClient', () => {
     await client.unload('m@1');
     expect(log.started[0]!.loaded.size).toBe(0);
     expect((await client.ensureLoaded('m@1', read)).cold).toBe(true);
+  });
+
+  it('replaces a worker whose ORT could not start: the error reaches the caller, the next call starts afresh', async () => {
+    const { client, log } = setup();
+    log.onLoad = () => {
+      throw new RuntimeUnavailableError('ONNX Runtime could not start: the wasm did not arrive');
+    };
+    await expect(client.ensureLoaded('m@1', files('m@1'))).rejects.toBeInstanceOf(RuntimeUnavailableError);
+    expect(client.running).toBe(false);
+    log.onLoad = undefined;
+    expect((await client.ensureLoaded('m@1', files('m@1'))).cold).toBe(true);
+    expect(log.started).toHaveLength(2);
   });
 
   it('turns a worker death into WorkerCrashedError for the calls in flight, then starts a fresh worker', async () => {

@@ -1,7 +1,7 @@
 import { transfer, wrap, type Remote } from 'comlink';
 import type { BackendPreference } from './backend.ts';
 import { installErrorTransfer } from './error-transfer.ts';
-import { CancelledError, WorkerCrashedError } from './errors.ts';
+import { CancelledError, RuntimeUnavailableError, WorkerCrashedError } from './errors.ts';
 import type { KeptOrtWasm } from './ort-cache.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, InferenceWorkerApi, LoadReport, ModelFiles } from './protocol.ts';
 
@@ -129,7 +129,11 @@ export class WorkerClient {
       clearTimeout(stuckTimer);
       this.armIdle(live);
     };
-    work.then(done, done);
+    work.then(done, (error: unknown) => {
+      done();
+      // ORT cannot start twice in one worker: the next call gets a fresh worker to try again.
+      if (error instanceof RuntimeUnavailableError) this.stop(live, 'crashed', 'ONNX Runtime could not start');
+    });
     const onAbort = () => {
       live.inFlight.delete(rejectCall);
       rejectCall(new CancelledError('The request was cancelled.'));

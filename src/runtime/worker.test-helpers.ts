@@ -28,6 +28,8 @@ export interface FakeWorkerLog {
   started: FakeInference[];
   /** Called at the start of every classify in any worker; may kill it (`die`) to simulate a crash. */
   onClassify?: (inputs: ClassifyInput[], worker: FakeInference) => void;
+  /** Called at the start of every load; a throw fails the load (e.g. ORT could not start). */
+  onLoad?: (key: string, worker: FakeInference) => void;
 }
 
 /** The worker side: records what it was asked, and can die like an OOM-killed worker. */
@@ -56,9 +58,10 @@ export class FakeInference implements InferenceWorkerApi {
     });
   }
 
-  load(files: ModelFiles): Promise<LoadReport> {
+  async load(files: ModelFiles): Promise<LoadReport> {
+    this.log.onLoad?.(files.key, this);
     this.loaded.add(files.key);
-    return Promise.resolve({ key: files.key, backend: 'wasm', reason: { kind: 'wasm-requested' }, threads: 1, createMs: 1, unsureBelow: 0.5, inputNames: ['input_ids'], outputNames: ['logits'] });
+    return { key: files.key, backend: 'wasm', reason: { kind: 'wasm-requested' }, threads: 1, createMs: 1, unsureBelow: 0.5, inputNames: ['input_ids'], outputNames: ['logits'] };
   }
 
   classify(key: string, inputs: ClassifyInput[], k: number): Promise<BatchReport> {

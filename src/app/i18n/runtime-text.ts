@@ -9,6 +9,7 @@ import { t, type MessageKey } from './index.ts';
 export const ERROR_TEXT: Record<ErrorCode, MessageKey> = {
   INPUT: 'error.INPUT',
   MODEL_LOAD: 'error.MODEL_LOAD',
+  RUNTIME_UNAVAILABLE: 'error.RUNTIME_UNAVAILABLE',
   DEVICE_LOST: 'error.DEVICE_LOST',
   INTEGRITY: 'error.INTEGRITY',
   SIGNATURE: 'error.SIGNATURE',
