@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BusyError } from './errors.ts';
+import { BusyError, RuntimeUnavailableError } from './errors.ts';
 import { goldenValidator } from './golden-gate.ts';
 import { Lantern } from './lantern.ts';
 import { readVerified } from './store/verified-read.ts';
@@ -72,6 +72,15 @@ describe('goldenValidator', () => {
     lantern = new Lantern({ createWorker, models: fakeSource(['demo']), idleMs: 0, maxQueued: 4 });
     const { manifest, read } = await candidate(Array.from({ length: 16 }, (_, i) => ({ text: `${i}`, label: `${i}` })));
     await expect(goldenValidator(() => lantern!)(manifest, read)).rejects.toBeInstanceOf(BusyError);
+  });
+
+  it('gives no verdict when ONNX Runtime cannot start: RuntimeUnavailableError, not a rejected release', async () => {
+    const { lantern, log } = runtime();
+    log.onLoad = () => {
+      throw new RuntimeUnavailableError('ONNX Runtime could not start: the wasm did not arrive');
+    };
+    const { manifest, read } = await candidate([{ text: 'a', label: 'a' }]);
+    await expect(goldenValidator(() => lantern)(manifest, read)).rejects.toBeInstanceOf(RuntimeUnavailableError);
   });
 
   it('submits the golden set in slices, so it never fills the request queue', async () => {

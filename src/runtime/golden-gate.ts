@@ -1,4 +1,4 @@
-import { BusyError } from './errors.ts';
+import { BusyError, RuntimeUnavailableError } from './errors.ts';
 import type { CandidateRun, ClassifyInput } from './lantern.ts';
 import type { ModelDescriptor } from './model-source.ts';
 import type { Manifest } from './store/manifest.ts';
@@ -30,7 +30,8 @@ function goldenInputs(manifest: Manifest, read: VerifiedRead & { ok: true }): Cl
  * The validation gate's runner: runs the *candidate* version through the runtime's scheduler at
  * background priority (the active version keeps answering meanwhile, and a worker crash is
  * retried as for any request), counts correct and failed golden items, and frees the candidate.
- * A BusyError (the request queue was full) is no verdict: it is thrown, not counted.
+ * A BusyError (the request queue was full) or a RuntimeUnavailableError (ONNX Runtime could not
+ * start) is no verdict: it is thrown, not counted.
  */
 export function goldenValidator(runtime: () => CandidateRunner): CandidateValidator {
   return async (manifest, read): Promise<GoldenOutcome> => {
@@ -41,10 +42,11 @@ export function goldenValidator(runtime: () => CandidateRunner): CandidateValida
     try {
       for (let start = 0; start < inputs.length; start += GATE_BATCH) {
         const results = await Promise.allSettled(inputs.slice(start, start + GATE_BATCH).map((input) => candidate.classify(input, { topK: 1 })));
-        // A full queue says nothing about the release: the gate stops without a verdict (the
-        // version stays unactivated and validates again when the install is resumed).
-        const busy = results.find((r) => r.status === 'rejected' && r.reason instanceof BusyError);
-        if (busy) throw (busy as PromiseRejectedResult).reason;
+        // A full queue or a runtime that could not start says nothing about the release: the gate
+        // stops without a verdict (the version stays unactivated and validates again when the
+        // install is resumed).
+        const noVerdict = results.find((r) => r.status === 'rejected' && (r.reason instanceof BusyError || r.reason instanceof RuntimeUnavailableError));
+        if (noVerdict) throw (noVerdict as PromiseRejectedResult).reason;
         results.forEach((result, i) => {
           if (result.status === 'rejected') outcome.failed++;
           else if (result.value.predictions[0]?.label === items[start + i]!.label) outcome.correct++;
