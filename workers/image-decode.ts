@@ -99,11 +99,13 @@ function canvasPixels(image: ImageBitmap | VideoFrame, width: number, height: nu
 const HEADER_BYTES = 256 * 1024;
 
 /**
- * The file's first bytes, synchronously where the worker can. Measured in a worker, Chromium 156,
- * on a 23 KB JPEG: an async read of a slice ~2.3 ms, a FileReaderSync read of the slice ~1.5 ms,
- * of the whole file ~0.9 ms. So a file within HEADER_BYTES is read whole.
+ * The file's first bytes; bytes already here need no read. A Blob is read synchronously where the
+ * worker can. Measured in a worker, Chromium 156, on a 23 KB JPEG: an async read of a slice
+ * ~2.3 ms, a FileReaderSync read of the slice ~1.5 ms, of the whole file ~0.9 ms. So a file within
+ * HEADER_BYTES is read whole.
  */
-async function headerBytes(source: Blob): Promise<Uint8Array> {
+async function headerBytes(source: Blob | ArrayBuffer): Promise<Uint8Array> {
+  if (source instanceof ArrayBuffer) return new Uint8Array(source, 0, Math.min(source.byteLength, HEADER_BYTES));
   const head = source.size <= HEADER_BYTES ? source : source.slice(0, HEADER_BYTES);
   return new Uint8Array(typeof FileReaderSync === 'function' ? new FileReaderSync().readAsArrayBuffer(head) : await head.arrayBuffer());
 }
@@ -134,8 +136,7 @@ async function decode(input: ImageSource, notes: Note[]): Promise<Pixels> {
   const mb = Math.round(source.size / 1048576);
   if (source.size > MAX_IMAGE_BYTES) throw new InputError(`The file is too large (${mb} MB; the limit is 50 MB).`, { reason: 'file-too-large', mb, limitMb: MAX_IMAGE_BYTES / 1048576 });
   if (source.type && !source.type.startsWith('image/')) throw new InputError(`That file is not an image (its type is ${source.type}).`, { reason: 'not-an-image', type: source.type });
-  // Bytes already here need no read (a Blob's are read first: header before decode).
-  const header = readImageHeader(input instanceof Blob ? await headerBytes(input) : new Uint8Array(input, 0, Math.min(input.byteLength, HEADER_BYTES)));
+  const header = readImageHeader(await headerBytes(input));
   if (!header) throw new InputError('That file is not an image Lantern can read (PNG, JPEG, GIF, WebP, BMP or AVIF).', { reason: 'unknown-format' });
   if (header.format === 'heic') throw new InputError('HEIC/HEIF photos cannot be decoded here; export as JPEG.', { reason: 'heic' });
   if (header.width * header.height > MAX_IMAGE_PIXELS) {
