@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { NetworkError } from '../errors.ts';
+import { NetworkError, ValidationError } from '../errors.ts';
 import { openRegistry } from './bootstrap.ts';
 import { FakeServer, makeRelease, ORIGIN, urls } from './test-helpers.ts';
 import { generateKey, trustEntryFor } from './trust.ts';
@@ -64,6 +64,29 @@ describe('deployment files (trust store, registry config)', () => {
     expect((await second.registry.store.version('demo@2.0.0'))?.status).toBe('revoked');
     expect(second.registry.notices).toEqual([expect.objectContaining({ kind: 'revoked', id: 'demo', version: '2.0.0' })]);
     second.registry.store.close();
+  });
+
+  it('a trust store that arrives late and broken is reported, never applied or saved; the installed version answers', async () => {
+    const { server, dbName, app } = await installedFromRogueKey();
+    // An attacker on the link holds the trust store, then sends garbage in its place.
+    server.put('trust-store.json', new TextEncoder().encode('{"keys": "none of yours'));
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    const silent: typeof fetch = async (input, init) => {
+      await held;
+      return server.fetch(input, init);
+    };
+    const second = await openRegistry(app, { fetch: silent, dbName, networkWaitMs: 0 });
+    answer();
+    expect((await second.checked)[0]).toBeInstanceOf(ValidationError);
+    expect((await second.registry.readActive('demo')).manifest.version).toBe('2.0.0');
+    second.registry.store.close();
+
+    // The saved copy was not overwritten: an offline start still opens with it.
+    const offline: typeof fetch = async () => { throw new TypeError('Failed to fetch'); };
+    const third = await openRegistry(app, { fetch: offline, dbName });
+    expect((await third.registry.readActive('demo')).manifest.version).toBe('2.0.0');
+    third.registry.store.close();
   });
 
   it('fail clearly on a first start without network', async () => {

@@ -19,7 +19,8 @@ export interface OpenedRegistry {
   /**
    * Settles when the start's network checks are done: deployment files that answered after the
    * start went on without them (a late trust store is applied then), and the built-in releases.
-   * Resolves with the built-in models that could not be installed (e.g. first start offline).
+   * Resolves with what failed: a late deployment file served broken (the saved copy stays in
+   * use), built-in models that could not be installed (e.g. first start offline).
    */
   checked: Promise<LanternError[]>;
 }
@@ -32,6 +33,8 @@ export interface OpenedRegistry {
  * used when it comes.
  */
 export const NETWORK_WAIT_MS = 2000;
+
+const asLanternError = (error: unknown): LanternError => (error instanceof LanternError ? error : new LanternError(String(error)));
 
 type Outcome<T> = { value: T } | { error: unknown };
 const outcomeOf = <T>(work: Promise<T>): Promise<Outcome<T>> => work.then((value) => ({ value }), (error: unknown) => ({ error }));
@@ -50,8 +53,11 @@ async function within<T>(outcome: Promise<T>, ms: number): Promise<T | 'late'> {
 /** A deployment file as a start uses it: `value` now, and the network's answer if it came later. */
 interface DeploymentFile<T> {
   value: T;
-  /** The fetched file when it arrived after `value` was settled on (it is saved); else undefined. */
-  late: Promise<T | undefined>;
+  /**
+   * What the network answered after `value` was settled on: the file (it is saved), or why it
+   * is broken (reported; the saved copy stays in use). Undefined when nothing came late.
+   */
+  late: Promise<Outcome<T> | undefined>;
 }
 
 /**
@@ -73,7 +79,11 @@ async function deploymentFile<T>(name: string, appBase: string, store: ModelStor
   // Without a saved copy (a first start) only the network can answer: it is waited for.
   const outcome = saved !== undefined && waitMs !== undefined ? await within(fetched, waitMs) : await fetched;
   const none = Promise.resolve(undefined);
-  if (outcome === 'late') return { value: parse(saved), late: fetched.then((late) => ('value' in late ? late.value : undefined)) };
+  if (outcome === 'late') {
+    // A late network failure is as offline: the saved copy stands, nothing to report.
+    const late = fetched.then((answer) => ('error' in answer && answer.error instanceof NetworkError ? undefined : answer));
+    return { value: parse(saved), late };
+  }
   if ('value' in outcome) return { value: outcome.value, late: none };
   if (!(outcome.error instanceof NetworkError)) throw outcome.error;
   if (saved === undefined) throw new NetworkError('The model registry configuration could not be loaded.', {}, { cause: outcome.error });
@@ -103,18 +113,18 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
   // slow to answer in time, the moment its answer arrives. (A late configuration applies from
   // the next start.)
   await registry.applyTrust(trust.value);
-  const lateTrust = trust.late.then((late) => late && registry.applyTrust(late)).catch(() => undefined);
+  const lateTrust = trust.late.then(async (late): Promise<Outcome<void> | undefined> => (late && 'value' in late ? outcomeOf(registry.applyTrust(late.value)) : late));
   const refreshTrust = async () => registry.applyTrust((await deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse)).value);
-  const lateFiles = Promise.all([config.late, lateTrust]);
+  const lateFiles = Promise.all([config.late, lateTrust]).then((answers) => answers.flatMap((answer) => (answer && 'error' in answer ? [asLanternError(answer.error)] : [])));
   // An embedding app installs models on demand (Lantern.load) instead of all built-ins up front.
-  if (options.installBuiltins === false) return { registry, config: config.value, refreshTrust, checked: lateFiles.then(() => []) };
+  if (options.installBuiltins === false) return { registry, config: config.value, refreshTrust, checked: lateFiles };
   const builtins = installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload);
   // A first start has nothing to run without the built-ins; a device with models installed
   // waits for the list only as long as for the files above (a newer built-in installs when it comes).
   if ((await store.versions()).length === 0) await builtins;
   else await within(outcomeOf(builtins), waitMs);
   // Settles either way: nothing need be waiting for it.
-  const checked = Promise.all([builtins, lateFiles]).then(([errors]) => errors, (error: unknown) => [error instanceof LanternError ? error : new LanternError(String(error))]);
+  const checked = Promise.all([lateFiles, builtins.catch((error: unknown) => [asLanternError(error)])]).then(([late, errors]) => [...late, ...errors]);
   return { registry, config: config.value, refreshTrust, checked };
 }
 
