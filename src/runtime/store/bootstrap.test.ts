@@ -26,6 +26,17 @@ async function installedFromRogueKey() {
   return { server, good, dbName, app };
 }
 
+/** A link that holds every request to `server` until `answer()`. */
+function heldLink(server: FakeServer) {
+  let answer!: () => void;
+  const held = new Promise<void>((resolve) => (answer = resolve));
+  const silent: typeof fetch = async (input, init) => {
+    await held;
+    return server.fetch(input, init);
+  };
+  return { silent, answer };
+}
+
 describe('deployment files (trust store, registry config)', () => {
   it('are fetched network first; the last good copy is used only when the network fails', async () => {
     const { server, good, dbName, app } = await installedFromRogueKey();
@@ -50,12 +61,7 @@ describe('deployment files (trust store, registry config)', () => {
 
     // The deployment revokes the rogue key, but the link holds every request until `answer`.
     server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo'])] }));
-    let answer!: () => void;
-    const held = new Promise<void>((resolve) => (answer = resolve));
-    const silent: typeof fetch = async (input, init) => {
-      await held;
-      return server.fetch(input, init);
-    };
+    const { silent, answer } = heldLink(server);
     const second = await openRegistry(app, { fetch: silent, dbName, networkWaitMs: 0 });
     // Opened without the network: the installed version still answers meanwhile.
     expect((await second.registry.store.version('demo@2.0.0'))?.status).toBe('ready');
@@ -70,12 +76,7 @@ describe('deployment files (trust store, registry config)', () => {
     const { server, dbName, app } = await installedFromRogueKey();
     // An attacker on the link holds the trust store, then sends garbage in its place.
     server.put('trust-store.json', new TextEncoder().encode('{"keys": "none of yours'));
-    let answer!: () => void;
-    const held = new Promise<void>((resolve) => (answer = resolve));
-    const silent: typeof fetch = async (input, init) => {
-      await held;
-      return server.fetch(input, init);
-    };
+    const { silent, answer } = heldLink(server);
     const second = await openRegistry(app, { fetch: silent, dbName, networkWaitMs: 0 });
     answer();
     expect((await second.checked)[0]).toBeInstanceOf(ValidationError);
