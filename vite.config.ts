@@ -7,7 +7,7 @@ import { precompressPlugin } from './scripts/precompress.ts';
 import { securityHeaders } from './scripts/headers.mjs';
 import { SCREENSHOTS } from './scripts/screenshots.ts';
 import { ORT_CACHE } from './src/runtime/ort-cache.ts';
-import { ORT_FILE } from './workers/ort-offline.ts';
+import { ORT_FILE, ortFileOrNull } from './workers/ort-offline.ts';
 import { handleShareTarget, matchShareTarget, SHARE_ACTION } from './src/share-target.ts';
 
 /** Shown in the app so a user can tell which build answers; overridable for tests. */
@@ -83,7 +83,8 @@ export default defineConfig({
         runtimeCaching: [{
           urlPattern: ORT_FILE,
           handler: 'CacheFirst',
-          options: { cacheName: ORT_CACHE },
+          // Only ORT's files: a captive portal's page (status 200) is served, not kept.
+          options: { cacheName: ORT_CACHE, plugins: [{ cacheWillUpdate: ortFileOrNull }] },
         }, {
           // Workbox writes these two functions into sw.js from their source (src/share-target.ts
           // says why they are self-contained); a script of our own would need importScripts.

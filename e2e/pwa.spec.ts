@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Backend } from '../src/runtime/index.ts';
 import type { OfflineFiles } from '../src/app/offline-files.ts';
 import { CHROMIUM, CHROMIUM_ARGS, logPage, meteredConnection, ROOT, seriousViolations, waitForServiceWorker, withLantern } from './fixtures.ts';
+import { ORT_FILE } from '../workers/ort-offline.ts';
 import { count, ortCache, recordRequests } from './ort-files.ts';
 
 // These tests need the service worker (the rest of the suite blocks it for isolation).
@@ -113,6 +114,29 @@ test('first visit on a metered connection: the size comes first, ORT downloads o
   await expect(status.getByRole('status')).toHaveText('Ready to work offline');
   expect(count(requests, ORT_WASM)).toBeGreaterThan(0);
   await expect(page.getByTestId('device-backend')).toBeVisible();
+});
+
+test('a captive portal\'s page in place of ORT is served, never kept: the next answer is ORT again', async ({ page, context }) => {
+  logPage(page);
+  await page.goto('/');
+  await expect(page.getByTestId('offline-status')).toHaveAttribute('data-phase', 'ready');
+  const kept = await ortCache(page);
+  await page.reload();
+  expect(await page.evaluate(() => Boolean(navigator.serviceWorker.controller))).toBe(true);
+  // The kept copy is gone (the browser evicted it, or an update changed the build) and the
+  // hotel Wi-Fi answers every URL with its sign-in page.
+  await page.evaluate(() => caches.delete('lantern-ort'));
+  await context.route(ORT_FILE, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<html>Sign in to the hotel Wi-Fi</html>' }));
+  const typesThroughServiceWorker = (paths: string[]) => page.evaluate((urls) => Promise.all(urls.map(async (url) => (await fetch(url)).headers.get('Content-Type'))), paths);
+  expect(await typesThroughServiceWorker(kept)).toEqual(['text/html', 'text/html']);
+  expect(await ortCache(page)).toEqual([]);
+
+  // Signed in: the service worker fetches ORT again instead of serving the portal's page for good.
+  await context.unroute(ORT_FILE);
+  expect(await typesThroughServiceWorker(kept)).toEqual([expect.stringContaining('javascript'), 'application/wasm']);
+  await expect.poll(() => ortCache(page)).toEqual(kept);
+  await page.reload();
+  await classifyBoth(page);
 });
 
 test('the manifest and service worker pass Chromium\'s installability checks', async ({ baseURL }) => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ORT_CACHE } from '../src/runtime/ort-cache.ts';
-import { dropDamagedOrtCopy, isOrtFile, keepOrtOffline } from './ort-offline.ts';
+import { dropDamagedOrtCopy, keepOrtOffline, ortFileOrNull } from './ort-offline.ts';
 
 const GLUE = 'https://app.test/assets/ort-wasm-simd-threaded-abc123.mjs';
 const WASM = 'https://app.test/assets/ort-wasm-simd-threaded-abc123.wasm';
@@ -27,13 +27,17 @@ function memoryStorage(entries: Record<string, Response> = {}) {
 
 afterEach(() => vi.unstubAllGlobals());
 
-describe('isOrtFile', () => {
-  it('accepts the wasm and the JavaScript glue, refuses a portal page and an error', () => {
-    expect(isOrtFile(WASM, wasmResponse(EMPTY_MODULE))).toBe(true);
-    expect(isOrtFile(GLUE, glueResponse())).toBe(true);
-    expect(isOrtFile(WASM, portalResponse())).toBe(false);
-    expect(isOrtFile(GLUE, portalResponse())).toBe(false);
-    expect(isOrtFile(WASM, new Response(EMPTY_MODULE, { status: 404, headers: { 'Content-Type': 'application/wasm' } }))).toBe(false);
+/** What workbox writes into sw.js: the function's source alone, without this module around it. */
+const serviceWorkerCopy = new Function(`return (${String(ortFileOrNull)});`)() as typeof ortFileOrNull;
+
+describe('ortFileOrNull', () => {
+  it.each([['in the worker', ortFileOrNull], ['as inlined into sw.js', serviceWorkerCopy]])('%s: passes the wasm and the JavaScript glue, refuses a portal page and an error', async (_, check) => {
+    const passes = async (url: string, response: Response) => (await check({ request: { url }, response })) === response;
+    expect(await passes(WASM, wasmResponse(EMPTY_MODULE))).toBe(true);
+    expect(await passes(GLUE, glueResponse())).toBe(true);
+    expect(await passes(WASM, portalResponse())).toBe(false);
+    expect(await passes(GLUE, portalResponse())).toBe(false);
+    expect(await passes(WASM, new Response(EMPTY_MODULE, { status: 404, headers: { 'Content-Type': 'application/wasm' } }))).toBe(false);
   });
 });
 

@@ -28,13 +28,16 @@ export const ORT_BUILD_FILES = {
 const isWasm = (url: string) => new URL(url).pathname.endsWith('.wasm');
 
 /**
- * Whether `response` can be ORT's file at `url`: the wasm or JavaScript it must be. A captive
- * portal answers any URL with its own HTML page and status 200; kept, that page would break
- * every later start.
+ * `response` if it can be ORT's file at `request.url` (the wasm or JavaScript it must be), else
+ * null. A captive portal answers any URL with its own HTML page and status 200; kept, that page
+ * would break every later start. The one check for both writers of the ORT cache: the worker
+ * (below) and the service worker's ORT route, whose `cacheWillUpdate` this is (vite.config.ts).
+ * Workbox writes it into sw.js from its source, so it uses no module-level names.
  */
-export function isOrtFile(url: string, response: Response): boolean {
+export async function ortFileOrNull({ request, response }: { request: { url: string }; response: Response }): Promise<Response | null> {
   const type = response.headers.get('Content-Type') ?? '';
-  return response.ok && (isWasm(url) ? type.startsWith('application/wasm') : type.includes('javascript'));
+  const wasm = new URL(request.url).pathname.endsWith('.wasm');
+  return response.status === 200 && (wasm ? type.startsWith('application/wasm') : type.includes('javascript')) ? response : null;
 }
 
 /**
@@ -46,8 +49,8 @@ export async function keepOrtOffline(urls: readonly string[], storage: CacheStor
   const cache = await storage.open(ORT_CACHE);
   await Promise.all(urls.map(async (url) => {
     if (await cache.match(url)) return;
-    const response = await fetch(url, { cache: 'force-cache' });
-    if (isOrtFile(url, response)) await cache.put(url, response);
+    const response = await ortFileOrNull({ request: { url }, response: await fetch(url, { cache: 'force-cache' }) });
+    if (response) await cache.put(url, response);
   }));
   for (const request of await cache.keys()) {
     if (!urls.includes(request.url)) await cache.delete(request);
@@ -66,7 +69,7 @@ export async function dropDamagedOrtCopy(urls: readonly string[], storage: Cache
   const damaged = await Promise.all(urls.map(async (url) => {
     const kept = await cache.match(url);
     if (!kept) return false;
-    if (!isOrtFile(url, kept)) return true;
+    if (!(await ortFileOrNull({ request: { url }, response: kept }))) return true;
     return isWasm(url) && !WebAssembly.validate(await kept.arrayBuffer());
   }));
   if (!damaged.includes(true)) return false;
