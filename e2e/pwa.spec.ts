@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Backend } from '../src/runtime/index.ts';
 import type { OfflineFiles } from '../src/app/offline-files.ts';
-import { CHROMIUM, CHROMIUM_ARGS, logPage, meteredConnection, ROOT, seriousViolations, waitForServiceWorker, withLantern } from './fixtures.ts';
 import { ORT_FILE } from '../workers/ort-offline.ts';
+import { CHROMIUM, CHROMIUM_ARGS, logPage, meteredConnection, ROOT, seriousViolations, waitForServiceWorker, withLantern } from './fixtures.ts';
 import { count, ortCache, recordRequests } from './ort-files.ts';
 
 // These tests need the service worker (the rest of the suite blocks it for isolation).
