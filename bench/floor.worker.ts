@@ -62,9 +62,20 @@ const floor = {
     (await createImageBitmap(image)).close();
     await run(ready);
   }),
-  /** Answers every message on `port` with an empty one: the bare round-trip floor. */
+  /**
+   * Answers every message on `port` with an empty one: the bare round-trip floor. A message
+   * holding a number is answered only after the worker has been busy (spinning, not sleeping)
+   * for that many milliseconds, as a worker running a request is: the page has been waiting
+   * that long, which makes its wake-up dearer (see bench/main.ts).
+   */
   echoOn(port: MessagePort): void {
-    port.onmessage = () => port.postMessage(null);
+    port.onmessage = ({ data }: MessageEvent<number | null>) => {
+      if (typeof data === 'number') {
+        const end = performance.now() + data;
+        while (performance.now() < end);
+      }
+      port.postMessage(null);
+    };
   },
 };
 export type FloorApi = typeof floor;
