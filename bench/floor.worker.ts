@@ -2,7 +2,8 @@
 /**
  * The floors Lantern is measured against, inside one worker with the same ORT build, thread
  * count and model bytes: a bare session.run on a ready tensor, tokenise + run, decode + run, and
- * a bare page↔worker echo. No scheduler and no comlink on the timed paths.
+ * a bare page↔worker echo (also answered after a set time of work). No scheduler and no comlink
+ * on the timed paths.
  */
 // Served under the app's CSP, which requires Trusted Types for script URLs (ORT's threads).
 import '../src/trusted-types.ts';

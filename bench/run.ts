@@ -3,9 +3,10 @@
  * and written to bench/results/. Every number is a ratio against a baseline measured in the same
  * run, repeated (REPS interleaved repetitions: median and range). Hold /tmp/lantern-browser.lock.
  *
- * Engines: Lantern; floors in a worker of their own (bare echo, raw session.run, tokenise+run,
- * decode+run); the transformers.js pipeline per request and with its own list batching. The
- * bench build (bench/vite.config.ts) is not minified, for every engine alike.
+ * Engines: Lantern; floors in a worker of their own (bare echo, echo after floor-long work, raw
+ * session.run, tokenise+run, decode+run); the transformers.js pipeline per request and with its
+ * own list batching. The bench build (bench/vite.config.ts) is not minified, for every engine
+ * alike.
  */
 import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
