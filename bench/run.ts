@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     if (!SHUFFLENET) latency.push('| shufflenet | skipped: the shared shufflenet-v2-int8 model is absent | | | | | | | | |');
     section(
       '### Batch-1 latency against the floor (ms; milliseconds are medians over repetitions, range in brackets)', '', ...latency, '',
-      'The targets count the bare echo. "Echo after floor-long work" is the same echo answered only after the floor worker has spun for the floor\'s p50, less that time: what a round trip costs when the page has waited as long as a request takes. It explains transit; it is not a target.', '',
+      'The targets count the bare echo. "Echo after floor-long work" is the same echo answered only after the floor worker has spun for the floor\'s p50, less that time: what a round trip costs when the page has waited as long as the floor takes. It explains transit; it is not a target.', '',
     );
 
     // ── b. Spam under a sliding window of 64 in flight ──────────────────────────────────────
