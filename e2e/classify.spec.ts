@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { corruptPng, encodePng, openModel, requireShared, ROOT, SAMPLES, withLantern } from './fixtures.ts';
+import { corruptPng, encodePng, installExifTagged, openModel, requireShared, ROOT, SAMPLES, withLantern, type ExifTagged } from './fixtures.ts';
 
 
 test.describe('built-in samples on the default backend', () => {
@@ -253,7 +253,9 @@ test('a transparent image is read on its own, not over the image the worker read
 
 test('an image gives the model the same pixels on either read path: copied out of its frame, or through the canvas', async ({ page }) => {
   await openModel(page, 'doc-orientation');
+  await installExifTagged(page);
   const out = await withLantern(page, async (lantern, url) => {
+    const tagged = (globalThis as unknown as { exifTagged: ExifTagged }).exifTagged;
     const scores = async (image: Blob | ImageData) => (await lantern.classify('doc-orientation', { kind: 'image', image })).predictions.map((p) => `${p.label} ${p.score.toFixed(6)}`).join(', ');
     /** The pixels as the page's own canvas reads them (EXIF orientation applied): what the worker must see too. */
     const canvasPixels = async (blob: Blob) => {
@@ -261,15 +263,6 @@ test('an image gives the model the same pixels on either read path: copied out o
       const ctx = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d', { willReadFrequently: true })!;
       ctx.drawImage(bitmap, 0, 0);
       return ctx.getImageData(0, 0, bitmap.width, bitmap.height);
-    };
-    /** The JPEG with an EXIF APP1 segment whose only entry is Orientation (0x0112) = `orientation`. */
-    const tagged = (jpeg: Uint8Array, orientation: number) => {
-      const app1 = new Uint8Array([0xff, 0xe1, 0x00, 0x22, 0x45, 0x78, 0x69, 0x66, 0, 0, 0x4d, 0x4d, 0x00, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0, 0, 0, 0, 0]);
-      const bytes = new Uint8Array(jpeg.length + app1.length);
-      bytes.set(jpeg.subarray(0, 2));
-      bytes.set(app1, 2);
-      bytes.set(jpeg.subarray(2), 2 + app1.length);
-      return new Blob([bytes], { type: 'image/jpeg' });
     };
     const sample = await createImageBitmap(await (await fetch(url)).blob());
     const canvas = new OffscreenCanvas(sample.width, sample.height);
@@ -292,6 +285,43 @@ test('an image gives the model the same pixels on either read path: copied out o
   for (const [worker, canvas] of Object.values(out)) expect(worker).toEqual(canvas);
   // Four different inputs (the comparisons above are not vacuous).
   expect(new Set(Object.values(out).map(([worker]) => worker)).size).toBe(4);
+});
+
+test('a JPEG above the working size is decoded by its own decoder at a reduced scale: the sample\'s answer, EXIF orientation applied', async ({ page }) => {
+  await openModel(page, 'doc-orientation');
+  await installExifTagged(page);
+  const out = await withLantern(page, async (lantern, urls) => {
+    const tagged = (globalThis as unknown as { exifTagged: ExifTagged }).exifTagged;
+    const answer = async (image: Blob) => {
+      const { predictions, notes } = await lantern.classify('doc-orientation', { kind: 'image', image });
+      const downscaled = notes.map((n) => (n.kind === 'downscaled' ? `${n.width}×${n.height} → ${n.toWidth}×${n.toHeight}` : '')).join('');
+      return `${predictions[0]!.label} ${downscaled}`;
+    };
+    /** The sample drawn 5× larger (2710×240 and 2350×220: above the 2048 px working edge), as a JPEG. */
+    const enlarged = async (url: string) => {
+      const sample = await createImageBitmap(await (await fetch(url)).blob());
+      const canvas = new OffscreenCanvas(sample.width * 5, sample.height * 5);
+      canvas.getContext('2d')!.drawImage(sample, 0, 0, canvas.width, canvas.height);
+      return new Uint8Array(await (await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.92 })).arrayBuffer());
+    };
+    const upright = await enlarged(urls.upright);
+    const upsideDown = await enlarged(urls.upsideDown);
+    return {
+      upright: await answer(new Blob([upright], { type: 'image/jpeg' })),
+      upsideDown: await answer(new Blob([upsideDown], { type: 'image/jpeg' })),
+      turnedByExif: await answer(tagged(upright, 3)),
+      quarterTurn: await answer(tagged(upright, 6)),
+    };
+  }, { upright: '/models/doc-orientation/1.0.0/samples/upright.png', upsideDown: '/models/doc-orientation/1.0.0/samples/upside-down.png' });
+  // The model keeps a line 48 px high: twice that is 96 of 240 px, so 4/8 (1355×120), not the
+  // 2048 px working size. Turned a quarter by EXIF, the image is shown 240 px wide and 2710 high:
+  // the model keeps 5×48 of it, so 1/8 is enough, and the note gives the turned size.
+  expect(out).toEqual({
+    upright: '0 2710×240 → 1355×120',
+    upsideDown: '180 2350×220 → 1175×110',
+    turnedByExif: '180 2710×240 → 1355×120',
+    quarterTurn: expect.stringMatching(/^(0|180) 240×2710 → 30×339$/),
+  });
 });
 
 test('an image given as bytes (ArrayBuffer) answers as the same file does, and a bomb in bytes is refused the same way', async ({ page }) => {

@@ -84,6 +84,24 @@ export function withLantern<R, A = undefined>(page: Page, fn: (lantern: Lantern,
   return page.evaluate(`(${fn.toString()})(globalThis.lantern, ${JSON.stringify(arg ?? null)})`) as Promise<R>;
 }
 
+/**
+ * `jpeg` with an EXIF APP1 segment whose only entry is Orientation (0x0112) = `orientation`.
+ * Self-contained, for the page: `installExifTagged` makes it `globalThis.exifTagged` there.
+ */
+function exifTagged(jpeg: Uint8Array, orientation: number): Blob {
+  const app1 = new Uint8Array([0xff, 0xe1, 0x00, 0x22, 0x45, 0x78, 0x69, 0x66, 0, 0, 0x4d, 0x4d, 0x00, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0, 0, 0, 0, 0]);
+  const bytes = new Uint8Array(jpeg.length + app1.length);
+  bytes.set(jpeg.subarray(0, 2));
+  bytes.set(app1, 2);
+  bytes.set(jpeg.subarray(2), 2 + app1.length);
+  return new Blob([bytes], { type: 'image/jpeg' });
+}
+export type ExifTagged = typeof exifTagged;
+
+export async function installExifTagged(page: Page): Promise<void> {
+  await page.evaluate(`globalThis.exifTagged = ${exifTagged.toString()}`);
+}
+
 /** axe (WCAG 2.1 A/AA) findings of serious or critical impact, one line each. */
 export async function seriousViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();

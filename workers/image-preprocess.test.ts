@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planResize, rgbaToTensor, workingSize } from './image-preprocess.ts';
+import { jpegDecodeEighths, planResize, rgbaToTensor, workingSize } from './image-preprocess.ts';
 import { PreprocessorConfigSchema } from '../src/runtime/model-config.ts';
 
 const torchvision = PreprocessorConfigSchema.parse({
@@ -89,5 +89,28 @@ describe('workingSize', () => {
     expect(workingSize(8000, 8000)).toEqual({ width: 2048, height: 2048, scaled: true });
     expect(workingSize(8000, 2000)).toEqual({ width: 2048, height: 512, scaled: true });
     expect(workingSize(640, 480)).toEqual({ width: 640, height: 480, scaled: false });
+  });
+});
+
+describe('jpegDecodeEighths', () => {
+  it('decodes a 12 MP photo at the smallest eighth that leaves twice the resize', () => {
+    // 4000×3000 resizes to 341×256; twice that is 682×512: 2/8 (1000×750), as 1/8 (500×375) is too small.
+    expect(jpegDecodeEighths(4000, 3000, torchvision)).toBe(2);
+    expect(jpegDecodeEighths(3000, 4000, torchvision)).toBe(2);
+    // A text line 48 px high: twice is 96 of 2400, so 1/8 (300 px) is plenty.
+    expect(jpegDecodeEighths(9600, 2400, ocrLine)).toBe(1);
+  });
+
+  it('never decodes above the working size, and never below 1/8', () => {
+    // Twice a 1024 px resize of a 2300 px square would be all of it; the working size caps it at 7/8 (2013 px).
+    const large = PreprocessorConfigSchema.parse({ size: { shortest_edge: 1024 }, image_mean: [0.5], image_std: [0.5] });
+    expect(jpegDecodeEighths(2300, 2300, large)).toBe(7);
+    // A 28×28 model on a 20000×4000 panorama: 1/8 (2500×500) is as small as a JPEG decoder goes.
+    expect(jpegDecodeEighths(20000, 4000, mnist)).toBe(1);
+  });
+
+  it('leaves an image within the working size to the exact path', () => {
+    expect(jpegDecodeEighths(2048, 1536, torchvision)).toBeUndefined();
+    expect(jpegDecodeEighths(696, 613, torchvision)).toBeUndefined();
   });
 });

@@ -132,6 +132,24 @@ export const MAX_IMAGE_PIXELS = 100_000_000;
 /** Images are first scaled so that neither side exceeds this, keeping memory bounded. */
 export const MAX_WORKING_EDGE = 2048;
 
+/**
+ * For a JPEG above the working size: the scale, in eighths, to have the JPEG decoder itself
+ * produce (it scales by n/8 while decoding, far cheaper than decoding every pixel and then
+ * resizing). The smallest that still leaves the model's resize at least twice the pixels it
+ * keeps on each side, so the final resample still averages as it would from the full photo;
+ * within the working size unless even 1/8 is not. Undefined when the image is within the
+ * working size (it is decoded whole, exactly as the browser's own image path does) or no scale
+ * below 8/8 qualifies.
+ */
+export function jpegDecodeEighths(width: number, height: number, config: PreprocessorConfig, maxEdge = MAX_WORKING_EDGE): number | undefined {
+  if (!workingSize(width, height, maxEdge).scaled) return undefined;
+  const { resizeWidth, resizeHeight } = planResize(width, height, config);
+  const needed = Math.ceil(8 * Math.max((2 * resizeWidth) / width, (2 * resizeHeight) / height));
+  const fits = Math.floor((8 * maxEdge) / Math.max(width, height));
+  const eighths = Math.max(1, Math.min(needed, fits));
+  return eighths < 8 ? eighths : undefined;
+}
+
 /** Size to downscale a huge image to before the model's own resize (keeps aspect). */
 export function workingSize(width: number, height: number, maxEdge = MAX_WORKING_EDGE): { width: number; height: number; scaled: boolean } {
   const longest = Math.max(width, height);
