@@ -94,8 +94,13 @@ const bench = {
   setTexts(list: string[]) {
     texts = list;
   },
-  async setImage(url: string) {
+  /** The image requests send; with `size`, the picture redrawn at that size as a JPEG (a phone photo's). */
+  async setImage(url: string, size?: { width: number; height: number }) {
     image = await (await fetch(url)).blob();
+    if (!size) return;
+    const canvas = new OffscreenCanvas(size.width, size.height);
+    canvas.getContext('2d')!.drawImage(await createImageBitmap(image), 0, 0, size.width, size.height);
+    image = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.9 });
   },
 
   /**

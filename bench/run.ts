@@ -116,10 +116,21 @@ async function main(): Promise<void> {
       '| model | echo p50 | raw run p50 | floor p50 (in worker) | Lantern p50 | Lantern p95 | Lantern ÷ (floor + echo) | echo after floor-long work p50 | Lantern ÷ (floor + that echo) | Lantern stages (queue / pre / run / post, ms) |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ];
-    const models = [{ id: 'spam-filter', warm: 50, n: 300, warmRequests: 10_000, target: 1.1, label: 'a', floorName: 'tokenise + run' }, ...(SHUFFLENET ? [{ id: 'shufflenet', warm: 5, n: 40, warmRequests: 0, target: 1.15, label: "a'", floorName: 'JPEG decode + run' }] : [])];
+    // The last row is not a target: a phone photo, where the browser's whole decode (what the
+    // floor and transformers.js do) costs more than the model.
+    const photo = { width: 4000, height: 3000 };
+    const models: { id: string; warm: number; n: number; warmRequests: number; target?: number; label?: string; floorName: string; photo?: typeof photo }[] = [
+      { id: 'spam-filter', warm: 50, n: 300, warmRequests: 10_000, target: 1.1, label: 'a', floorName: 'tokenise + run' },
+      ...(SHUFFLENET ? [
+        { id: 'shufflenet', warm: 5, n: 40, warmRequests: 0, target: 1.15, label: "a'", floorName: 'JPEG decode + run' },
+        { id: 'shufflenet', warm: 2, n: 12, warmRequests: 0, floorName: 'JPEG decode + run', photo },
+      ] : []),
+    ];
     for (const m of models) {
+      const row = m.photo ? `${m.id}, ${m.photo.width}×${m.photo.height} JPEG` : m.id;
       const floorPage = await benchPage(browser, 'threads=2');
       const lanternPage = await benchPage(browser, 'threads=2');
+      if (m.photo) for (const page of [floorPage, lanternPage]) await call(page, 'setImage', '/cat.jpg', m.photo);
       // Warmed alike: at least as long as the load scenario, and for text at least 10,000 requests.
       // Lantern's page-side code settles slowly. Its ratio (median of 5 repetitions, range) after
       // 4 s alone, ~1,000 requests here as the first calls load the model: 3.00× (1.54×–3.45×);
@@ -138,11 +149,11 @@ async function main(): Promise<void> {
       }
       await floorPage.close();
       await lanternPage.close();
-      results[`latency:${m.id}`] = reps;
+      results[`latency:${row}`] = reps;
       const st = reps[Math.floor(REPS / 2)]!.stages;
-      latency.push(`| ${m.id} | ${spread(reps.map((x) => x.echo))} | ${spread(reps.map((x) => x.raw))} | ${spread(reps.map((x) => x.floor))} | ${spread(reps.map((x) => x.lantern))} | ${spread(reps.map((x) => x.lantern95))} | ${spread(reps.map((x) => x.ratio), times)} | ${spread(reps.map((x) => x.busyEcho))} | ${spread(reps.map((x) => x.busyRatio), times)} | ${[st.queue, st.preprocess, st.inference, st.postprocess].map(ms).join(' / ')} |`);
+      latency.push(`| ${row} | ${spread(reps.map((x) => x.echo))} | ${spread(reps.map((x) => x.raw))} | ${spread(reps.map((x) => x.floor))} | ${spread(reps.map((x) => x.lantern))} | ${spread(reps.map((x) => x.lantern95))} | ${spread(reps.map((x) => x.ratio), times)} | ${spread(reps.map((x) => x.busyEcho))} | ${spread(reps.map((x) => x.busyRatio), times)} | ${[st.queue, st.preprocess, st.inference, st.postprocess].map(ms).join(' / ')} |`);
       const ratio = med(reps.map((x) => x.ratio));
-      targets.push(`| ${m.label} | ${m.id} batch-1 p50 ≤ ${m.target}× (${m.floorName} + echo) | ${spread(reps.map((x) => x.ratio), times)} | ${verdict(ratio <= m.target)} |`);
+      if (m.target) targets.push(`| ${m.label} | ${m.id} batch-1 p50 ≤ ${m.target}× (${m.floorName} + echo) | ${spread(reps.map((x) => x.ratio), times)} | ${verdict(ratio <= m.target)} |`);
     }
     if (!SHUFFLENET) latency.push('| shufflenet | skipped: the shared shufflenet-v2-int8 model is absent | | | | | | | | |');
     section(
