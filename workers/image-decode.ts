@@ -42,33 +42,29 @@ const copiedPixels = new ArrayPool(Uint8ClampedArray, 2);
 /** The RGBA pixels of a bitmap or a video frame. */
 async function readPixels(image: ImageBitmap | VideoFrame, width: number, height: number): Promise<Pixels> {
   if (width === 0 || height === 0) throw new InputError('The image has no pixels (a closed ImageBitmap or VideoFrame?).', { reason: 'no-pixels' });
-  return (image instanceof ImageBitmap && (await copyOpaque(image))) || canvasPixels(image, width, height);
+  return (await copyOpaque(image, width, height)) ?? canvasPixels(image, width, height);
 }
 
 /**
- * An opaque, upright bitmap (most photos, JPEG or WebP, and camera bitmaps) copied straight out
- * of a VideoFrame: the same bytes as the canvas gives, in ~0.2 ms instead of ~0.6 ms (Chromium 156).
- * Undefined for what the canvas must do: a bitmap with alpha (stored premultiplied; only the
- * canvas turns it back the way the browser's own image path, and so transformers.js, does), an
- * EXIF-oriented one, or a browser without VideoFrame or copyTo's format conversion.
+ * An opaque, upright image (most photos, JPEG or WebP, camera bitmaps, a JPEG decoder's frame)
+ * copied straight out of a VideoFrame (a bitmap is wrapped in one): the same bytes as the canvas
+ * gives, in ~0.2 ms instead of ~0.6 ms (Chromium 156). Undefined for what the canvas must do: an
+ * image with alpha (a bitmap stores it premultiplied; only the canvas turns it back the way the
+ * browser's own image path, and so transformers.js, does), an EXIF-oriented one, or a browser
+ * without VideoFrame or copyTo's format conversion.
  */
-async function copyOpaque(bitmap: ImageBitmap): Promise<Pixels | undefined> {
+async function copyOpaque(image: ImageBitmap | VideoFrame, width: number, height: number): Promise<Pixels | undefined> {
   if (typeof VideoFrame !== 'function') return undefined;
-  const frame = new VideoFrame(bitmap, { timestamp: 0 });
+  const frame = image instanceof VideoFrame ? image : new VideoFrame(image, { timestamp: 0 });
   try {
-    return await copyUprightOpaque(frame, bitmap.width, bitmap.height);
+    if (!isUprightOpaque(frame, width, height)) return undefined;
+    const data = copiedPixels.take(width * height * 4);
+    if (await frame.copyTo(data, { format: 'RGBA' }).then(() => true, () => false)) return { data, width, height };
+    copiedPixels.give([data]);
+    return undefined;
   } finally {
-    frame.close();
+    if (frame !== image) frame.close();
   }
-}
-
-/** The frame's pixels copied out, when they are stored as shown (`width`×`height`) with no alpha. */
-async function copyUprightOpaque(frame: VideoFrame, width: number, height: number): Promise<Pixels | undefined> {
-  if (!isUprightOpaque(frame, width, height)) return undefined;
-  const data = copiedPixels.take(width * height * 4);
-  if (await frame.copyTo(data, { format: 'RGBA' }).then(() => true, () => false)) return { data, width, height };
-  copiedPixels.give([data]);
-  return undefined;
 }
 
 /**
@@ -183,7 +179,7 @@ async function decode(input: ImageSource, config: PreprocessorConfig, notes: Not
     const { displayWidth: width, displayHeight: height } = frame;
     notes.push({ kind: 'downscaled', width: header.width, height: header.height, toWidth: width, toHeight: height });
     try {
-      return (await copyUprightOpaque(frame, width, height)) ?? canvasPixels(frame, width, height);
+      return await readPixels(frame, width, height);
     } finally {
       frame.close();
     }
