@@ -257,9 +257,12 @@ test('an image gives the model the same pixels on either read path: copied out o
   const out = await withLantern(page, async (lantern, url) => {
     const tagged = (globalThis as unknown as { exifTagged: ExifTagged }).exifTagged;
     const scores = async (image: Blob | ImageData) => (await lantern.classify('doc-orientation', { kind: 'image', image })).predictions.map((p) => `${p.label} ${p.score.toFixed(6)}`).join(', ');
-    /** The pixels as the page's own canvas reads them (EXIF orientation applied): what the worker must see too. */
-    const canvasPixels = async (blob: Blob) => {
-      const bitmap = await createImageBitmap(blob);
+    /**
+     * The pixels as the page's own canvas reads them (EXIF orientation applied), at the size the
+     * worker decodes to: what the worker must see too.
+     */
+    const canvasPixels = async (blob: Blob, size?: { resizeWidth: number; resizeHeight: number }) => {
+      const bitmap = await createImageBitmap(blob, size ? { ...size, resizeQuality: 'high' } : {});
       const ctx = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d', { willReadFrequently: true })!;
       ctx.drawImage(bitmap, 0, 0);
       return ctx.getImageData(0, 0, bitmap.width, bitmap.height);
@@ -270,6 +273,13 @@ test('an image gives the model the same pixels on either read path: copied out o
     ctx.drawImage(sample, 0, 0);
     const jpeg = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.9 });
     const jpegBytes = new Uint8Array(await jpeg.arrayBuffer());
+    // A PNG stored with an alpha channel that is opaque everywhere: Chromium keeps its bitmap as
+    // one with alpha, so the worker must look at the pixels to know it may copy them.
+    const opaquePng = await canvas.convertToBlob({ type: 'image/png' });
+    // The same, 5× larger (2710×240): above the 2048 px working edge, decoded and resized to 2048×181.
+    const large = new OffscreenCanvas(sample.width * 5, sample.height * 5);
+    large.getContext('2d')!.drawImage(sample, 0, 0, large.width, large.height);
+    const largePng = await large.convertToBlob({ type: 'image/png' });
     // Half-transparent with a coloured wash: premultiplied storage changes these pixels' values.
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     ctx.globalAlpha = 0.55;
@@ -277,14 +287,16 @@ test('an image gives the model the same pixels on either read path: copied out o
     ctx.fillStyle = 'rgba(40, 120, 220, 0.3)';
     ctx.fillRect(0, 0, canvas.width, canvas.height);
     const translucent = await canvas.convertToBlob({ type: 'image/png' });
-    const images = { jpeg, upsideDown: tagged(jpegBytes, 3), quarterTurn: tagged(jpegBytes, 6), translucent };
     const answers: Record<string, [string, string]> = {};
-    for (const [name, image] of Object.entries(images)) answers[name] = [await scores(image), await scores(await canvasPixels(image))];
+    for (const [name, image] of Object.entries({ jpeg, upsideDown: tagged(jpegBytes, 3), quarterTurn: tagged(jpegBytes, 6), opaquePng, translucent })) {
+      answers[name] = [await scores(image), await scores(await canvasPixels(image))];
+    }
+    answers.largePng = [await scores(largePng), await scores(await canvasPixels(largePng, { resizeWidth: 2048, resizeHeight: 181 }))];
     return answers;
   }, '/models/doc-orientation/1.0.0/samples/upright.png');
   for (const [worker, canvas] of Object.values(out)) expect(worker).toEqual(canvas);
-  // Four different inputs (the comparisons above are not vacuous).
-  expect(new Set(Object.values(out).map(([worker]) => worker)).size).toBe(4);
+  // Six different inputs (the comparisons above are not vacuous).
+  expect(new Set(Object.values(out).map(([worker]) => worker)).size).toBe(6);
 });
 
 test('a JPEG above the working size is decoded by its own decoder at a reduced scale: the sample\'s answer, EXIF orientation applied', async ({ page }) => {
