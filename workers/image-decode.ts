@@ -45,6 +45,10 @@ async function readPixels(image: ImageBitmap | VideoFrame, width: number, height
   return (await copyOpaque(image, width, height)) ?? canvasPixels(image, width, height);
 }
 
+/** The 8-bit RGB frame formats, without alpha and with it, that copyTo turns into RGBA. */
+const OPAQUE_FORMATS: ReadonlySet<VideoPixelFormat | null> = new Set(['RGBX', 'BGRX']);
+const ALPHA_FORMATS: ReadonlySet<VideoPixelFormat | null> = new Set(['RGBA', 'BGRA']);
+
 /**
  * An upright image with no transparency (most photos, JPEG, WebP or PNG, camera bitmaps, a JPEG
  * decoder's frame) copied straight out of a VideoFrame (a bitmap is wrapped in one): the same
@@ -63,7 +67,7 @@ async function copyOpaque(image: ImageBitmap | VideoFrame, width: number, height
     const copied = await frame.copyTo(data, { format: 'RGBA' }).then(() => true, () => false);
     // Chromium marks a decoded PNG's bitmap, and any resized one, as having alpha even where
     // every pixel is opaque: those are opaque exactly when no copied pixel says otherwise.
-    if (copied && (frame.format === 'RGBX' || frame.format === 'BGRX' || isOpaque(data))) return { data, width, height };
+    if (copied && (OPAQUE_FORMATS.has(frame.format) || isOpaque(data))) return { data, width, height };
     copiedPixels.give([data]);
     return undefined;
   } finally {
@@ -78,7 +82,7 @@ async function copyOpaque(image: ImageBitmap | VideoFrame, width: number, height
  * orientation itself.
  */
 function isUprightRgb(frame: VideoFrame & { rotation?: number; flip?: boolean }, width: number, height: number): boolean {
-  const rgb = frame.format === 'RGBX' || frame.format === 'BGRX' || frame.format === 'RGBA' || frame.format === 'BGRA';
+  const rgb = OPAQUE_FORMATS.has(frame.format) || ALPHA_FORMATS.has(frame.format);
   const upright = frame.rotation === 0 && frame.flip === false;
   return rgb && upright && frame.codedWidth === width && frame.codedHeight === height;
 }
