@@ -65,8 +65,8 @@ async function copyOpaque(image: ImageBitmap | VideoFrame, width: number, height
     if (!isUprightRgb(frame, width, height)) return undefined;
     const data = copiedPixels.take(width * height * 4);
     const copied = await frame.copyTo(data, { format: 'RGBA' }).then(() => true, () => false);
-    // Chromium marks a decoded PNG's bitmap, and any resized one, as having alpha even where
-    // every pixel is opaque: those are opaque exactly when no copied pixel says otherwise.
+    // Chromium marks the bitmap of a PNG stored with an alpha channel, and any resized bitmap, as
+    // having alpha even where every pixel is opaque: those are opaque when no copied pixel says otherwise.
     if (copied && (OPAQUE_FORMATS.has(frame.format) || isOpaque(data))) return { data, width, height };
     copiedPixels.give([data]);
     return undefined;
