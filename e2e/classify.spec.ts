@@ -276,10 +276,16 @@ test('an image gives the model the same pixels on either read path: copied out o
     // A PNG stored with an alpha channel that is opaque everywhere: Chromium keeps its bitmap as
     // one with alpha, so the worker must look at the pixels to know it may copy them.
     const opaquePng = await canvas.convertToBlob({ type: 'image/png' });
-    // The same, 5× larger (2710×240): above the 2048 px working edge, decoded and resized to 2048×181.
-    const large = new OffscreenCanvas(sample.width * 5, sample.height * 5);
-    large.getContext('2d')!.drawImage(sample, 0, 0, large.width, large.height);
-    const largePng = await large.convertToBlob({ type: 'image/png' });
+    const enlargedPng = async (times: number) => {
+      const large = new OffscreenCanvas(sample.width * times, sample.height * times);
+      large.getContext('2d')!.drawImage(sample, 0, 0, large.width, large.height);
+      return large.convertToBlob({ type: 'image/png' });
+    };
+    // 5× larger (2710×240): longer than 2048 px but within the working size of 2048² pixels, so
+    // decoded whole, like a phone's tall screenshot.
+    const longPng = await enlargedPng(5);
+    // 15× larger (8130×720): above the working size, decoded and resized to 6882×609 first.
+    const largePng = await enlargedPng(15);
     // Half-transparent with a coloured wash: premultiplied storage changes these pixels' values.
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     ctx.globalAlpha = 0.55;
@@ -288,18 +294,18 @@ test('an image gives the model the same pixels on either read path: copied out o
     ctx.fillRect(0, 0, canvas.width, canvas.height);
     const translucent = await canvas.convertToBlob({ type: 'image/png' });
     const answers: Record<string, [string, string]> = {};
-    for (const [name, image] of Object.entries({ jpeg, upsideDown: tagged(jpegBytes, 3), quarterTurn: tagged(jpegBytes, 6), opaquePng, translucent })) {
+    for (const [name, image] of Object.entries({ jpeg, upsideDown: tagged(jpegBytes, 3), quarterTurn: tagged(jpegBytes, 6), opaquePng, longPng, translucent })) {
       answers[name] = [await scores(image), await scores(await canvasPixels(image))];
     }
-    answers.largePng = [await scores(largePng), await scores(await canvasPixels(largePng, { resizeWidth: 2048, resizeHeight: 181 }))];
+    answers.largePng = [await scores(largePng), await scores(await canvasPixels(largePng, { resizeWidth: 6882, resizeHeight: 609 }))];
     return answers;
   }, '/models/doc-orientation/1.0.0/samples/upright.png');
   for (const [worker, canvas] of Object.values(out)) expect(worker).toEqual(canvas);
-  // Six different inputs (the comparisons above are not vacuous).
-  expect(new Set(Object.values(out).map(([worker]) => worker)).size).toBe(6);
+  // Seven different inputs (the comparisons above are not vacuous).
+  expect(new Set(Object.values(out).map(([worker]) => worker)).size).toBe(7);
 });
 
-test('a JPEG above the working size is decoded by its own decoder at a reduced scale: the sample\'s answer, EXIF orientation applied', async ({ page }) => {
+test('a JPEG longer than 2048 px is decoded by its own decoder at a reduced scale: the sample\'s answer, EXIF orientation applied', async ({ page }) => {
   await openModel(page, 'doc-orientation');
   await installExifTagged(page);
   const out = await withLantern(page, async (lantern, urls) => {
@@ -309,7 +315,7 @@ test('a JPEG above the working size is decoded by its own decoder at a reduced s
       const downscaled = notes.map((n) => (n.kind === 'downscaled' ? `${n.width}×${n.height} → ${n.toWidth}×${n.toHeight}` : '')).join('');
       return `${predictions[0]!.label} ${downscaled}`;
     };
-    /** The sample drawn 5× larger (2710×240 and 2350×220: above the 2048 px working edge), as a JPEG. */
+    /** The sample drawn 5× larger (2710×240 and 2350×220: longer than 2048 px), as a JPEG. */
     const enlarged = async (url: string) => {
       const sample = await createImageBitmap(await (await fetch(url)).blob());
       const canvas = new OffscreenCanvas(sample.width * 5, sample.height * 5);
@@ -326,7 +332,7 @@ test('a JPEG above the working size is decoded by its own decoder at a reduced s
     };
   }, { upright: '/models/doc-orientation/1.0.0/samples/upright.png', upsideDown: '/models/doc-orientation/1.0.0/samples/upside-down.png' });
   // The model keeps a line 48 px high: twice that is 96 of 240 px, so 4/8 (1355×120), not the
-  // 2048 px working size. Turned a quarter by EXIF, the image is shown 240 px wide and 2710 high:
+  // 2048 px edge. Turned a quarter by EXIF, the image is shown 240 px wide and 2710 high:
   // the model keeps 5×48 of it, so 1/8 is enough, and the note gives the turned size.
   expect(out).toEqual({
     upright: '0 2710×240 → 1355×120',

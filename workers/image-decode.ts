@@ -154,10 +154,10 @@ async function decodeJpegScaled(bytes: Uint8Array, header: ImageHeader, eighths:
 /**
  * Decodes in the worker, so a 8000×8000 photo never blocks the page. Dimensions are read from
  * the file header first: a tiny file that claims 50000×50000 pixels is refused before anything
- * is allocated. An image within the working size is decoded whole by createImageBitmap (the
- * browser's own image path, as transformers.js reads it); a larger one straight to a bounded
- * size: a JPEG by its own decoder at a reduced scale (twice what the model keeps), anything
- * else by createImageBitmap's resize to the working size. EXIF orientation is applied.
+ * is allocated. A JPEG longer than 2048 px is decoded by its own decoder at a reduced scale
+ * (twice what the model keeps). Any other image within the working size is decoded whole by
+ * createImageBitmap (the browser's own image path, as transformers.js reads it), and a larger
+ * one by createImageBitmap's resize to the working size. EXIF orientation is applied.
  */
 async function decode(input: ImageSource, config: PreprocessorConfig, notes: Note[]): Promise<Pixels> {
   if (input instanceof ImageBitmap) return readPixels(input, input.width, input.height);

@@ -85,10 +85,17 @@ describe('rgbaToTensor', () => {
 });
 
 describe('workingSize', () => {
-  it('downscales huge images keeping aspect, leaves small ones alone', () => {
+  it('downscales images above 2048×2048 pixels to that many, keeping aspect; leaves smaller ones alone', () => {
     expect(workingSize(8000, 8000)).toEqual({ width: 2048, height: 2048, scaled: true });
-    expect(workingSize(8000, 2000)).toEqual({ width: 2048, height: 512, scaled: true });
+    expect(workingSize(8000, 2000)).toEqual({ width: 4096, height: 1024, scaled: true });
+    expect(workingSize(4000, 3000)).toEqual({ width: 2365, height: 1774, scaled: true });
     expect(workingSize(640, 480)).toEqual({ width: 640, height: 480, scaled: false });
+    // A phone's screenshot is taller than 2048 px but within the budget: decoded whole.
+    expect(workingSize(1170, 2532)).toEqual({ width: 1170, height: 2532, scaled: false });
+  });
+
+  it('keeps every side within 8192 px, even where the pixels are within the budget', () => {
+    expect(workingSize(60000, 60)).toEqual({ width: 8192, height: 8, scaled: true });
   });
 });
 
@@ -101,15 +108,15 @@ describe('jpegDecodeEighths', () => {
     expect(jpegDecodeEighths(9600, 2400, ocrLine)).toBe(1);
   });
 
-  it('never decodes above the working size, and never below 1/8', () => {
-    // Twice a 1024 px resize of a 2300 px square would be all of it; the working size caps it at 7/8 (2013 px).
+  it('never decodes above a 2048 px edge, and never below 1/8', () => {
+    // Twice a 1024 px resize of a 2300 px square would be all of it; the 2048 px edge caps it at 7/8 (2013 px).
     const large = PreprocessorConfigSchema.parse({ size: { shortest_edge: 1024 }, image_mean: [0.5], image_std: [0.5] });
     expect(jpegDecodeEighths(2300, 2300, large)).toBe(7);
     // A 28×28 model on a 20000×4000 panorama: 1/8 (2500×500) is as small as a JPEG decoder goes.
     expect(jpegDecodeEighths(20000, 4000, mnist)).toBe(1);
   });
 
-  it('leaves an image within the working size to the exact path', () => {
+  it('leaves a JPEG within a 2048 px edge to the exact path', () => {
     expect(jpegDecodeEighths(2048, 1536, torchvision)).toBeUndefined();
     expect(jpegDecodeEighths(696, 613, torchvision)).toBeUndefined();
   });

@@ -129,31 +129,41 @@ export function rgbaToTensor(
 
 /** Largest image we decode at all: beyond this even a downscale would exhaust a phone. */
 export const MAX_IMAGE_PIXELS = 100_000_000;
-/** Images are first scaled so that neither side exceeds this, keeping memory bounded. */
-export const MAX_WORKING_EDGE = 2048;
+/**
+ * Images are first scaled to at most this many pixels (2048×2048), keeping memory bounded. A
+ * pixel budget rather than an edge: a tall screenshot or a long receipt within it is decoded
+ * whole, as transformers.js reads it, instead of paying a high-quality resize first.
+ */
+export const MAX_WORKING_PIXELS = 2048 * 2048;
+/** …and to at most this many pixels on a side, which every browser's canvas takes. */
+export const MAX_WORKING_EDGE = 8192;
+/**
+ * A JPEG longer than this on a side has its decoder scale it (below): decoding it whole would
+ * cost several times more (a 2560×1440 JPEG: ~14 against ~114 ms to its tensor).
+ */
+export const JPEG_SCALED_ABOVE_EDGE = 2048;
 
 /**
- * For a JPEG above the working size: the scale, in eighths, to have the JPEG decoder itself
- * produce (it scales by n/8 while decoding, far cheaper than decoding every pixel and then
- * resizing). The smallest that still leaves the model's resize at least twice the pixels it
- * keeps on each side, so the final resample still averages as it would from the full photo;
- * within the working size unless even 1/8 is not. Undefined when the image is within the
- * working size (it is decoded whole, exactly as the browser's own image path does) or no scale
- * below 8/8 qualifies.
+ * For a JPEG longer than JPEG_SCALED_ABOVE_EDGE: the scale, in eighths, to have the JPEG decoder
+ * itself produce (it scales by n/8 while decoding, far cheaper than decoding every pixel and
+ * then resizing). The smallest that still leaves the model's resize at least twice the pixels
+ * it keeps on each side, so the final resample still averages as it would from the full photo;
+ * within that edge unless even 1/8 is not. Undefined for a smaller JPEG (it is decoded whole,
+ * exactly as the browser's own image path does) or when no scale below 8/8 qualifies.
  */
-export function jpegDecodeEighths(width: number, height: number, config: PreprocessorConfig, maxEdge = MAX_WORKING_EDGE): number | undefined {
-  if (!workingSize(width, height, maxEdge).scaled) return undefined;
+export function jpegDecodeEighths(width: number, height: number, config: PreprocessorConfig): number | undefined {
+  const longest = Math.max(width, height);
+  if (longest <= JPEG_SCALED_ABOVE_EDGE) return undefined;
   const { resizeWidth, resizeHeight } = planResize(width, height, config);
   const needed = Math.ceil(8 * Math.max((2 * resizeWidth) / width, (2 * resizeHeight) / height));
-  const fits = Math.floor((8 * maxEdge) / Math.max(width, height));
+  const fits = Math.floor((8 * JPEG_SCALED_ABOVE_EDGE) / longest);
   const eighths = Math.max(1, Math.min(needed, fits));
   return eighths < 8 ? eighths : undefined;
 }
 
 /** Size to downscale a huge image to before the model's own resize (keeps aspect). */
-export function workingSize(width: number, height: number, maxEdge = MAX_WORKING_EDGE): { width: number; height: number; scaled: boolean } {
-  const longest = Math.max(width, height);
-  if (longest <= maxEdge) return { width, height, scaled: false };
-  const scale = maxEdge / longest;
+export function workingSize(width: number, height: number): { width: number; height: number; scaled: boolean } {
+  const scale = Math.min(1, Math.sqrt(MAX_WORKING_PIXELS / (width * height)), MAX_WORKING_EDGE / Math.max(width, height));
+  if (scale >= 1) return { width, height, scaled: false };
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)), scaled: true };
 }
