@@ -134,14 +134,14 @@ export const MAX_IMAGE_PIXELS = 100_000_000;
  * pixel budget rather than an edge: a tall screenshot or a long receipt within it is decoded
  * whole, as transformers.js reads it, instead of paying a high-quality resize first.
  */
-export const MAX_WORKING_PIXELS = 2048 * 2048;
+const MAX_WORKING_PIXELS = 2048 * 2048;
 /** …and to at most this many pixels on a side, which every browser's canvas takes. */
-export const MAX_WORKING_EDGE = 8192;
+const MAX_WORKING_EDGE = 8192;
 /**
  * A JPEG longer than this on a side has its decoder scale it (below): decoding it whole would
  * cost several times more (a 2560×1440 JPEG: ~14 against ~114 ms to its tensor).
  */
-export const JPEG_SCALED_ABOVE_EDGE = 2048;
+const JPEG_SCALED_ABOVE_EDGE = 2048;
 
 /**
  * For a JPEG longer than JPEG_SCALED_ABOVE_EDGE: the scale, in eighths, to have the JPEG decoder
