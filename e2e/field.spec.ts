@@ -53,30 +53,47 @@ test('200% zoom (640 CSS px at 1280): Hindi UI, no horizontal scrolling, no viol
   expect(await seriousViolations(page)).toEqual([]);
 });
 
+/** The words inside `selector` that are drawn on more than one line (split, not wrapped between). */
+function splitWords(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((selector) => [...document.querySelectorAll(selector)].flatMap((element) => {
+    const words: string[] = [];
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.textContent!.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        if (range.getClientRects().length > 1) words.push(word[0]);
+      }
+    }
+    return words;
+  }), selector);
+}
+
+const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
 for (const { width, language } of [{ width: 320, language: 'en' }, { width: 390, language: 'en' }, { width: 320, language: 'hi' }]) {
   test(`${width} px, ${language}: the versions table keeps its words whole`, async ({ page }) => {
     await page.setViewportSize({ width, height: 800 });
     await page.addInitScript((lang) => localStorage.setItem('lantern.language', lang), language);
     await openScreen(page, 'models');
-    // A word is split when the text it occupies in its cell is drawn on more than one line.
-    const split = await page.evaluate(() => [...document.querySelectorAll('table.versions th, table.versions td')].flatMap((cell) => {
-      const words: string[] = [];
-      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        for (const word of node.textContent!.matchAll(/\S+/g)) {
-          const range = document.createRange();
-          range.setStart(node, word.index);
-          range.setEnd(node, word.index + word[0].length);
-          if (range.getClientRects().length > 1) words.push(word[0]);
-        }
-      }
-      return words;
-    }));
     expect(await page.locator('table.versions td').count()).toBeGreaterThan(0);
-    expect(split).toEqual([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    expect(await splitWords(page, 'table.versions th, table.versions td')).toEqual([]);
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
   });
 }
+
+test('320 px: the metrics tables keep their figures whole and scroll in their own box', async ({ page }) => {
+  await page.setViewportSize({ width: 320, height: 800 });
+  await openScreen(page, 'classify');
+  await page.getByTestId('tab-metrics').click();
+  await expect(page.getByTestId('latency-table-fashion-mnist-wasm')).toBeVisible();
+  expect(await splitWords(page, 'table.stats td')).toEqual([]);
+  const scrolls = await page.locator('.table-scroll').evaluateAll((boxes) => boxes.some((box) => box.scrollWidth > box.clientWidth));
+  expect(scrolls).toBe(true);
+  expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+  expect(await seriousViolations(page)).toEqual([]);
+});
 
 test('controls are at least 44 px tall and focus is visible', async ({ page }) => {
   await openModel(page, 'spam-filter');

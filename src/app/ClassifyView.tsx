@@ -6,6 +6,7 @@ import { errorText } from './i18n/runtime-text.ts';
 import { ImageInput } from './ImageInput.tsx';
 import { consumeLaunchedFiles, launchFromUrl, launchModel } from './launch.ts';
 import { ErrorCard, errorCode, ResultCard, shownName } from './ResultCard.tsx';
+import { TableScroll } from './TableScroll.tsx';
 import { useObjectUrl } from './useObjectUrl.ts';
 
 type State =
@@ -36,7 +37,7 @@ function BatchRowView({ row, index }: { row: BatchRow; index: number }) {
 
 function BatchTable({ rows }: { rows: BatchRow[] }) {
   return (
-    <div class="table-scroll">
+    <TableScroll label={t('classify.batch.caption', { count: rows.length })}>
       <table class="stats batch" data-testid="batch">
         <caption>{t('classify.batch.caption', { count: rows.length })}</caption>
         <thead>
@@ -44,7 +45,7 @@ function BatchTable({ rows }: { rows: BatchRow[] }) {
         </thead>
         <tbody>{rows.map((row, i) => <BatchRowView key={i} row={row} index={i} />)}</tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

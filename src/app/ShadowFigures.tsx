@@ -1,6 +1,7 @@
 import { agreement, latencyRatio, type ShadowFigures as Figures } from '../runtime/release/index.ts';
 import { formatNumber, t } from './i18n/index.ts';
 import { formatPercent } from './format.ts';
+import { TableScroll } from './TableScroll.tsx';
 
 const DASH = '–';
 
@@ -18,7 +19,7 @@ export function ShadowFigures({ figures, active, candidate, testId }: { figures:
         <li data-testid={`${testId}-errors`}>{t('shadow.errors', { errors: figures.errors })}</li>
       </ul>
       {labels.length > 0 && (
-        <div class="table-scroll">
+        <TableScroll label={t('shadow.heading', { version: candidate })}>
           <table class="stats" data-testid={`${testId}-labels`}>
             <thead>
               <tr><th scope="col">{t('shadow.label')}</th><th scope="col">{active}</th><th scope="col">{candidate}</th></tr>
@@ -29,7 +30,7 @@ export function ShadowFigures({ figures, active, candidate, testId }: { figures:
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </div>
   );

@@ -3,6 +3,7 @@ import type { Lantern } from '../../runtime/index.ts';
 import { BENCHMARK, benchmarkModel, sampleInputs, type BenchmarkRow } from '../../runtime/metrics/index.ts';
 import { formatNumber, t } from '../i18n/index.ts';
 import { ErrorMessage } from '../ResultCard.tsx';
+import { TableScroll } from '../TableScroll.tsx';
 import { ms } from './format.ts';
 
 type State = { kind: 'idle' } | { kind: 'running'; model: string } | { kind: 'failed'; error: Error };
@@ -44,7 +45,7 @@ export function BenchmarkCard({ lantern, rows, onRows }: { lantern: Lantern; row
       )}
       {state.kind === 'failed' && <div class="notes" role="alert"><ErrorMessage error={state.error} /></div>}
       {rows.length > 0 && (
-        <div class="table-scroll">
+        <TableScroll label={t('metrics.benchmark.heading')}>
           <table class="stats" data-testid="benchmark-table">
             <thead>
               <tr>
@@ -61,7 +62,7 @@ export function BenchmarkCard({ lantern, rows, onRows }: { lantern: Lantern; row
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );

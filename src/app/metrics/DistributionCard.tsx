@@ -1,5 +1,6 @@
 import { CONFIDENCE_BINS, type ModelSnapshot } from '../../runtime/metrics/index.ts';
 import { t } from '../i18n/index.ts';
+import { TableScroll } from '../TableScroll.tsx';
 import { barOptions, Chart, lineOptions } from './Chart.tsx';
 import { percent } from './format.ts';
 
@@ -16,7 +17,7 @@ export function DistributionCard({ model }: { model: ModelSnapshot }) {
   return (
     <section class="card" data-testid={`distribution-${id}`}>
       <h3>{t('metrics.distribution.heading', { model: id })}</h3>
-      <div class="table-scroll">
+      <TableScroll label={t('metrics.distribution.heading', { model: id })}>
         <table class="stats" data-testid={`labels-${id}`}>
           <thead>
             <tr><th scope="col">{t('metrics.label')}</th><th scope="col">{t('metrics.count')}</th><th scope="col">{t('metrics.share')}</th></tr>
@@ -27,7 +28,7 @@ export function DistributionCard({ model }: { model: ModelSnapshot }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <Chart
         testId={`confidence-chart-${id}`}
         label={t('metrics.confidence.chart')}

@@ -1,5 +1,6 @@
 import type { ModelSnapshot } from '../../runtime/metrics/index.ts';
 import { t } from '../i18n/index.ts';
+import { TableScroll } from '../TableScroll.tsx';
 
 /** Requests, errors and rejections (busy, cancelled, timed out) by code, per model. */
 export function FailuresCard({ models }: { models: ModelSnapshot[] }) {
@@ -10,7 +11,7 @@ export function FailuresCard({ models }: { models: ModelSnapshot[] }) {
   return (
     <section class="card">
       <h3>{t('metrics.failures.heading')}</h3>
-      <div class="table-scroll">
+      <TableScroll label={t('metrics.requests')}>
         <table class="stats" data-testid="requests-table">
           <thead>
             <tr><th scope="col">{t('metrics.model')}</th><th scope="col">{t('metrics.requests')}</th><th scope="col">{t('metrics.ok')}</th></tr>
@@ -23,9 +24,9 @@ export function FailuresCard({ models }: { models: ModelSnapshot[] }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {rows.length === 0 ? <p class="hint">{t('metrics.failures.none')}</p> : (
-        <div class="table-scroll">
+        <TableScroll label={t('metrics.failures.heading')}>
           <table class="stats" data-testid="failures-table">
             <thead>
               <tr><th scope="col">{t('metrics.model')}</th><th scope="col">{t('metrics.failures.kind')}</th><th scope="col">{t('metrics.failures.code')}</th><th scope="col">{t('metrics.count')}</th></tr>
@@ -38,7 +39,7 @@ export function FailuresCard({ models }: { models: ModelSnapshot[] }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );

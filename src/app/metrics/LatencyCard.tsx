@@ -1,5 +1,6 @@
 import { type SeriesSnapshot, type Stage, type StageStats, STAGES } from '../../runtime/metrics/index.ts';
 import { formatNumber, t, type MessageKey } from '../i18n/index.ts';
+import { TableScroll } from '../TableScroll.tsx';
 import { barOptions, Chart, lineOptions } from './Chart.tsx';
 import { ms } from './format.ts';
 
@@ -48,10 +49,11 @@ export function LatencyCard({ series }: { series: SeriesSnapshot }) {
   const id = seriesId(series);
   const buckets = series.latencyBuckets;
   const labels = buckets.map((b) => ms(b.upper));
+  const heading = t('metrics.latency.heading', { model: series.modelId, version: series.version, backend: series.backend.toUpperCase() });
   return (
     <section class="card" data-testid={`latency-${id}`}>
-      <h3>{t('metrics.latency.heading', { model: series.modelId, version: series.version, backend: series.backend.toUpperCase() })}</h3>
-      <div class="table-scroll">
+      <h3>{heading}</h3>
+      <TableScroll label={heading}>
         <table class="stats" data-testid={`latency-table-${id}`}>
           <caption>{t('metrics.latency.caption', { window: series.window.count, since: series.since.count })}</caption>
           <StatHead first="metrics.stage" />
@@ -70,7 +72,7 @@ export function LatencyCard({ series }: { series: SeriesSnapshot }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <Chart
         key={`hist-${labels.length}`}
         testId={`latency-chart-${id}`}

@@ -1,5 +1,6 @@
 import { COLD_STAGES, type ColdStage, type SeriesSnapshot } from '../../runtime/metrics/index.ts';
 import { t, type MessageKey } from '../i18n/index.ts';
+import { TableScroll } from '../TableScroll.tsx';
 import { seriesId, StatCells, StatHead } from './LatencyCard.tsx';
 
 const COLD_LABELS: Record<ColdStage, MessageKey> = {
@@ -17,7 +18,7 @@ export function StartCard({ series }: { series: SeriesSnapshot[] }) {
       <h3>{t('metrics.cold.heading')}</h3>
       <p class="hint">{t('metrics.cold.hint')}</p>
       {series.map((s) => (
-        <div class="table-scroll" key={seriesId(s)}>
+        <TableScroll key={seriesId(s)} label={`${t('metrics.cold.heading')}: ${s.modelId} · ${s.backend.toUpperCase()}`}>
           <table class="stats" data-testid={`starts-${seriesId(s)}`}>
             <caption>{s.modelId} · {s.backend.toUpperCase()}</caption>
             <StatHead first="metrics.stage" />
@@ -34,7 +35,7 @@ export function StartCard({ series }: { series: SeriesSnapshot[] }) {
               </tr>
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       ))}
     </section>
   );
