@@ -36,10 +36,11 @@ function BatchRowView({ row, index }: { row: BatchRow; index: number }) {
 }
 
 function BatchTable({ rows }: { rows: BatchRow[] }) {
+  const caption = t('classify.batch.caption', { count: rows.length });
   return (
-    <TableScroll label={t('classify.batch.caption', { count: rows.length })}>
+    <TableScroll label={caption}>
       <table class="stats batch" data-testid="batch">
-        <caption>{t('classify.batch.caption', { count: rows.length })}</caption>
+        <caption>{caption}</caption>
         <thead>
           <tr><td /><th scope="col">{t('classify.batch.file')}</th><th scope="col">{t('classify.batch.status')}</th><th scope="col">{t('classify.batch.answer')}</th></tr>
         </thead>
