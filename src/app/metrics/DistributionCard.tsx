@@ -11,13 +11,14 @@ const MAX_LINES = 8;
 /** What a model has been answering: label shares and top-score confidence, overall and over time. */
 export function DistributionCard({ model }: { model: ModelSnapshot }) {
   const id = model.modelId;
+  const heading = t('metrics.distribution.heading', { model: id });
   const lines = model.labels.slice(0, MAX_LINES).map((l) => l.label);
   const times = model.overTime.map((s) => s.start / 1000);
   const shares = lines.map((label) => model.overTime.map((s) => (s.total ? (100 * (s.labels[label] ?? 0)) / s.total : null)));
   return (
     <section class="card" data-testid={`distribution-${id}`}>
-      <h3>{t('metrics.distribution.heading', { model: id })}</h3>
-      <TableScroll label={t('metrics.distribution.heading', { model: id })}>
+      <h3>{heading}</h3>
+      <TableScroll label={heading}>
         <table class="stats" data-testid={`labels-${id}`}>
           <thead>
             <tr><th scope="col">{t('metrics.label')}</th><th scope="col">{t('metrics.count')}</th><th scope="col">{t('metrics.share')}</th></tr>
