@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { logPage, meteredConnection, openModel, ROOT, seriousViolations, withLantern } from './fixtures.ts';
+import { logPage, meteredConnection, openModel, ROOT, seriousViolations, sidewaysOverflow, splitWords, withLantern } from './fixtures.ts';
 
 /**
  * Field use: accessibility (axe, keyboard only), Hindi, data policy on a metered connection,
@@ -38,8 +38,7 @@ for (const variant of [
         await openScreen(page, screen);
         expect(await seriousViolations(page)).toEqual([]);
         // Nothing scrolls sideways at this width (tables scroll inside their own box).
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-        expect(overflow).toBeLessThanOrEqual(0);
+        expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
       });
     }
   });
@@ -49,28 +48,9 @@ test('200% zoom (640 CSS px at 1280): Hindi UI, no horizontal scrolling, no viol
   await page.setViewportSize({ width: 640, height: 400 });
   await page.addInitScript(() => localStorage.setItem('lantern.language', 'hi'));
   await openScreen(page, 'models');
-  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+  expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
   expect(await seriousViolations(page)).toEqual([]);
 });
-
-/** The words inside `selector` that are drawn on more than one line (split, not wrapped between). */
-function splitWords(page: Page, selector: string): Promise<string[]> {
-  return page.evaluate((selector) => [...document.querySelectorAll(selector)].flatMap((element) => {
-    const words: string[] = [];
-    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const word of node.textContent!.matchAll(/\S+/g)) {
-        const range = document.createRange();
-        range.setStart(node, word.index);
-        range.setEnd(node, word.index + word[0].length);
-        if (range.getClientRects().length > 1) words.push(word[0]);
-      }
-    }
-    return words;
-  }), selector);
-}
-
-const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 for (const { width, language } of [{ width: 320, language: 'en' }, { width: 390, language: 'en' }, { width: 320, language: 'hi' }]) {
   test(`${width} px, ${language}: the versions table keeps its words whole`, async ({ page }) => {

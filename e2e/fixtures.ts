@@ -110,6 +110,26 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
 }
 
+/** The words inside `selector` that are drawn on more than one line (split, not wrapped between). */
+export function splitWords(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((selector) => [...document.querySelectorAll(selector)].flatMap((element) => {
+    const words: string[] = [];
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.textContent!.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        if (range.getClientRects().length > 1) words.push(word[0]);
+      }
+    }
+    return words;
+  }), selector);
+}
+
+/** How far the page scrolls sideways (0 or less: it does not). */
+export const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
 /**
  * Simulates a metered connection: replaces `navigator.connection` (the Network Information API,
  * which headless Chromium reports as unmetered) before any app code runs.

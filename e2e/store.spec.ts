@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORE_PORT } from '../playwright.config.ts';
 import { generateKey, parseKeyFile, sign, trustEntryFor } from '../src/runtime/store/trust.ts';
-import { logPage } from './fixtures.ts';
+import { logPage, sidewaysOverflow, splitWords } from './fixtures.ts';
 import { classifySpam, cli, openModels, useTestRegistry, variant, versionRow } from './release-fixtures.ts';
 import { ReleaseServer } from './release-server.ts';
 
@@ -183,6 +183,22 @@ test('rollback restores the previous version\'s answers', async ({ page }) => {
   await expect(version(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
   await expect(version(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'ready');
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+});
+
+test('on a 320 px phone, two versions keep their words whole and each one\'s buttons sit on a line under it', async ({ page }) => {
+  await page.setViewportSize({ width: 320, height: 800 });
+  await openModels(page);
+  await update(page);
+  await expect(version(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active');
+  const older = version(page, 'spam-filter@1.0.0');
+  await expect(older.getByTestId('rollback-spam-filter@1.0.0')).toBeVisible();
+  expect(await splitWords(page, 'table.versions th, table.versions td')).toEqual([]);
+  const number = (await older.locator('td').first().boundingBox())!;
+  for (const action of ['rollback', 'share', 'delete']) {
+    const button = (await older.getByTestId(`${action}-spam-filter@1.0.0`).boundingBox())!;
+    expect(button.y).toBeGreaterThanOrEqual(number.y + number.height);
+  }
+  expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
 });
 
 test('a sideloaded bundle installs with no network at all', async ({ context, page }) => {
