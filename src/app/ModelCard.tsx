@@ -42,7 +42,7 @@ export function ModelCard({ model, update, transfer, busy, actions, children }: 
     <section class="card model-card" data-testid={`model-${model.id}`} data-active={model.pointer?.active ?? ''}>
       <h2>{model.title} <small>({model.id})</small></h2>
       <table class="versions">
-        <thead><tr><th>{t('models.version')}</th><th>{t('models.state')}</th><th>{t('models.size')}</th><th /></tr></thead>
+        <thead><tr><th>{t('models.version')}</th><th>{t('models.state')}</th><th class="size">{t('models.size')}</th><th /></tr></thead>
         <tbody>
           {model.versions.map((v) => {
             const active = model.pointer?.active === v.key;
@@ -51,7 +51,7 @@ export function ModelCard({ model, update, transfer, busy, actions, children }: 
               <tr key={v.key} data-testid={`version-${v.key}`} data-status={active ? 'active' : shadow ? 'shadow' : v.status}>
                 <td>{v.version}</td>
                 <td>{statusOf(model, v)}{v.reason ? ` — ${v.reason}` : ''}</td>
-                <td>{formatBytes(v.sizeBytes)}</td>
+                <td class="size">{formatBytes(v.sizeBytes)}</td>
                 <td class="actions">
                   {!active && !shadow && v.status === 'ready' && (
                     <button type="button" disabled={busy} data-testid={`rollback-${v.key}`} onClick={() => actions.rollback(model.id, v.key)}>

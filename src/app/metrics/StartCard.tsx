@@ -13,30 +13,34 @@ const COLD_LABELS: Record<ColdStage, MessageKey> = {
 
 /** Cold starts (load then first run) next to warm ones, for every model and backend. */
 export function StartCard({ series }: { series: SeriesSnapshot[] }) {
+  const heading = t('metrics.cold.heading');
   return (
     <section class="card">
-      <h3>{t('metrics.cold.heading')}</h3>
+      <h3>{heading}</h3>
       <p class="hint">{t('metrics.cold.hint')}</p>
-      {series.map((s) => (
-        <TableScroll key={seriesId(s)} label={`${t('metrics.cold.heading')}: ${s.modelId} · ${s.backend.toUpperCase()}`}>
-          <table class="stats" data-testid={`starts-${seriesId(s)}`}>
-            <caption>{s.modelId} · {s.backend.toUpperCase()}</caption>
-            <StatHead first="metrics.stage" />
-            <tbody>
-              {COLD_STAGES.map((stage) => (
-                <tr key={stage}>
-                  <th scope="row">{t(COLD_LABELS[stage])}</th>
-                  <StatCells s={s.coldStart.stages[stage]} />
+      {series.map((s) => {
+        const caption = `${s.modelId} · ${s.backend.toUpperCase()}`;
+        return (
+          <TableScroll key={seriesId(s)} label={`${heading}: ${caption}`}>
+            <table class="stats" data-testid={`starts-${seriesId(s)}`}>
+              <caption>{caption}</caption>
+              <StatHead first="metrics.stage" />
+              <tbody>
+                {COLD_STAGES.map((stage) => (
+                  <tr key={stage}>
+                    <th scope="row">{t(COLD_LABELS[stage])}</th>
+                    <StatCells s={s.coldStart.stages[stage]} />
+                  </tr>
+                ))}
+                <tr>
+                  <th scope="row">{t('metrics.warm.total')}</th>
+                  <StatCells s={s.warmStart} />
                 </tr>
-              ))}
-              <tr>
-                <th scope="row">{t('metrics.warm.total')}</th>
-                <StatCells s={s.warmStart} />
-              </tr>
-            </tbody>
-          </table>
-        </TableScroll>
-      ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        );
+      })}
     </section>
   );
 }
