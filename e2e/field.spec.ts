@@ -73,7 +73,21 @@ test('320 px: the metrics tables keep their figures whole and scroll in their ow
   expect(scrolls).toBe(true);
   expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
   expect(await seriousViolations(page)).toEqual([]);
+  // Each caption wraps to its box and stays in view while the table scrolls under it.
+  expect(await captionsOutsideTheirBox(page)).toEqual([]);
+  await page.locator('.table-scroll').evaluateAll((boxes) => boxes.forEach((box) => (box.scrollLeft = box.scrollWidth)));
+  expect(await captionsOutsideTheirBox(page)).toEqual([]);
 });
+
+/** The captions drawn (even partly) outside the visible part of their scroll box. */
+function captionsOutsideTheirBox(page: Page): Promise<string[]> {
+  return page.locator('.table-scroll caption').evaluateAll((captions) => captions.filter((caption) => {
+    const box = caption.closest('.table-scroll')!.getBoundingClientRect();
+    const text = document.createRange();
+    text.selectNodeContents(caption);
+    return [...text.getClientRects()].some((line) => line.left < box.left - 1 || line.right > box.right + 1);
+  }).map((caption) => caption.textContent ?? ''));
+}
 
 test('controls are at least 44 px tall and focus is visible', async ({ page }) => {
   await openModel(page, 'spam-filter');
