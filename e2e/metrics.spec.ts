@@ -126,15 +126,43 @@ test('benchmark this device: a warm-up and fixed runs per built-in model, in a t
  */
 async function recordCanvasText(page: Page): Promise<void> {
   await page.addInitScript(() => {
-    const drawn: { chart: string; text: string }[] = [];
+    const drawn: NonNullable<typeof globalThis.drawnText> = [];
     globalThis.drawnText = drawn;
+    // uPlot clears its whole canvas before each drawing: that starts a new frame.
+    const frames = new WeakMap<HTMLCanvasElement, number>();
+    const clearRect = CanvasRenderingContext2D.prototype.clearRect;
+    CanvasRenderingContext2D.prototype.clearRect = function (this: CanvasRenderingContext2D, x: number, y: number, w: number, h: number) {
+      if (this.canvas instanceof HTMLCanvasElement) frames.set(this.canvas, (frames.get(this.canvas) ?? 0) + 1);
+      return clearRect.call(this, x, y, w, h);
+    };
     const fillText = CanvasRenderingContext2D.prototype.fillText;
     CanvasRenderingContext2D.prototype.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, maxWidth?: number) {
-      const chart = this.canvas instanceof HTMLCanvasElement ? this.canvas.closest('[data-testid]')?.getAttribute('data-testid') : undefined;
-      if (chart) drawn.push({ chart, text });
+      const canvas = this.canvas;
+      const chart = canvas instanceof HTMLCanvasElement ? canvas.closest('[data-testid]')?.getAttribute('data-testid') : undefined;
+      if (chart) {
+        const width = this.measureText(text).width;
+        const left = this.textAlign === 'center' ? x - width / 2 : this.textAlign === 'right' || this.textAlign === 'end' ? x - width : x;
+        drawn.push({ chart, text, frame: frames.get(canvas as HTMLCanvasElement) ?? 0, left, right: left + width, canvasWidth: canvas.width });
+      }
       return maxWidth === undefined ? fillText.call(this, text, x, y) : fillText.call(this, text, x, y, maxWidth);
     };
   });
+}
+
+/**
+ * The time labels of `chart`'s last drawing that overlap their left neighbour or are cut off by
+ * the canvas' edge (pairs of texts, or one text).
+ */
+function crowdedTimeLabels(page: Page, chart: string): Promise<string[]> {
+  return page.evaluate((chart) => {
+    const drawn = (globalThis.drawnText ?? []).filter((d) => d.chart === chart && /\d:\d\d/.test(d.text));
+    const last = Math.max(...drawn.map((d) => d.frame));
+    const labels = drawn.filter((d) => d.frame === last).sort((a, b) => a.left - b.left);
+    return labels.flatMap((label, i) => [
+      ...(i > 0 && label.left < labels[i - 1]!.right ? [`${labels[i - 1]!.text} | ${label.text}`] : []),
+      ...(label.left < 0 || label.right > label.canvasWidth ? [label.text] : []),
+    ]);
+  }, chart);
 }
 
 /**
@@ -181,6 +209,33 @@ test('time axes show this run\'s wall-clock times, in the UI language', async ({
   }
   await expect(page.getByTestId('memory-chart').locator('.u-title')).toHaveText('समय के साथ मेमोरी (MB)');
 });
+
+for (const width of [1280, 320]) {
+  test(`${width} px: time labels neither overlap nor run off the edge; legend markers sit beside their names`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 800 });
+    await recordCanvasText(page);
+    await page.goto('/?tab=classify&model=spam-filter');
+    await page.getByTestId('text-input').fill('Are we still on for lunch tomorrow?');
+    await page.getByTestId('classify-text').click();
+    await expect(page.getByTestId('top-label')).toBeVisible();
+    await page.getByTestId('tab-metrics').click();
+    for (const chart of ['memory-chart', 'throughput-chart-spam-filter-wasm']) {
+      await expect.poll(() => page.evaluate((c) => (globalThis.drawnText ?? []).some((d) => d.chart === c && /\d:\d\d/.test(d.text)), chart), { message: chart }).toBe(true);
+      expect(await crowdedTimeLabels(page, chart), chart).toEqual([]);
+    }
+    // Each series' colour marker sits on the first line of its name, however long the name.
+    const markersApart = await page.getByTestId('memory-chart').locator('.u-legend .u-series').evaluateAll((rows) => rows.filter((row) => {
+      const marker = row.querySelector('.u-marker')?.getBoundingClientRect();
+      const name = row.querySelector('.u-label');
+      if (!marker || !name) return false;
+      const text = document.createRange();
+      text.selectNodeContents(name);
+      const firstLine = text.getClientRects()[0]!;
+      return marker.bottom <= firstLine.top || marker.top >= firstLine.bottom;
+    }).map((row) => row.textContent));
+    expect(markersApart).toEqual([]);
+  });
+}
 
 /**
  * measureUserAgentSpecificMemory answers when each worker's event loop answers. ORT's WASM

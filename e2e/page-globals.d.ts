@@ -12,8 +12,11 @@ declare global {
   var shared: { title: string; text: string }[] | undefined;
   /** example.spec.ts: every status the example page showed, in order. */
   var statuses: string[] | undefined;
-  /** metrics.spec.ts: every text uPlot drew on a chart canvas, by the chart's test id. */
-  var drawnText: { chart: string; text: string }[] | undefined;
+  /**
+   * metrics.spec.ts: every text uPlot drew on a chart canvas, by the chart's test id: where
+   * (canvas pixels, left to right) and in which drawing of the canvas (`frame`, one per clear).
+   */
+  var drawnText: { chart: string; text: string; frame: number; left: number; right: number; canvasWidth: number }[] | undefined;
   /** store.spec.ts: a storage estimate to report, and chunk writes to allow before failing as full. */
   var fakeQuota: { usage: number; quota: number } | undefined;
   var failChunkPuts: number | undefined;

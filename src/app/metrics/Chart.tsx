@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatDateTime, language } from '../i18n/index.ts';
-import { timeRange, timeTickLabels } from './time-axis.ts';
+import { timeRange, timeTickLabels, widestTimeLabel } from './time-axis.ts';
 
 export type ChartOptions = Omit<uPlot.Options, 'width' | 'height'>;
 
@@ -54,6 +54,21 @@ export function barOptions(title: string, labels: string[], yLabel: string): Cha
 
 const PALETTE = ['#1d4ed8', '#b91c1c', '#15803d', '#a16207', '#7e22ce', '#0e7490', '#c2410c', '#4d7c0f', '#be185d', '#334155'];
 
+/** The time axis' font, named here so that its labels are measured in the font they are drawn in. */
+const TIME_AXIS_FONT = '12px system-ui, sans-serif';
+/** Pixels between two neighbouring time labels. */
+const TIME_LABEL_GAP_PX = 16;
+let measuringContext: OffscreenCanvasRenderingContext2D | null | undefined;
+
+function timeAxisTextWidth(text: string): number {
+  measuringContext ??= new OffscreenCanvas(1, 1).getContext('2d');
+  if (!measuringContext) return text.length * 8;
+  measuringContext.font = TIME_AXIS_FONT;
+  return measuringContext.measureText(text).width;
+}
+
+const widestTimeLabelIn = (u: uPlot) => widestTimeLabel(u.scales.x?.max ?? Date.now() / 1000, timeAxisTextWidth);
+
 /** Lines over time (x in seconds since the epoch, uPlot's default time unit). */
 export function lineOptions(title: string, names: string[], yLabel: string): ChartOptions {
   return {
@@ -61,7 +76,13 @@ export function lineOptions(title: string, names: string[], yLabel: string): Cha
     // The legend's time, in the UI language (uPlot's own formats are English).
     fmtDate: () => (date) => formatDateTime(date, { hour: 'numeric', minute: '2-digit', second: '2-digit' }),
     scales: { x: { time: true, range: (u, min, max) => timeRange(u.data[0], min, max) as uPlot.Range.MinMax } },
-    axes: [{ values: (_u, ticks, _axis, _space, increment) => timeTickLabels(ticks, increment) }, { label: yLabel }],
+    // Ticks far enough apart for their labels, and room on the right for a label centred on the last tick.
+    padding: [null, (u) => Math.ceil(widestTimeLabelIn(u) / 2), null, null],
+    axes: [{
+      font: TIME_AXIS_FONT,
+      space: (u) => widestTimeLabelIn(u) + TIME_LABEL_GAP_PX,
+      values: (_u, ticks, _axis, _space, increment) => timeTickLabels(ticks, increment),
+    }, { label: yLabel }],
     series: [{}, ...names.map((name, i) => ({ label: name, stroke: PALETTE[i % PALETTE.length]!, width: 2 }))],
   };
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLanguage } from '../i18n/index.ts';
-import { MIN_SPAN_S, timeRange, timeTickLabels } from './time-axis.ts';
+import { MIN_SPAN_S, timeRange, timeTickLabels, widestTimeLabel } from './time-axis.ts';
 
 // 2026-11-30 19:13:20 local time, in seconds (the unit uPlot's time scale uses).
 const AT = new Date(2026, 10, 30, 19, 13, 20).getTime() / 1000;
@@ -22,6 +22,19 @@ describe('time axis', () => {
     const [label] = timeTickLabels([AT], 300);
     expect(label).toBe(new Intl.DateTimeFormat('hi', { hour: 'numeric', minute: '2-digit' }).format(AT * 1000));
     expect(label).not.toMatch(/PM/);
+  });
+
+  it('spaces ticks by the widest label any tick spacing can get, in the UI language', async () => {
+    const characters = (text: string) => text.length;
+    await setLanguage('en');
+    // "7:13:20 PM" (seconds) is wider than "7:13 PM" (minutes) and "Nov 30" (days).
+    expect(widestTimeLabel(AT, characters)).toBe(timeTickLabels([AT], 1)[0]!.length);
+    expect(widestTimeLabel(AT, characters)).toBeGreaterThan(timeTickLabels([AT], 86_400)[0]!.length);
+    // A measure in which dates are the widest: the date decides.
+    const datesWide = (text: string) => (/\d:\d/.test(text) ? 10 : 50);
+    expect(widestTimeLabel(AT, datesWide)).toBe(50);
+    await setLanguage('hi');
+    expect(widestTimeLabel(AT, characters)).toBe(timeTickLabels([AT], 1)[0]!.length);
   });
 
   it('shows a single sample in the minute around it (uPlot would stretch it to a day), and keeps wider spans', () => {

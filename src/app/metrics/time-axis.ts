@@ -19,6 +19,15 @@ export function timeTickLabels(ticksS: readonly number[], incrementS: number): s
 }
 
 /**
+ * The drawn width of the widest label a time tick near `atS` can get, whatever the tick spacing
+ * (seconds, minutes or a date); `measure` gives a text's width in CSS pixels. uPlot spaces ticks
+ * by a fixed number of pixels, so a seconds label wider than that overlaps its neighbours.
+ */
+export function widestTimeLabel(atS: number, measure: (text: string) => number): number {
+  return Math.max(...[1, MINUTE_S, DAY_S].map((increment) => measure(timeTickLabels([atS], increment)[0]!)));
+}
+
+/**
  * The x range in seconds: uPlot's (`min`, `max`), unless the data `xs` span less than
  * MIN_SPAN_S; then that minute around the data. uPlot itself stretches a single time value to a
  * whole day, so the data, not uPlot's range, decides.
