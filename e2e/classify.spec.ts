@@ -151,6 +151,29 @@ test.describe('classify like a field user: thumbnails, several files, paste, sha
     expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/^Upright \(0°\) \d+(\.\d)?% · doc-orientation v\d+\.\d+\.\d+$/);
   });
 
+  for (const width of [1280, 320]) {
+    test(`${width} px: the thumbnail leaves every score bar the same width, and covers none`, async ({ page }) => {
+      await page.setViewportSize({ width, height: 800 });
+      await openModel(page, 'doc-orientation');
+      await page.getByTestId('image-file').setInputFiles({ name: 'upright.png', mimeType: 'image/png', buffer: upright });
+      await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', '0');
+      const thumbnail = page.getByTestId('thumbnail');
+      await expect.poll(() => thumbnail.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(542);
+      const bars = await page.locator('.predictions meter').evaluateAll((meters) => meters.map((m) => {
+        const { left, right } = m.getBoundingClientRect();
+        return `${Math.round(left)}–${Math.round(right)}`;
+      }));
+      expect(bars).toHaveLength(2);
+      expect(new Set(bars).size, bars.join(', ')).toBe(1);
+      const t = (await thumbnail.boundingBox())!;
+      const covered = await page.locator('.predictions li').evaluateAll((rows, t) => rows.filter((row) => {
+        const r = row.getBoundingClientRect();
+        return r.left < t.x + t.width && t.x < r.right && r.top < t.y + t.height && t.y < r.bottom;
+      }).map((row) => row.textContent), t);
+      expect(covered).toEqual([]);
+    });
+  }
+
   test('Web Share, where the browser has it, gets the result text', async ({ page }) => {
     await page.addInitScript(() => {
       const shared: { title: string; text: string }[] = [];
