@@ -133,6 +133,22 @@ test('keyboard only: classify an image (file picker opened with Space)', async (
   await expect(page.locator('[aria-live="polite"]').getByTestId('result')).toBeVisible();
 });
 
+test('keyboard only: the Models screen\'s bundle picker is a button that opens the file chooser', async ({ page }) => {
+  await page.goto('/?tab=models');
+  await page.getByTestId('storage').waitFor();
+  const picker = page.locator('label', { has: page.getByTestId('bundle-file') });
+  // Drawn as a button, not the browser's own "Choose file / No file chosen" control.
+  expect(await picker.evaluate((label) => label.classList.contains('button'))).toBe(true);
+  expect((await picker.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+  expect((await page.getByTestId('bundle-file').boundingBox())!.width).toBeLessThanOrEqual(1);
+  const chooser = page.waitForEvent('filechooser');
+  await tabTo(page, 'bundle-file');
+  expect(await picker.evaluate((label) => getComputedStyle(label).outlineStyle)).not.toBe('none');
+  await page.keyboard.press('Space');
+  await (await chooser).setFiles({ name: 'x.lantern', mimeType: 'application/octet-stream', buffer: Buffer.from('not a bundle') });
+  await expect(page.getByTestId('models-error')).toContainText('not a Lantern model bundle');
+});
+
 test.describe('Hindi from the browser language', () => {
   test.use({ locale: 'hi-IN' });
   test('defaults to Hindi, shows Hindi display names and keeps the model label', async ({ page }) => {

@@ -167,7 +167,7 @@ export function ModelsView({ services }: { services: Services }) {
       </p>
       <p class="actions">
         <button type="button" data-testid="check-updates" onClick={checkUpdates}>{t('models.checkUpdates')}</button>
-        <label class="file-button">
+        <label class="button">
           {t('models.loadBundle')}
           <input
             type="file"
