@@ -142,7 +142,7 @@ async function recordCanvasText(page: Page): Promise<void> {
       if (chart) {
         const width = this.measureText(text).width;
         const left = this.textAlign === 'center' ? x - width / 2 : this.textAlign === 'right' || this.textAlign === 'end' ? x - width : x;
-        drawn.push({ chart, text, frame: frames.get(canvas as HTMLCanvasElement) ?? 0, left, right: left + width, canvasWidth: canvas.width });
+        drawn.push({ chart, text, colour: String(this.fillStyle), frame: frames.get(canvas as HTMLCanvasElement) ?? 0, left, right: left + width, canvasWidth: canvas.width });
       }
       return maxWidth === undefined ? fillText.call(this, text, x, y) : fillText.call(this, text, x, y, maxWidth);
     };
@@ -209,6 +209,39 @@ test('time axes show this run\'s wall-clock times, in the UI language', async ({
   }
   await expect(page.getByTestId('memory-chart').locator('.u-title')).toHaveText('समय के साथ मेमोरी (MB)');
 });
+
+/** WCAG contrast ratio of two CSS colours given as `#rrggbb` or `rgb(r, g, b)`. */
+function contrast(a: string, b: string): number {
+  const luminance = (colour: string) => {
+    const channels = colour.startsWith('#') ? [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16)) : colour.match(/\d+/g)!.slice(0, 3).map(Number);
+    const [r, g, b] = channels.map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (light! + 0.05) / (dark! + 0.05);
+}
+
+for (const colorScheme of ['light', 'dark'] as const) {
+  test.describe(`${colorScheme} colour scheme`, () => {
+    test.use({ colorScheme });
+    test('chart axes are readable on their card (4.5:1) and series markers visible (3:1)', async ({ page }) => {
+      await recordCanvasText(page);
+      await page.goto('/?tab=classify&model=fashion-mnist');
+      await page.getByTestId('sample-bag').click();
+      await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'Bag');
+      await page.getByTestId('tab-metrics').click();
+      const card = await page.getByTestId('memory-chart').evaluate((chart) => getComputedStyle(chart.closest('.card')!).backgroundColor);
+      for (const chart of ['memory-chart', 'latency-chart-fashion-mnist-wasm', 'confidence-chart-fashion-mnist']) {
+        await expect.poll(() => page.evaluate((c) => (globalThis.drawnText ?? []).filter((d) => d.chart === c).length, chart), { message: chart }).toBeGreaterThan(0);
+        const colours = await page.evaluate((c) => [...new Set((globalThis.drawnText ?? []).filter((d) => d.chart === c).map((d) => d.colour))], chart);
+        for (const colour of colours) expect(contrast(colour, card), `${chart}: ${colour} on ${card}`).toBeGreaterThanOrEqual(4.5);
+      }
+      const markers = await page.getByTestId('memory-chart').locator('.u-legend .u-series:not(:first-child) .u-marker').evaluateAll((all) => all.map((m) => getComputedStyle(m).borderColor));
+      expect(markers).toHaveLength(2);
+      for (const marker of markers) expect(contrast(marker, card), `${marker} on ${card}`).toBeGreaterThanOrEqual(3);
+    });
+  });
+}
 
 for (const width of [1280, 320]) {
   test(`${width} px: time labels neither overlap nor run off the edge; legend markers sit beside their names`, async ({ page }) => {

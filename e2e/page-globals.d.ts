@@ -14,9 +14,10 @@ declare global {
   var statuses: string[] | undefined;
   /**
    * metrics.spec.ts: every text uPlot drew on a chart canvas, by the chart's test id: where
-   * (canvas pixels, left to right) and in which drawing of the canvas (`frame`, one per clear).
+   * (canvas pixels, left to right), in which colour, and in which drawing of the canvas (`frame`,
+   * one per clear).
    */
-  var drawnText: { chart: string; text: string; frame: number; left: number; right: number; canvasWidth: number }[] | undefined;
+  var drawnText: { chart: string; text: string; colour: string; frame: number; left: number; right: number; canvasWidth: number }[] | undefined;
   /** store.spec.ts: a storage estimate to report, and chunk writes to allow before failing as full. */
   var fakeQuota: { usage: number; quota: number } | undefined;
   var failChunkPuts: number | undefined;
