@@ -243,6 +243,22 @@ for (const colorScheme of ['light', 'dark'] as const) {
   });
 }
 
+test('label shares are plotted on a 0–100 % axis, even when one label has them all', async ({ page }) => {
+  await recordCanvasText(page);
+  await page.goto('/?tab=classify&model=fashion-mnist');
+  await page.getByTestId('sample-bag').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'Bag');
+  await page.getByTestId('tab-metrics').click();
+  const axisNumbers = () => page.evaluate(() => {
+    const drawn = (globalThis.drawnText ?? []).filter((d) => d.chart === 'shares-chart-fashion-mnist');
+    const last = Math.max(...drawn.map((d) => d.frame));
+    return drawn.filter((d) => d.frame === last && /^\d+$/.test(d.text)).map((d) => Number(d.text));
+  });
+  await expect.poll(async () => (await axisNumbers()).length).toBeGreaterThan(1);
+  expect(Math.min(...await axisNumbers())).toBe(0);
+  expect(Math.max(...await axisNumbers())).toBe(100);
+});
+
 for (const width of [1280, 320]) {
   test(`${width} px: time labels neither overlap nor run off the edge; legend markers sit beside their names`, async ({ page }) => {
     await page.setViewportSize({ width, height: 800 });

@@ -90,13 +90,19 @@ function timeAxisTextWidth(text: string): number {
 
 const widestTimeLabelIn = (u: uPlot) => widestTimeLabel(u.scales.x?.max ?? Date.now() / 1000, timeAxisTextWidth);
 
-/** Lines over time (x in seconds since the epoch, uPlot's default time unit). */
-export function lineOptions(title: string, names: string[], yLabel: string): ChartOptions {
+/**
+ * Lines over time (x in seconds since the epoch, uPlot's default time unit). `yRange` fixes the
+ * y axis (shares: 0–100 %); otherwise uPlot fits it to the data.
+ */
+export function lineOptions(title: string, names: string[], yLabel: string, yRange?: uPlot.Range.MinMax): ChartOptions {
   return {
     title,
     // The legend's time, in the UI language (uPlot's own formats are English).
     fmtDate: () => (date) => formatDateTime(date, { hour: 'numeric', minute: '2-digit', second: '2-digit' }),
-    scales: { x: { time: true, range: (u, min, max) => timeRange(u.data[0], min, max) as uPlot.Range.MinMax } },
+    scales: {
+      x: { time: true, range: (u, min, max) => timeRange(u.data[0], min, max) as uPlot.Range.MinMax },
+      ...(yRange && { y: { range: yRange } }),
+    },
     // Ticks far enough apart for their labels, and room on the right for a label centred on the last tick.
     padding: [null, (u) => Math.ceil(widestTimeLabelIn(u) / 2), null, null],
     axes: [themedAxis({

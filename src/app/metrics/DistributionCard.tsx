@@ -40,7 +40,7 @@ export function DistributionCard({ model }: { model: ModelSnapshot }) {
         key={lines.join('\u0000')}
         testId={`shares-chart-${id}`}
         label={t('metrics.shares.chart')}
-        options={lineOptions(t('metrics.shares.chart'), lines, t('metrics.share'))}
+        options={lineOptions(t('metrics.shares.chart'), lines, t('metrics.share'), [0, 100])}
         data={[times, ...shares]}
       />
     </section>
