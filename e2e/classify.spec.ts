@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { corruptPng, encodePng, installExifTagged, openModel, requireShared, ROOT, SAMPLES, withLantern, type ExifTagged } from './fixtures.ts';
+import { corruptPng, encodePng, installExifTagged, openModel, requireShared, ROOT, SAMPLES, splitWords, withLantern, type ExifTagged } from './fixtures.ts';
 
 
 test.describe('built-in samples on the default backend', () => {
@@ -204,6 +204,24 @@ test.describe('classify like a field user: thumbnails, several files, paste, sha
     await expect(batch.getByTestId('batch-row-2')).toContainText('That file is not an image (its type is text/plain).');
     await expect(batch.getByTestId('batch-row-0')).toContainText('upright.png');
     await expect(batch.locator('img')).toHaveCount(3);
+  });
+
+  test('320 px: every cell of the files table fits its box, a refusal wrapping onto lines of its own', async ({ page }) => {
+    await page.setViewportSize({ width: 320, height: 800 });
+    await openModel(page, 'doc-orientation');
+    await page.getByTestId('image-file').setInputFiles([
+      { name: 'scan-0001-invoice-front-page.png', mimeType: 'image/png', buffer: upright },
+      { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') },
+    ]);
+    const batch = page.getByTestId('batch');
+    await expect(batch.getByTestId('batch-row-0')).toHaveAttribute('data-label', '0');
+    await expect(batch.getByTestId('batch-row-1')).toHaveAttribute('data-status', 'failed');
+    const tooWide = await batch.evaluate((table) => {
+      const box = table.closest('.table-scroll')!.clientWidth;
+      return [...table.querySelectorAll('td, th')].filter((cell) => cell.getBoundingClientRect().width > box).map((cell) => cell.textContent);
+    });
+    expect(tooWide).toEqual([]);
+    expect(await splitWords(page, 'table.batch td')).toEqual([]);
   });
 
   test('paste: an image onto an image model, text onto a text model', async ({ page }) => {
