@@ -44,6 +44,14 @@ for (const variant of [
   });
 }
 
+test('320 px: the three tabs fit one line', async ({ page }) => {
+  await page.setViewportSize({ width: 320, height: 800 });
+  await openScreen(page, 'models');
+  const tops = await page.locator('nav.tabs .tab').evaluateAll((tabs) => tabs.map((tab) => tab.getBoundingClientRect().top));
+  expect(tops).toHaveLength(3);
+  expect(new Set(tops).size).toBe(1);
+});
+
 test('200% zoom (640 CSS px at 1280): Hindi UI, no horizontal scrolling, no violations', async ({ page }) => {
   await page.setViewportSize({ width: 640, height: 400 });
   await page.addInitScript(() => localStorage.setItem('lantern.language', 'hi'));
