@@ -2,7 +2,7 @@ import { chromium, expect, test, type Page } from '@playwright/test';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Backend } from '../src/runtime/index.ts';
 import type { OfflineFiles } from '../src/app/offline-files.ts';
 import { ORT_FILE } from '../workers/ort-offline.ts';
@@ -25,8 +25,10 @@ async function classifyBoth(page: Page): Promise<void> {
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
 }
 
+/** The build under test: playwright.config.ts serves E2E_DIST, relative to the repository or absolute. */
+const DIST = resolve(ROOT, process.env.E2E_DIST ?? 'dist');
 /** The build's list of what a device stores offline (src/app/offline-files.ts). */
-const offlineFiles = JSON.parse(readFileSync(join(ROOT, process.env.E2E_DIST ?? 'dist', 'offline-files.json'), 'utf8')) as OfflineFiles;
+const offlineFiles = JSON.parse(readFileSync(join(DIST, 'offline-files.json'), 'utf8')) as OfflineFiles;
 const sum = (files: { size: number }[]) => files.reduce((total, f) => total + f.size, 0);
 /** Total bytes for a device on `build`, and how the app writes it in English ("15.4 MB"). */
 function offlineTotal(build: Backend): { bytes: number; text: string } {
@@ -170,7 +172,7 @@ test.describe('a new deployment', () => {
 
   test.beforeAll(() => {
     folder = mkdtempSync(join(tmpdir(), 'lantern-deploy-'));
-    cpSync(join(ROOT, process.env.E2E_DIST ?? 'dist'), folder, { recursive: true });
+    cpSync(DIST, folder, { recursive: true });
     server = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), '--dir', folder, '--port', String(PORT)], { stdio: 'ignore' });
   });
   test.afterAll(() => {
