@@ -57,8 +57,8 @@ const themeColour = (u: uPlot, property: '--muted' | '--border') => getComputedS
 
 /** An axis drawn in the theme's colours: uPlot's default black text and grid vanish on the dark theme. */
 function themedAxis(axis: uPlot.Axis): uPlot.Axis {
-  const line = { stroke: (u: uPlot) => themeColour(u, '--border'), width: 1 };
-  return { stroke: (u) => themeColour(u, '--muted'), grid: line, ticks: line, ...axis };
+  const line = () => ({ stroke: (u: uPlot) => themeColour(u, '--border'), width: 1 });
+  return { stroke: (u) => themeColour(u, '--muted'), grid: line(), ticks: line(), ...axis };
 }
 
 /** Bars over categories 0..n-1, labelled on the x axis. */
@@ -79,11 +79,11 @@ export function barOptions(title: string, labels: string[], yLabel: string): Cha
 const TIME_AXIS_FONT = '12px system-ui, sans-serif';
 /** Pixels between two neighbouring time labels. */
 const TIME_LABEL_GAP_PX = 16;
-let measuringContext: OffscreenCanvasRenderingContext2D | null | undefined;
+let measuringContext: OffscreenCanvasRenderingContext2D | undefined;
 
 function timeAxisTextWidth(text: string): number {
-  measuringContext ??= new OffscreenCanvas(1, 1).getContext('2d');
-  if (!measuringContext) return text.length * 8;
+  // A new canvas always has a 2D context to give.
+  measuringContext ??= new OffscreenCanvas(1, 1).getContext('2d')!;
   measuringContext.font = TIME_AXIS_FONT;
   return measuringContext.measureText(text).width;
 }
