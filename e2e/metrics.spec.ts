@@ -149,20 +149,36 @@ async function recordCanvasText(page: Page): Promise<void> {
   });
 }
 
+/** Records what the charts draw, classifies the bag sample and opens the Metrics screen. */
+async function metricsAfterABag(page: Page): Promise<void> {
+  await recordCanvasText(page);
+  await page.goto('/?tab=classify&model=fashion-mnist');
+  await page.getByTestId('sample-bag').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'Bag');
+  await page.getByTestId('tab-metrics').click();
+}
+
+/** The texts uPlot drew on `chart` in its latest drawing that match `pattern`, once there are any. */
+async function lastDrawing(page: Page, chart: string, pattern = /./): Promise<NonNullable<typeof globalThis.drawnText>> {
+  const drawing = () => page.evaluate(({ chart, source }) => {
+    const drawn = (globalThis.drawnText ?? []).filter((d) => d.chart === chart);
+    const last = Math.max(...drawn.map((d) => d.frame));
+    return drawn.filter((d) => d.frame === last && new RegExp(source).test(d.text));
+  }, { chart, source: pattern.source });
+  await expect.poll(async () => (await drawing()).length, { message: chart }).toBeGreaterThan(0);
+  return drawing();
+}
+
 /**
  * The time labels of `chart`'s last drawing that overlap their left neighbour or are cut off by
  * the canvas' edge (pairs of texts, or one text).
  */
-function crowdedTimeLabels(page: Page, chart: string): Promise<string[]> {
-  return page.evaluate((chart) => {
-    const drawn = (globalThis.drawnText ?? []).filter((d) => d.chart === chart && /\d:\d\d/.test(d.text));
-    const last = Math.max(...drawn.map((d) => d.frame));
-    const labels = drawn.filter((d) => d.frame === last).sort((a, b) => a.left - b.left);
-    return labels.flatMap((label, i) => [
-      ...(i > 0 && label.left < labels[i - 1]!.right ? [`${labels[i - 1]!.text} | ${label.text}`] : []),
-      ...(label.left < 0 || label.right > label.canvasWidth ? [label.text] : []),
-    ]);
-  }, chart);
+async function crowdedTimeLabels(page: Page, chart: string): Promise<string[]> {
+  const labels = (await lastDrawing(page, chart, /\d:\d\d/)).sort((a, b) => a.left - b.left);
+  return labels.flatMap((label, i) => [
+    ...(i > 0 && label.left < labels[i - 1]!.right ? [`${labels[i - 1]!.text} | ${label.text}`] : []),
+    ...(label.left < 0 || label.right > label.canvasWidth ? [label.text] : []),
+  ]);
 }
 
 /**
@@ -225,15 +241,10 @@ for (const colorScheme of ['light', 'dark'] as const) {
   test.describe(`${colorScheme} colour scheme`, () => {
     test.use({ colorScheme });
     test('chart axes are readable on their card (4.5:1) and series markers visible (3:1)', async ({ page }) => {
-      await recordCanvasText(page);
-      await page.goto('/?tab=classify&model=fashion-mnist');
-      await page.getByTestId('sample-bag').click();
-      await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'Bag');
-      await page.getByTestId('tab-metrics').click();
+      await metricsAfterABag(page);
       const card = await page.getByTestId('memory-chart').evaluate((chart) => getComputedStyle(chart.closest('.card')!).backgroundColor);
       for (const chart of ['memory-chart', 'latency-chart-fashion-mnist-wasm', 'confidence-chart-fashion-mnist']) {
-        await expect.poll(() => page.evaluate((c) => (globalThis.drawnText ?? []).filter((d) => d.chart === c).length, chart), { message: chart }).toBeGreaterThan(0);
-        const colours = await page.evaluate((c) => [...new Set((globalThis.drawnText ?? []).filter((d) => d.chart === c).map((d) => d.colour))], chart);
+        const colours = new Set((await lastDrawing(page, chart)).map((d) => d.colour));
         for (const colour of colours) expect(contrast(colour, card), `${chart}: ${colour} on ${card}`).toBeGreaterThanOrEqual(4.5);
       }
       const markers = await page.getByTestId('memory-chart').locator('.u-legend .u-series:not(:first-child) .u-marker').evaluateAll((all) => all.map((m) => getComputedStyle(m).borderColor));
@@ -244,34 +255,17 @@ for (const colorScheme of ['light', 'dark'] as const) {
 }
 
 test('label shares are plotted on a 0–100 % axis, even when one label has them all', async ({ page }) => {
-  await recordCanvasText(page);
-  await page.goto('/?tab=classify&model=fashion-mnist');
-  await page.getByTestId('sample-bag').click();
-  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'Bag');
-  await page.getByTestId('tab-metrics').click();
-  const axisNumbers = () => page.evaluate(() => {
-    const drawn = (globalThis.drawnText ?? []).filter((d) => d.chart === 'shares-chart-fashion-mnist');
-    const last = Math.max(...drawn.map((d) => d.frame));
-    return drawn.filter((d) => d.frame === last && /^\d+$/.test(d.text)).map((d) => Number(d.text));
-  });
-  await expect.poll(async () => (await axisNumbers()).length).toBeGreaterThan(1);
-  expect(Math.min(...await axisNumbers())).toBe(0);
-  expect(Math.max(...await axisNumbers())).toBe(100);
+  await metricsAfterABag(page);
+  const axisNumbers = (await lastDrawing(page, 'shares-chart-fashion-mnist', /^\d+$/)).map((d) => Number(d.text));
+  expect(Math.min(...axisNumbers)).toBe(0);
+  expect(Math.max(...axisNumbers)).toBe(100);
 });
 
 for (const width of [1280, 320]) {
   test(`${width} px: time labels neither overlap nor run off the edge; legend markers sit beside their names`, async ({ page }) => {
     await page.setViewportSize({ width, height: 800 });
-    await recordCanvasText(page);
-    await page.goto('/?tab=classify&model=spam-filter');
-    await page.getByTestId('text-input').fill('Are we still on for lunch tomorrow?');
-    await page.getByTestId('classify-text').click();
-    await expect(page.getByTestId('top-label')).toBeVisible();
-    await page.getByTestId('tab-metrics').click();
-    for (const chart of ['memory-chart', 'throughput-chart-spam-filter-wasm']) {
-      await expect.poll(() => page.evaluate((c) => (globalThis.drawnText ?? []).some((d) => d.chart === c && /\d:\d\d/.test(d.text)), chart), { message: chart }).toBe(true);
-      expect(await crowdedTimeLabels(page, chart), chart).toEqual([]);
-    }
+    await metricsAfterABag(page);
+    for (const chart of ['memory-chart', 'throughput-chart-fashion-mnist-wasm']) expect(await crowdedTimeLabels(page, chart), chart).toEqual([]);
     // Each series' colour marker sits on the first line of its name, however long the name.
     const markersApart = await page.getByTestId('memory-chart').locator('.u-legend .u-series').evaluateAll((rows) => rows.filter((row) => {
       const marker = row.querySelector('.u-marker')?.getBoundingClientRect();
