@@ -52,6 +52,21 @@ test('320 px: the three tabs fit one line', async ({ page }) => {
   expect(new Set(tops).size).toBe(1);
 });
 
+test('buttons in a row line up: a secondary button is as tall as its neighbours and starts a wrapped line at its edge', async ({ page }) => {
+  await page.goto('/?tab=metrics');
+  const actions = page.getByTestId('metrics').locator('.actions button');
+  await expect(actions).toHaveCount(3);
+  const boxes = await actions.evaluateAll((buttons) => buttons.map((b) => { const r = b.getBoundingClientRect(); return [r.top, r.height]; }));
+  expect(new Set(boxes.map((b) => b.join())).size, JSON.stringify(boxes)).toBe(1);
+  await page.setViewportSize({ width: 320, height: 800 });
+  await openModel(page, 'doc-orientation');
+  // The samples wrap at 320 px: the wrapped one starts where the line does.
+  const lefts = await page.locator('.samples').evaluate((row) => [row.getBoundingClientRect().left, ...[...row.querySelectorAll('button')].map((b) => b.getBoundingClientRect().left)]);
+  const wrapped = await page.locator('.samples button').evaluateAll((buttons) => buttons.map((b) => b.getBoundingClientRect().top));
+  expect(new Set(wrapped).size).toBeGreaterThan(1);
+  expect(lefts.slice(1)).toContain(lefts[0]);
+});
+
 test('200% zoom (640 CSS px at 1280): Hindi UI, no horizontal scrolling, no violations', async ({ page }) => {
   await page.setViewportSize({ width: 640, height: 400 });
   await page.addInitScript(() => localStorage.setItem('lantern.language', 'hi'));
