@@ -182,7 +182,7 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
       )}
 
       {model && model.samples.length > 0 && (
-        <p class="samples">
+        <p class="samples actions">
           {t('classify.samples')}{' '}
           {model.samples.map((s) => (
             <button type="button" class="link" key={s.url} data-testid={`sample-${s.name}`} onClick={() => void runSample(s.url, s.kind)}>{s.name}</button>
