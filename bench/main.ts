@@ -15,7 +15,7 @@ import type { TransformersApi } from './transformers.worker.ts';
 
 const params = new URLSearchParams(location.search);
 const threads = Number(params.get('threads') ?? 2);
-const workers = Number(params.get('workers') ?? 1);
+const backlogWorkers = params.get('backlogWorkers');
 
 export interface Summary { n: number; p50: number; p95: number; p99: number; mean: number; throughput?: number }
 export interface Stages { queue: number; preprocess: number; inference: number; postprocess: number; total: number; batch: number }
@@ -49,8 +49,8 @@ function lanternInstance(): Lantern {
     // Plain files, not the signed store: the benchmark measures inference, not verification.
     allowUnsigned: true,
     backend: 'wasm',
-    poolSize: workers,
     threads,
+    ...(backlogWorkers !== null ? { backlogWorkers: Number(backlogWorkers) } : {}),
     maxQueued: 100_000,
     idleMs: 0,
   });
@@ -163,6 +163,11 @@ const bench = {
     const results: ClassificationResult[] = [];
     const summary = await slidingWindow(inFlight, total, async (i) => results.push(await lanternRequest(model, i)));
     return { summary, stages: stagesOf(results) };
+  },
+
+  /** ORT's wasm memory of each running Lantern worker (MB): what a busier pool costs. */
+  async workerMemory(): Promise<number[]> {
+    return (await lanternInstance().workerMemory()).map((bytes) => (bytes ?? 0) / 2 ** 20);
   },
 
   /** transformers.js pipeline, one call per request, under a sliding window. */

@@ -12,7 +12,7 @@ const spam = readFileSync(join(ROOT, 'models/spam-filter/samples/spam.txt'), 'ut
 const upright = readFileSync(join(ROOT, 'models/doc-orientation/samples/upright.png'));
 
 test('a request cancelled while it runs is dropped; the next ones run warm on the same worker', async ({ page }) => {
-  await openModel(page, 'doc-orientation', '&workers=1');
+  await openModel(page, 'doc-orientation', '&backlogWorkers=0');
   // A large image keeps the worker busy decoding long enough to be cancelled mid-run.
   const big = encodePng(4000, 4000, (x, y) => ((x >> 7) + (y >> 7)) % 2 ? [255, 255, 255] : [0, 0, 0]);
   const out = await withLantern(page, async (lantern, { big, upright, spam }) => {
@@ -40,7 +40,7 @@ test('a request cancelled while it runs is dropped; the next ones run warm on th
 });
 
 test('a second click while the first classification runs: the second answers warm', async ({ page }) => {
-  await openModel(page, 'doc-orientation', '&workers=1');
+  await openModel(page, 'doc-orientation', '&backlogWorkers=0');
   await page.getByTestId('sample-upright').click();
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', '0');
   const big = encodePng(4000, 4000, (x, y) => ((x >> 7) + (y >> 7)) % 2 ? [255, 255, 255] : [0, 0, 0]);

@@ -11,7 +11,7 @@ const spam = readFileSync(join(ROOT, 'models/spam-filter/samples/spam.txt'), 'ut
 
 test('WebGPU device lost (device.destroy()): the next request falls back to WASM, is retried there and answers correctly', async ({ page }) => {
   test.setTimeout(240_000);
-  await openModel(page, 'spam-filter', '&backend=webgpu&workers=1');
+  await openModel(page, 'spam-filter', '&backend=webgpu&backlogWorkers=0');
   const run = () => withLantern(page, async (lantern, text) => {
     const r = await lantern.classify('spam-filter', { kind: 'text', text });
     return { label: r.predictions[0]!.label, backend: r.backend, fallback: r.fallback ?? null };

@@ -22,7 +22,7 @@ function burst(page: Page, n: number): Promise<Outcome[]> {
 }
 
 test('a worker crash mid-batch: one crash is retried invisibly, repeated crashes fail clearly, then the pool recovers', async ({ page }) => {
-  await openModel(page, 'spam-filter', '&workers=1');
+  await openModel(page, 'spam-filter', '&backlogWorkers=0');
   await burst(page, 1);
   // 1. The worker dies (self.close(), like an OOM kill) as the burst's batch reaches it.
   await crashOnNextMessage(page);
@@ -51,7 +51,7 @@ test('a worker crash mid-batch: one crash is retried invisibly, repeated crashes
 });
 
 test('the UI shows a crash that survived its retry as a clear error, and the next request works', async ({ page }) => {
-  await openModel(page, 'spam-filter', '&workers=1');
+  await openModel(page, 'spam-filter', '&backlogWorkers=0');
   await page.getByTestId('sample-spam').click();
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
   // Kill every worker the moment it starts, for the duration of one click.
@@ -66,7 +66,7 @@ test('the UI shows a crash that survived its retry as a clear error, and the nex
 
 test('a flood of 10,000 requests: exactly the excess gets BusyError, every accepted answer is correct, memory stays bounded', async ({ page }) => {
   test.setTimeout(180_000);
-  await openModel(page, 'spam-filter', '&workers=1&maxQueued=256');
+  await openModel(page, 'spam-filter', '&backlogWorkers=0&maxQueued=256');
   const out = await withLantern(page, async (lantern, { spam, ham }) => {
     const heap = () => (performance as unknown as { memory: { usedJSHeapSize: number } }).memory.usedJSHeapSize;
     await lantern.classify('spam-filter', { kind: 'text', text: spam });
@@ -105,7 +105,7 @@ test('a flood of 10,000 requests: exactly the excess gets BusyError, every accep
 
 for (const { sample, label } of [{ sample: 'upright', label: '0' }, { sample: 'upside-down', label: '180' }]) {
   test(`an EXIF-rotated JPEG is classified in its displayed orientation (${sample})`, async ({ page }) => {
-    await openModel(page, 'doc-orientation', '&workers=1');
+    await openModel(page, 'doc-orientation', '&backlogWorkers=0');
     const out = await withLantern(page, async (lantern, sample) => {
       // A JPEG whose pixels are stored rotated 90° counter-clockwise, with and without EXIF orientation 6.
       const original = await (await fetch(sample)).blob();
@@ -138,7 +138,7 @@ for (const { sample, label } of [{ sample: 'upright', label: '0' }, { sample: 'u
 }
 
 test('text with lone surrogates (invalid UTF-16) is classified, not an error', async ({ page }) => {
-  await openModel(page, 'spam-filter', '&workers=1');
+  await openModel(page, 'spam-filter', '&backlogWorkers=0');
   const labels = await withLantern(page, async (lantern, { spam, ham }) => {
     const broken = (text: string) => `\uD800${text.slice(0, 200)}\uDC00\uDFFF${text.slice(200)}\uD83D`;
     return Promise.all([spam, ham].map(async (t) => (await lantern.classify('spam-filter', { kind: 'text', text: broken(t) })).predictions[0]!.label));

@@ -79,14 +79,15 @@ export function createServices(): Services {
     hidden: () => document.visibilityState === 'hidden',
   });
   const watchVersions = autoRollback({ registry: models.then((m) => m.registry), source, onRolledBack: () => lantern.refreshModels() });
+  const backlogWorkers = params.has('backlogWorkers') ? Number(params.get('backlogWorkers')) : profile.backlogWorkers;
   const lantern: Lantern = Lantern.create({
     models: source,
     backend: backendFromUrl(),
-    poolSize: Number(params.get('workers')) || undefined,
     idleMs: Number(params.get('idleMs') ?? 5 * 60_000),
     maxQueued: Number(params.get('maxQueued')) || profile.maxQueued,
     maxBatch: profile.maxBatch,
     ...(profile.threads ? { threads: profile.threads } : {}),
+    ...(backlogWorkers !== undefined ? { backlogWorkers } : {}),
     policies: release.settings,
     onAnswer: (modelId, input, result) => release.runner.observe(modelId, input, result),
     onRecord: (record) => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CancelledError, InputError, WorkerCrashedError } from './errors.ts';
 import { Lantern, type RequestRecord } from './lantern.ts';
-import { FakeLocks, fakeSource, fakeWorkers } from './worker.test-helpers.ts';
+import { FakeLocks, fakeSource, fakeWorkers, type FakeInference } from './worker.test-helpers.ts';
 
 /** Lantern over real WorkerClients and comlink, with fake workers on MessageChannels. */
 let lantern: Lantern | undefined;
@@ -133,5 +133,45 @@ describe('Lantern.candidate (the validation gate path)', () => {
     // The first attempt's worker and the retry's fresh one.
     expect(log.started).toHaveLength(2);
     await candidate.close();
+  });
+
+  it('hands sustained load to backlog workers that split the cores, rests the first, and answers a lone request on it after', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+      const held: (() => void)[] = [];
+      log.gate = () => new Promise<void>((resolve) => held.push(resolve));
+      lantern = new Lantern({ createWorker, models: fakeSource(['spam']), idleMs: 0, maxBatch: 1, backlogWorkers: 2 });
+      const answers = Array.from({ length: 12 }, (_, i) => lantern!.classify('spam', text(`m${i}`)));
+      // A burst: the first worker alone, both of its slots busy.
+      await vi.waitFor(() => expect(held).toHaveLength(2));
+      expect(log.started).toHaveLength(1);
+      expect(log.started[0]!.splitCoresBy).toBe(1);
+
+      // Busy for a second without a pause, with requests waiting: the backlog workers warm up.
+      vi.advanceTimersByTime(1000);
+      held.shift()!();
+      await vi.waitFor(() => expect(log.started).toHaveLength(3));
+      expect(log.started.slice(1).map((w) => w.splitCoresBy)).toEqual([2, 2]);
+      const [first, ...backlog] = log.started as [FakeInference, FakeInference, FakeInference];
+      await vi.waitFor(() => expect(backlog.map((w) => w.batches.length)).toEqual([2, 2]));
+      const firstBefore = first.batches.length;
+
+      // While they serve, the first worker rests: whatever it held finishes, nothing new reaches it.
+      while (backlog.reduce((n, w) => n + w.batches.length, 0) + firstBefore < 12) {
+        held.shift()!();
+        await new Promise((r) => setTimeout(r, 0));
+      }
+      expect(first.batches).toHaveLength(firstBefore);
+      while (held.length > 0) held.shift()!();
+      expect((await Promise.all(answers)).map((r) => r.predictions[0]!.label)).toEqual(Array.from({ length: 12 }, (_, i) => `m${i}`));
+
+      // The load is over: a lone request gets the first worker's threads again.
+      log.gate = undefined;
+      await lantern.classify('spam', text('lone'));
+      expect(first.batches.at(-1)!.texts).toEqual(['lone']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -7,6 +7,7 @@ import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from '.
 import type { Note } from './notes.ts';
 import type { Prediction } from './postprocess.ts';
 import { fallbackTrigger, primaryDeadline, sameLabels } from './release/fallback.ts';
+import { PoolPolicy } from './pool-policy.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
 import { signedStore } from './store/signed-store.ts';
 import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles } from './worker-client.ts';
@@ -74,9 +75,12 @@ export interface LanternOptions {
    */
   allowUnsigned?: boolean;
   backend?: BackendPreference;
-  /** Inference workers; on WASM they split the cores' threads between them. */
-  poolSize?: number;
-  /** WASM threads per worker (overrides the split; for benchmarks and low-end devices). */
+  /**
+   * Workers started beside the first one under sustained load, splitting the cores' WASM threads
+   * between them (pool-policy.ts). Default 2 (0 on one core); 0 keeps one worker.
+   */
+  backlogWorkers?: number;
+  /** WASM threads of the first worker (default: the cores, up to 4; for benchmarks and low-end devices). */
   threads?: number;
   idleMs?: number;
   maxQueued?: number;
@@ -157,17 +161,11 @@ type JobOutcome = Omit<ClassificationResult, 'timings' | 'retried'> & { timings:
 const SLOTS_PER_WORKER = 2;
 const workerOf = (slot: number) => Math.floor(slot / SLOTS_PER_WORKER);
 
-/** Requests waiting before a second worker is started. */
-const EXTRA_WORKER_BACKLOG = 8;
-
 /**
- * Workers in the pool by default. Measured on 2 cores (README, Benchmarks): two single-thread
- * workers won throughput in one run and lost it in the next, but a reload's first result took
- * 2.8 s against 1.3 s with one worker using both cores as WASM threads — start-up is what a field
- * user feels, so one worker it is. `poolSize` (or `?workers=2`) adds workers; extra ones start
- * only under a backlog.
+ * Backlog workers by default: two workers of one thread each beat one of two threads under load
+ * (pool-policy.ts). One core has nothing to split.
  */
-const DEFAULT_POOL_SIZE = 1;
+const defaultBacklogWorkers = () => ((globalThis.navigator?.hardwareConcurrency ?? 1) >= 2 ? 2 : 0);
 
 /** Largest top-k computed in the worker; requests slice what they asked for. */
 const MAX_TOP_K = 5;
@@ -186,8 +184,10 @@ export class Lantern {
   /** The model version each worker currently holds, so an activation/rollback unloads the old one. */
   private readonly loadedKey: Map<string, string>[] = [];
 
-  /** Set once a worker runs on WebGPU: one GPU queue, so extra workers would only contend. */
+  /** Set once a worker runs on WebGPU: one GPU queue, so backlog workers would only contend. */
   private onGpu = false;
+
+  private readonly pool: PoolPolicy;
 
   private readonly source: ModelSource;
 
@@ -198,26 +198,24 @@ export class Lantern {
 
   constructor(private readonly options: LanternOptions = {}) {
     this.source = options.models ?? signedStore();
-    const poolSize = Math.max(1, options.poolSize ?? DEFAULT_POOL_SIZE);
-    this.clients = Array.from({ length: poolSize }, () => new WorkerClient({
+    const backlogWorkers = Math.max(0, options.backlogWorkers ?? defaultBacklogWorkers());
+    this.pool = new PoolPolicy({ backlogWorkers, running: (worker) => this.clients[worker]!.running });
+    this.clients = Array.from({ length: this.pool.workers }, (_, worker) => new WorkerClient({
       createWorker: options.createWorker ?? defaultWorker,
       backend: options.backend ?? 'auto',
-      poolSize,
-      threads: options.threads,
+      // The first worker has every core; the backlog workers share them.
+      splitCoresBy: worker === 0 ? 1 : backlogWorkers,
+      threads: worker === 0 ? options.threads : undefined,
       idleMs: options.idleMs ?? 5 * 60_000,
       keptOrtWasm,
     }));
     this.scheduler = new Scheduler<Job, JobOutcome>({
-      slots: poolSize * SLOTS_PER_WORKER,
+      slots: this.pool.workers * SLOTS_PER_WORKER,
       maxQueued: options.maxQueued ?? 256,
       maxWaitMs: options.maxWaitMs ?? 0,
       maxBatch: (id) => ((this.candidates.get(id)?.descriptor ?? this.descriptors.get(id))?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
-      // Extra workers start only for a real backlog, so a double click never pays a second cold start.
-      slotAvailable: (slot, waiting) => {
-        const worker = workerOf(slot);
-        return worker === 0 || (!this.onGpu && (this.clients[worker]!.running || waiting >= EXTRA_WORKER_BACKLOG));
-      },
-      execute: (modelId, jobs, slot, signal) => this.execute(modelId, jobs, workerOf(slot), signal),
+      slotAvailable: (slot, modelId) => this.pool.mayTake(workerOf(slot), modelId),
+      execute: (modelId, jobs, slot, signal) => this.runOnWorker(modelId, jobs, workerOf(slot), signal),
     });
   }
 
@@ -428,6 +426,30 @@ export class Lantern {
     if (candidate) return { descriptor: candidate.descriptor, key: modelId, files: candidate.files };
     const descriptor = await this.describe(modelId);
     return { descriptor, key: `${descriptor.id}@${descriptor.version}`, files: (options) => this.source.files(modelId, options) };
+  }
+
+  /** A batch on `worker`, as the pool policy sees it: how busy each worker is, and when to warm the backlog. */
+  private async runOnWorker(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
+    this.pool.started(worker);
+    if (worker === 0 && !this.onGpu) this.warmBacklogWorkers(modelId);
+    try {
+      return await this.execute(modelId, jobs, worker, signal);
+    } finally {
+      this.pool.finished(worker);
+    }
+  }
+
+  /** Loads `modelId` into the backlog workers the pool wants warm, off the request path. */
+  private warmBacklogWorkers(modelId: string): void {
+    for (const worker of this.pool.toWarm(modelId, this.scheduler.depth)) {
+      void this.ensureModel(modelId, worker).then(
+        () => {
+          this.pool.warmed(worker, modelId, true);
+          this.scheduler.slotsChanged();
+        },
+        () => this.pool.warmed(worker, modelId, false),
+      );
+    }
   }
 
   private async execute(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {

@@ -267,24 +267,27 @@ describe('Scheduler', () => {
     expect(idle).toBe(true);
   });
 
-  it('keeps an extra slot cold until a backlog builds', async () => {
+  it('gives a batch only to a slot allowed to take its model, and lets another model pass a blocked one', async () => {
     const pool = new FakePool();
-    const s = make(pool, { slots: 2, maxBatch: () => 1, slotAvailable: (slot, waiting) => slot === 0 || waiting >= 3 });
-    const first = [1, 2].map((x) => s.submit('m', x));
+    // Slot 1 takes nothing until it is opened; slot 0 takes only model b.
+    let open = false;
+    const s = make(pool, { slots: 2, maxBatch: () => 1, slotAvailable: (slot, modelId) => (slot === 0 ? modelId === 'b' : open) });
+    const a = [1, 2].map((x) => s.submit('a', x));
+    const b = s.submit('b', 3);
     await tick();
-    // One waiting request is not a backlog: slot 1 stays unused.
-    expect(pool.batches.map((b) => b.slot)).toEqual([0]);
-    const more = [3, 4, 5].map((x) => s.submit('m', x));
-    await tick();
-    expect(pool.batches.map((b) => b.slot)).toEqual([0, 1]);
-    // Once the backlog is below the threshold again, slot 1 takes no more work.
-    for (let i = 0; i < 5; i++) {
-      await tick();
+    // a waited longest, but no slot may take it: b does not wait behind it.
+    expect(pool.batches.map((x) => [x.modelId, x.slot])).toEqual([['b', 0]]);
+    open = true;
+    s.slotsChanged();
+    expect(pool.batches.map((x) => [x.modelId, x.slot])).toEqual([['b', 0], ['a', 1]]);
+    for (let i = 0; i < 3; i++) {
       pool.batches[i]!.release();
+      await tick();
     }
-    await Promise.all([...first, ...more]);
-    expect(pool.batches.map((b) => b.slot)).toEqual([0, 1, 0, 0, 0]);
+    expect((await Promise.all([...a, b])).map((r) => r.value)).toEqual([10, 20, 30]);
+    expect(pool.batches.map((x) => x.slot)).toEqual([0, 1, 1]);
   });
+
   it('while paused queues without dispatching, keeps cancellation, and resumes in order', async () => {
     const pool = new FakePool();
     const s = make(pool);

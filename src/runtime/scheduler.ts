@@ -39,10 +39,11 @@ export interface SchedulerOptions<I, O> {
   /** Extra wait to gather background batches (ms). */
   maxWaitMs?: number;
   /**
-   * Whether an idle slot may take work now, given how many requests wait. Lets a pool keep its
-   * extra workers cold (no start-up cost, no memory) until a real backlog builds. Default: yes.
+   * Whether an idle slot may take a batch of `modelId` now: lets a pool keep workers cold until
+   * a backlog needs them, or rest one while others serve (pool-policy.ts). Default: yes. When the
+   * answer changes without a slot freeing up, call `slotsChanged()`.
    */
-  slotAvailable?: (slot: number, waiting: number) => boolean;
+  slotAvailable?: (slot: number, modelId: string) => boolean;
   now?: () => number;
 }
 
@@ -210,18 +211,26 @@ export class Scheduler<I, O> {
     this.paused = true;
   }
 
+  /** Dispatches what waits, now that `slotAvailable` may answer differently. */
+  slotsChanged(): void {
+    this.pump();
+  }
+
   resume(): void {
     if (!this.paused) return;
     this.paused = false;
     this.pump();
   }
 
-  /** Picks the model whose head request has waited longest, interactive before background. */
-  private nextModel(): { modelId: string; ready: boolean } | undefined {
+  /**
+   * Picks the model whose head request has waited longest, interactive before background, among
+   * those not `blocked` (no slot may take them now: another model's requests must not wait behind them).
+   */
+  private nextModel(blocked: ReadonlySet<string>): { modelId: string; ready: boolean } | undefined {
     let best: { modelId: string; at: number; interactive: boolean } | undefined;
     for (const [modelId, queue] of this.queues) {
       const head = queue.interactive[0] ?? queue.background[0];
-      if (!head) continue;
+      if (!head || blocked.has(modelId)) continue;
       const interactive = queue.interactive.length > 0;
       if (!best || (interactive && !best.interactive) || (interactive === best.interactive && head.enqueuedAt < best.at)) {
         best = { modelId, at: head.enqueuedAt, interactive };
@@ -236,22 +245,26 @@ export class Scheduler<I, O> {
   }
 
   /** The lowest free slot allowed to take work, removed from the free list. */
-  private takeSlot(): number | undefined {
+  private takeSlot(modelId: string): number | undefined {
     this.freeSlots.sort((a, b) => a - b);
-    const at = this.freeSlots.findIndex((slot) => this.options.slotAvailable?.(slot, this.queued) ?? true);
+    const at = this.freeSlots.findIndex((slot) => this.options.slotAvailable?.(slot, modelId) ?? true);
     return at < 0 ? undefined : this.freeSlots.splice(at, 1)[0];
   }
 
   private pump(): void {
+    const blocked = new Set<string>();
     while (!this.paused && this.freeSlots.length > 0) {
-      const next = this.nextModel();
+      const next = this.nextModel(blocked);
       if (!next) return;
       if (!next.ready) {
         this.armTimer();
         return;
       }
-      const slot = this.takeSlot();
-      if (slot === undefined) return;
+      const slot = this.takeSlot(next.modelId);
+      if (slot === undefined) {
+        blocked.add(next.modelId);
+        continue;
+      }
       const queue = this.queues.get(next.modelId)!;
       const max = Math.max(1, this.options.maxBatch(next.modelId));
       const batch: Pending<I, O>[] = [];

@@ -16,7 +16,7 @@ afterEach(() => {
 
 function setup(idleMs = 0, keptOrtWasm?: () => Promise<KeptOrtWasm | undefined>) {
   const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
-  client = new WorkerClient({ createWorker, backend: 'auto', poolSize: 1, idleMs, ...(keptOrtWasm ? { keptOrtWasm } : {}) });
+  client = new WorkerClient({ createWorker, backend: 'auto', splitCoresBy: 1, idleMs, ...(keptOrtWasm ? { keptOrtWasm } : {}) });
   return { client, log };
 }
 

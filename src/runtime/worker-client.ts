@@ -21,11 +21,11 @@ export interface WorkerClientOptions {
   createWorker: (name: string) => Worker;
   backend: BackendPreference;
   /** Workers sharing the cores, to split WASM threads between them. */
-  poolSize: number;
+  splitCoresBy: number;
   /** Shut an unused worker down after this long, freeing its memory (0 = never). */
   idleMs: number;
-  /** WASM threads per worker; by default the cores are split between the pool's workers. */
-  threads?: number;
+  /** WASM threads of this worker; by default the cores split `splitCoresBy` ways. */
+  threads?: number | undefined;
   /**
    * Reads the ORT wasm this device keeps, to hand a starting worker: the read overlaps the
    * worker script's load instead of following ORT's init in the worker.
@@ -75,8 +75,8 @@ export class WorkerClient {
     let startTimer: ReturnType<typeof setTimeout> | undefined;
     const init = (wasm?: KeptOrtWasm) => {
       startTimer = setTimeout(() => this.stop(live, 'crashed', 'the worker did not start'), START_TIMEOUT_MS);
-      const { backend, poolSize, threads } = this.options;
-      return remote.init(backend, poolSize, threads, wasm && transfer(wasm, [wasm.bytes]));
+      const { backend, splitCoresBy, threads } = this.options;
+      return remote.init(backend, splitCoresBy, threads, wasm && transfer(wasm, [wasm.bytes]));
     };
     const { keptOrtWasm } = this.options;
     live.device = (keptOrtWasm ? keptOrtWasm().catch(() => undefined).then(init) : init()).then(

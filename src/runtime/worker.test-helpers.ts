@@ -30,6 +30,8 @@ export interface FakeWorkerLog {
   onClassify?: (inputs: ClassifyInput[], worker: FakeInference) => void;
   /** Called at the start of every load; a throw fails the load (e.g. ORT could not start). */
   onLoad?: (key: string, worker: FakeInference) => void;
+  /** Awaited before a batch is answered: holds it running until the test lets it go. */
+  gate?: () => Promise<void>;
 }
 
 /** The worker side: records what it was asked, and can die like an OOM-killed worker. */
@@ -38,15 +40,18 @@ export class FakeInference implements InferenceWorkerApi {
   readonly batches: { key: string; texts: string[] }[] = [];
   /** The ORT wasm the page handed over with init. */
   wasm?: KeptOrtWasm;
+  /** How many workers the page said share the cores (what splits the WASM threads). */
+  splitCoresBy?: number;
   /** A dead worker answers nothing (set directly to hang it without releasing its lock). */
   dead = false;
   private release?: () => void;
 
   constructor(private readonly locks: FakeLocks, private readonly name: string, private readonly port: MessagePort, private readonly log: FakeWorkerLog) {}
 
-  init(_preference: BackendPreference, _workers: number, _threads?: number, wasm?: KeptOrtWasm): Promise<DeviceReport> {
+  init(_preference: BackendPreference, workers: number, _threads?: number, wasm?: KeptOrtWasm): Promise<DeviceReport> {
     if (this.dead) return new Promise<never>(() => undefined);
     this.wasm = wasm;
+    this.splitCoresBy = workers;
     // As the real worker: hold the liveness lock for as long as this worker lives.
     void this.locks.request(`lantern-alive:${this.name}`, () => new Promise<void>((resolve) => (this.release = resolve)));
     return Promise.resolve({
@@ -64,14 +69,15 @@ export class FakeInference implements InferenceWorkerApi {
     return { key: files.key, backend: 'wasm', reason: { kind: 'wasm-requested' }, threads: 1, createMs: 1, unsureBelow: 0.5, inputNames: ['input_ids'], outputNames: ['logits'] };
   }
 
-  classify(key: string, inputs: ClassifyInput[], k: number): Promise<BatchReport> {
+  async classify(key: string, inputs: ClassifyInput[], k: number): Promise<BatchReport> {
     this.log.onClassify?.(inputs, this);
     if (this.dead) return new Promise<never>(() => undefined);
     this.batches.push({ key, texts: inputs.map((i) => (i.kind === 'text' ? i.text : '')) });
+    await this.log.gate?.();
     const items = inputs.map((input) => input.kind === 'text' && input.text !== ''
       ? { ok: true as const, value: { predictions: [{ label: input.text, score: 1, index: 0 }, { label: 'other', score: 0, index: 1 }].slice(0, k), notes: [], preprocessMs: 0, cached: false } }
       : { ok: false as const, error: serializeError(new InputError('The text is empty.', { reason: 'empty-text' })) });
-    return Promise.resolve({ items, backend: 'wasm', batchSize: inputs.length, inferenceMs: 1, postprocessMs: 0 });
+    return { items, backend: 'wasm', batchSize: inputs.length, inferenceMs: 1, postprocessMs: 0 };
   }
 
   unload(key: string): Promise<void> {

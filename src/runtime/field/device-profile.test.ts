@@ -5,7 +5,7 @@ describe('runtimeDefaults', () => {
   it('gives a 2 GB or 2-core phone small batches, one thread and a short metrics window', () => {
     for (const hints of [{ deviceMemory: 2, hardwareConcurrency: 8 }, { deviceMemory: 4, hardwareConcurrency: 2 }, { hardwareConcurrency: 2 }, { hardwareConcurrency: 1, deviceMemory: 8 }, { deviceMemory: 0.5 }]) {
       const d = runtimeDefaults(hints);
-      expect(d).toMatchObject({ lowEnd: true, threads: 1 });
+      expect(d).toMatchObject({ lowEnd: true, threads: 1, backlogWorkers: 0 });
       expect(d.maxBatch).toBeLessThan(runtimeDefaults({}).maxBatch);
       expect(d.metricsWindowMs).toBeLessThan(runtimeDefaults({}).metricsWindowMs);
     }

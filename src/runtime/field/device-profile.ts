@@ -11,8 +11,10 @@ export interface DeviceHints {
 export interface RuntimeDefaults {
   lowEnd: boolean;
   maxBatch: number;
-  /** WASM threads per worker; undefined lets the runtime split the cores. */
+  /** WASM threads of the first worker; undefined gives it every core. */
   threads?: number;
+  /** Workers added under sustained load (each is another ORT instance in memory); undefined: the runtime's default. */
+  backlogWorkers?: number;
   maxQueued: number;
   metricsWindowMs: number;
 }
@@ -36,6 +38,6 @@ export function isLowEnd(hints: DeviceHints): boolean {
 
 export function runtimeDefaults(hints: DeviceHints): RuntimeDefaults {
   return isLowEnd(hints)
-    ? { lowEnd: true, maxBatch: 4, threads: 1, maxQueued: 64, metricsWindowMs: 60_000 }
+    ? { lowEnd: true, maxBatch: 4, threads: 1, backlogWorkers: 0, maxQueued: 64, metricsWindowMs: 60_000 }
     : { lowEnd: false, maxBatch: 32, maxQueued: 256, metricsWindowMs: 5 * 60_000 };
 }

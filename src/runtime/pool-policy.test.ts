@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { PoolPolicy } from './pool-policy.ts';
+
+function policy(backlogWorkers = 2) {
+  const clock = { now: 0 };
+  const alive = new Set<number>([0]);
+  const pool = new PoolPolicy({ backlogWorkers, running: (w) => alive.has(w), sustainedMs: 1000, now: () => clock.now });
+  return { pool, clock, alive };
+}
+
+describe('PoolPolicy', () => {
+  it('keeps the backlog workers cold through a burst, and warms them once the load is sustained', () => {
+    const { pool, clock } = policy();
+    expect(pool.workers).toBe(3);
+    pool.started(0);
+    clock.now = 999;
+    expect(pool.toWarm('m', 5)).toEqual([]);
+    expect(pool.mayTake(1, 'm')).toBe(false);
+    clock.now = 1000;
+    // Nothing waits: the first worker keeps up on its own.
+    expect(pool.toWarm('m', 0)).toEqual([]);
+    expect(pool.toWarm('m', 5)).toEqual([1, 2]);
+    // Asked once: they are warming now.
+    expect(pool.toWarm('m', 5)).toEqual([]);
+  });
+
+  it('measures the load from when the first worker last went busy', () => {
+    const { pool, clock } = policy();
+    pool.started(0);
+    pool.started(0);
+    clock.now = 600;
+    pool.finished(0);
+    // Still busy with its other batch: the load goes on.
+    clock.now = 1000;
+    expect(pool.toWarm('m', 1)).toEqual([1, 2]);
+
+    const fresh = policy();
+    fresh.pool.started(0);
+    fresh.clock.now = 600;
+    fresh.pool.finished(0);
+    fresh.pool.started(0);
+    fresh.clock.now = 1000;
+    // It paused at 600: that is a new load, 400 ms old.
+    expect(fresh.pool.toWarm('m', 1)).toEqual([]);
+  });
+
+  it('rests the first worker while a warm backlog worker serves the same model, not another one', () => {
+    const { pool, clock, alive } = policy();
+    pool.started(0);
+    clock.now = 1000;
+    pool.toWarm('m', 3);
+    alive.add(1).add(2);
+    pool.warmed(1, 'm', true);
+    expect(pool.mayTake(1, 'm')).toBe(true);
+    expect(pool.mayTake(2, 'm')).toBe(false);
+    // Warm but idle backlog workers leave a lone request to the first worker.
+    expect(pool.mayTake(0, 'm')).toBe(true);
+    pool.started(1);
+    expect(pool.mayTake(0, 'm')).toBe(false);
+    expect(pool.mayTake(0, 'other')).toBe(true);
+    expect(pool.mayTake(1, 'other')).toBe(false);
+    pool.finished(1);
+    expect(pool.mayTake(0, 'm')).toBe(true);
+  });
+
+  it('warms a stopped backlog worker again, but never retries a failed warm-up', () => {
+    const { pool, clock, alive } = policy();
+    pool.started(0);
+    clock.now = 1000;
+    pool.toWarm('m', 1);
+    alive.add(1);
+    pool.warmed(1, 'm', true);
+    pool.warmed(2, 'm', false);
+    // Worker 1 stopped after its idle time: it holds no session any more.
+    alive.delete(1);
+    expect(pool.mayTake(1, 'm')).toBe(false);
+    expect(pool.toWarm('m', 1)).toEqual([1]);
+  });
+
+  it('with no backlog workers is a single worker that always takes work', () => {
+    const { pool, clock } = policy(0);
+    expect(pool.workers).toBe(1);
+    pool.started(0);
+    clock.now = 5000;
+    expect(pool.toWarm('m', 10)).toEqual([]);
+    expect(pool.mayTake(0, 'm')).toBe(true);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * Which worker of the pool may take a batch, and when the backlog workers start.
+ *
+ * The first worker runs with every core as a WASM thread: a lone request gets ORT's intra-op
+ * threads (ShuffleNet's run: ~11 ms on 2 threads against ~17 ms on 1). Under sustained load those
+ * threads scale poorly. Measured on 2 cores, ShuffleNet with 4 requests in flight: one worker of 2
+ * threads gave 1.29× the throughput of one worker of 1 thread, two workers of 1 thread each gave
+ * 1.70× (medians of 7 interleaved repetitions). So once the first worker has been busy without a
+ * pause for `sustainedMs` while requests still wait, the pool warms its backlog workers for that
+ * model (they split the cores between them), and while one of them is busy with that model the
+ * first worker rests. The two kinds never share the cores: the first worker of 2 threads running
+ * beside one of 1 thread gave 1.30×, no better than the first worker alone (ORT's helper threads
+ * spin while they wait). The first worker keeps its sessions, so a lone request after the load is
+ * as fast as before it, and backlog workers stop after the pool's idle time like any worker.
+ */
+export interface PoolPolicyOptions {
+  /** Workers beside the first one; 0 turns the backlog workers off. */
+  backlogWorkers: number;
+  /** Whether a worker is alive now (an idle-stopped or crashed worker holds no session). */
+  running: (worker: number) => boolean;
+  sustainedMs?: number;
+  now?: () => number;
+}
+
+/** How long the first worker must have been busy without a pause before backlog workers start. */
+export const SUSTAINED_LOAD_MS = 1000;
+
+type Warmth = 'warming' | 'warm' | 'failed';
+
+export class PoolPolicy {
+  private readonly inFlight: number[];
+  /** Per worker, the models it is warming or holds (a failed warm-up is not retried). */
+  private readonly warmth: Map<string, Warmth>[];
+  /** When the first worker last went from idle to busy; undefined while it is idle. */
+  private firstBusySince: number | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly options: PoolPolicyOptions) {
+    this.inFlight = Array.from({ length: this.workers }, () => 0);
+    this.warmth = Array.from({ length: this.workers }, () => new Map());
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /** The first worker and the backlog workers. */
+  get workers(): number {
+    return 1 + Math.max(0, this.options.backlogWorkers);
+  }
+
+  mayTake(worker: number, modelId: string): boolean {
+    if (worker > 0) return this.isWarm(worker, modelId);
+    return !this.backlogWorkerIndexes().some((w) => this.inFlight[w]! > 0 && this.isWarm(w, modelId));
+  }
+
+  started(worker: number): void {
+    if (worker === 0 && this.inFlight[0] === 0) this.firstBusySince = this.now();
+    this.inFlight[worker]!++;
+  }
+
+  finished(worker: number): void {
+    this.inFlight[worker]!--;
+    if (worker === 0 && this.inFlight[0] === 0) this.firstBusySince = undefined;
+  }
+
+  /**
+   * The backlog workers to warm for `modelId` now (each is then marked as warming): none unless
+   * the first worker has been busy for the sustained time and `waiting` requests still wait.
+   */
+  toWarm(modelId: string, waiting: number): number[] {
+    const since = this.firstBusySince;
+    if (waiting === 0 || since === undefined || this.now() - since < (this.options.sustainedMs ?? SUSTAINED_LOAD_MS)) return [];
+    const cold = this.backlogWorkerIndexes().filter((w) => {
+      const state = this.warmth[w]!.get(modelId);
+      return state === undefined || (state === 'warm' && !this.options.running(w));
+    });
+    for (const w of cold) this.warmth[w]!.set(modelId, 'warming');
+    return cold;
+  }
+
+  warmed(worker: number, modelId: string, ok: boolean): void {
+    this.warmth[worker]!.set(modelId, ok ? 'warm' : 'failed');
+  }
+
+  private isWarm(worker: number, modelId: string): boolean {
+    return this.warmth[worker]!.get(modelId) === 'warm' && this.options.running(worker);
+  }
+
+  private backlogWorkerIndexes(): number[] {
+    return Array.from({ length: this.workers - 1 }, (_, i) => i + 1);
+  }
+}
