@@ -238,7 +238,7 @@ async function main(): Promise<void> {
       results.threads = { configs: configs.map((c) => c.query), runs: tp, workerMemoryMB: memory };
       const rate = (i: number) => spread(tp.map((x) => x.rates[i]!), (x) => x.toFixed(1));
       const vsOne = (i: number) => tp.map((x) => x.rates[i]! / x.rates[0]!);
-      const mb = (xs: number[]) => `${xs.length} × ${xs.map((x) => x.toFixed(0)).join(' + ')} MB`;
+      const mb = (xs: number[]) => `${xs.length} (${xs.map((x) => x.toFixed(0)).join(' + ')} MB)`;
       section('### ShuffleNet throughput, 1 vs 2 WASM threads (Lantern, 4 in flight)', '',
         `Machine idle during the first second of each repetition: ${tp.map((x) => `${Math.round(x.idle * 100)}%`).join(', ')}.`, '',
         '| threads | images/s | ÷ 1 thread | workers running (ORT wasm memory) |', '|---|---:|---:|---|',
