@@ -441,7 +441,7 @@ export class Lantern {
 
   /** Loads `modelId` into the backlog workers the pool wants warm, off the request path. */
   private warmBacklogWorkers(modelId: string): void {
-    for (const worker of this.pool.toWarm(modelId, this.scheduler.depth)) {
+    for (const worker of this.pool.toWarm(modelId)) {
       void this.ensureModel(modelId, worker).then(
         () => {
           this.pool.warmed(worker, modelId, true);

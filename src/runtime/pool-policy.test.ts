@@ -9,19 +9,26 @@ function policy(backlogWorkers = 2) {
 }
 
 describe('PoolPolicy', () => {
-  it('keeps the backlog workers cold through a burst, and warms them once the load is sustained', () => {
+  it('keeps the backlog workers cold through a burst, and warms them once the first worker is saturated for a second', () => {
     const { pool, clock } = policy();
     expect(pool.workers).toBe(3);
     pool.started(0);
+    pool.started(0);
     clock.now = 999;
-    expect(pool.toWarm('m', 5)).toEqual([]);
+    expect(pool.toWarm('m')).toEqual([]);
     expect(pool.mayTake(1, 'm')).toBe(false);
     clock.now = 1000;
-    // Nothing waits: the first worker keeps up on its own.
-    expect(pool.toWarm('m', 0)).toEqual([]);
-    expect(pool.toWarm('m', 5)).toEqual([1, 2]);
+    expect(pool.toWarm('m')).toEqual([1, 2]);
     // Asked once: they are warming now.
-    expect(pool.toWarm('m', 5)).toEqual([]);
+    expect(pool.toWarm('m')).toEqual([]);
+  });
+
+  it('never warms them for one request at a time, however long the first worker works', () => {
+    const { pool, clock } = policy();
+    pool.started(0);
+    clock.now = 5000;
+    // One batch in the worker: it keeps up with what it is given.
+    expect(pool.toWarm('m')).toEqual([]);
   });
 
   it('measures the load from when the first worker last went busy', () => {
@@ -30,25 +37,28 @@ describe('PoolPolicy', () => {
     pool.started(0);
     clock.now = 600;
     pool.finished(0);
-    // Still busy with its other batch: the load goes on.
+    pool.started(0);
+    // Never idle since 0: the load goes on.
     clock.now = 1000;
-    expect(pool.toWarm('m', 1)).toEqual([1, 2]);
+    expect(pool.toWarm('m')).toEqual([1, 2]);
 
     const fresh = policy();
     fresh.pool.started(0);
     fresh.clock.now = 600;
     fresh.pool.finished(0);
     fresh.pool.started(0);
+    fresh.pool.started(0);
     fresh.clock.now = 1000;
     // It paused at 600: that is a new load, 400 ms old.
-    expect(fresh.pool.toWarm('m', 1)).toEqual([]);
+    expect(fresh.pool.toWarm('m')).toEqual([]);
   });
 
   it('rests the first worker while a warm backlog worker serves the same model, not another one', () => {
     const { pool, clock, alive } = policy();
     pool.started(0);
+    pool.started(0);
     clock.now = 1000;
-    pool.toWarm('m', 3);
+    pool.toWarm('m');
     alive.add(1).add(2);
     pool.warmed(1, 'm', true);
     expect(pool.mayTake(1, 'm')).toBe(true);
@@ -66,23 +76,25 @@ describe('PoolPolicy', () => {
   it('warms a stopped backlog worker again, but never retries a failed warm-up', () => {
     const { pool, clock, alive } = policy();
     pool.started(0);
+    pool.started(0);
     clock.now = 1000;
-    pool.toWarm('m', 1);
+    pool.toWarm('m');
     alive.add(1);
     pool.warmed(1, 'm', true);
     pool.warmed(2, 'm', false);
     // Worker 1 stopped after its idle time: it holds no session any more.
     alive.delete(1);
     expect(pool.mayTake(1, 'm')).toBe(false);
-    expect(pool.toWarm('m', 1)).toEqual([1]);
+    expect(pool.toWarm('m')).toEqual([1]);
   });
 
   it('with no backlog workers is a single worker that always takes work', () => {
     const { pool, clock } = policy(0);
     expect(pool.workers).toBe(1);
     pool.started(0);
+    pool.started(0);
     clock.now = 5000;
-    expect(pool.toWarm('m', 10)).toEqual([]);
+    expect(pool.toWarm('m')).toEqual([]);
     expect(pool.mayTake(0, 'm')).toBe(true);
   });
 });

@@ -6,7 +6,8 @@
  * threads scale poorly. Measured on 2 cores, ShuffleNet with 4 requests in flight: one worker of 2
  * threads gave 1.29× the throughput of one worker of 1 thread, two workers of 1 thread each gave
  * 1.70× (medians of 7 interleaved repetitions). So once the first worker has been busy without a
- * pause for `sustainedMs` while requests still wait, the pool warms its backlog workers for that
+ * pause for `sustainedMs` and is saturated (a batch waits in it behind another: requests come
+ * faster than it answers), the pool warms its backlog workers for that
  * model (they split the cores between them), and while one of them is busy with that model the
  * first worker rests. The two kinds never share the cores: the first worker of 2 threads running
  * beside one of 1 thread gave 1.30×, no better than the first worker alone (ORT's helper threads
@@ -63,11 +64,12 @@ export class PoolPolicy {
 
   /**
    * The backlog workers to warm for `modelId` now (each is then marked as warming): none unless
-   * the first worker has been busy for the sustained time and `waiting` requests still wait.
+   * the first worker has been busy for the sustained time and holds more than one batch. (Not
+   * "requests wait in the queue": a batched model's batch takes everything waiting.)
    */
-  toWarm(modelId: string, waiting: number): number[] {
+  toWarm(modelId: string): number[] {
     const since = this.firstBusySince;
-    if (waiting === 0 || since === undefined || this.now() - since < (this.options.sustainedMs ?? SUSTAINED_LOAD_MS)) return [];
+    if (this.inFlight[0]! < 2 || since === undefined || this.now() - since < (this.options.sustainedMs ?? SUSTAINED_LOAD_MS)) return [];
     const cold = this.backlogWorkerIndexes().filter((w) => {
       const state = this.warmth[w]!.get(modelId);
       return state === undefined || (state === 'warm' && !this.options.running(w));
