@@ -7,9 +7,8 @@
  * threads gave 1.29× the throughput of one worker of 1 thread, two workers of 1 thread each gave
  * 1.70× (medians of 7 interleaved repetitions). So once the first worker has been busy without a
  * pause for `sustainedMs` and is saturated (a batch waits in it behind another: requests come
- * faster than it answers), the pool warms its backlog workers for that
- * model (they split the cores between them), and while one of them is busy with that model the
- * first worker rests. The two kinds never share the cores: the first worker of 2 threads running
+ * faster than it answers), the pool warms its backlog workers for that model (they split the
+ * cores between them), and while one of them is busy with that model the first worker rests. The two kinds never share the cores: the first worker of 2 threads running
  * beside one of 1 thread gave 1.30×, no better than the first worker alone (ORT's helper threads
  * spin while they wait). The first worker keeps its sessions, so a lone request after the load is
  * as fast as before it, and backlog workers stop after the pool's idle time like any worker.
