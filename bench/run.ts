@@ -15,6 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { CHROMIUM, CHROMIUM_ARGS } from '../playwright.config.ts';
+import { SUSTAINED_LOAD_MS } from '../src/runtime/pool-policy.ts';
 import { loadCorpus, mailKey } from '../models/spam-filter/recipe/corpus.mjs';
 import { mailToText } from '../models/spam-filter/recipe/mail-text.mjs';
 import heldout from '../models/spam-filter/eval/heldout-ids.json' with { type: 'json' };
@@ -224,8 +225,8 @@ async function main(): Promise<void> {
       ];
       const pages: Page[] = [];
       for (const c of configs) pages.push(await benchPage(browser, c.query));
-      // Long enough for the pool to see a sustained load and warm its backlog workers.
-      for (const page of pages) await warmFor(WARM_MS, () => call(page, 'lanternWindow', 'shufflenet', 4, 16));
+      // Long enough for the pool to see a sustained load (SUSTAINED_LOAD_MS) and warm its backlog workers.
+      for (const page of pages) await warmFor(WARM_MS + SUSTAINED_LOAD_MS, () => call(page, 'lanternWindow', 'shufflenet', 4, 16));
       const tp: { rates: number[]; idle: number }[] = [];
       for (let r = 0; r < REPS; r++) {
         const idle = machineIdle(1000);

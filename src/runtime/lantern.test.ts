@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CancelledError, InputError, WorkerCrashedError } from './errors.ts';
 import { Lantern, type RequestRecord } from './lantern.ts';
+import { SUSTAINED_LOAD_MS } from './pool-policy.ts';
 import { FakeLocks, fakeSource, fakeWorkers, type FakeInference } from './worker.test-helpers.ts';
 
 /** Lantern over real WorkerClients and comlink, with fake workers on MessageChannels. */
@@ -148,8 +149,8 @@ describe('Lantern.candidate (the validation gate path)', () => {
       expect(log.started).toHaveLength(1);
       expect(log.started[0]!.splitCoresBy).toBe(1);
 
-      // Busy for a second without a pause, with requests waiting: the backlog workers warm up.
-      vi.advanceTimersByTime(1000);
+      // Saturated for the sustained time without a pause: the backlog workers warm up.
+      vi.advanceTimersByTime(SUSTAINED_LOAD_MS);
       held.shift()!();
       await vi.waitFor(() => expect(log.started).toHaveLength(3));
       expect(log.started.slice(1).map((w) => w.splitCoresBy)).toEqual([2, 2]);

@@ -22,8 +22,14 @@ export interface PoolPolicyOptions {
   now?: () => number;
 }
 
-/** How long the first worker must have been busy without a pause before backlog workers start. */
-export const SUSTAINED_LOAD_MS = 1000;
+/**
+ * How long the first worker must have been saturated without a pause before backlog workers
+ * start. Their start is dear: on 2 cores, with them waking after 1 s, a burst of 100 ShuffleNet
+ * images took 3.5 s against 1.9 s for the first worker alone, and a burst of 400 took 7.6–8.0 s
+ * against 7.4–7.8 s (their ORT compiles and sessions compete with the first worker's run). So only
+ * a load this long, most likely to go on, pays for them.
+ */
+export const SUSTAINED_LOAD_MS = 10_000;
 
 type Warmth = 'warming' | 'warm' | 'failed';
 
