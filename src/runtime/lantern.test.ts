@@ -149,7 +149,7 @@ describe('Lantern.candidate (the validation gate path)', () => {
       expect(log.started).toHaveLength(1);
       expect(log.started[0]!.splitCoresBy).toBe(1);
 
-      // Saturated for the sustained time without a pause: the backlog workers warm up.
+      // Busy for the sustained time, and saturated: the backlog workers warm up.
       vi.advanceTimersByTime(SUSTAINED_LOAD_MS);
       held.shift()!();
       await vi.waitFor(() => expect(log.started).toHaveLength(3));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PoolPolicy } from './pool-policy.ts';
+import { LOAD_GAP_MS, PoolPolicy } from './pool-policy.ts';
 
 function policy(backlogWorkers = 2) {
   const clock = { now: 0 };
@@ -31,26 +31,30 @@ describe('PoolPolicy', () => {
     expect(pool.toWarm('m')).toEqual([]);
   });
 
-  it('measures the load from when the first worker last went busy', () => {
+  it('lets a load go on through a short idle moment, and starts a new one after a longer pause', () => {
     const { pool, clock } = policy();
     pool.started(0);
-    pool.started(0);
-    clock.now = 600;
+    clock.now = 500;
     pool.finished(0);
+    // Idle for a round trip between two rounds of requests: the same load.
+    clock.now = 500 + LOAD_GAP_MS;
     pool.started(0);
-    // Never idle since 0: the load goes on.
+    pool.started(0);
     clock.now = 1000;
     expect(pool.toWarm('m')).toEqual([1, 2]);
 
     const fresh = policy();
     fresh.pool.started(0);
-    fresh.clock.now = 600;
+    fresh.clock.now = 500;
     fresh.pool.finished(0);
+    // Idle a little longer than that: what follows is a new load.
+    fresh.clock.now = 501 + LOAD_GAP_MS;
     fresh.pool.started(0);
     fresh.pool.started(0);
     fresh.clock.now = 1000;
-    // It paused at 600: that is a new load, 400 ms old.
     expect(fresh.pool.toWarm('m')).toEqual([]);
+    fresh.clock.now = 1501 + LOAD_GAP_MS;
+    expect(fresh.pool.toWarm('m')).toEqual([1, 2]);
   });
 
   it('rests the first worker while a warm backlog worker serves the same model, not another one', () => {

@@ -5,8 +5,8 @@
  * threads (ShuffleNet's run: ~11 ms on 2 threads against ~17 ms on 1). Under sustained load those
  * threads scale poorly. Measured on 2 cores, ShuffleNet with 4 requests in flight: one worker of 2
  * threads gave 1.29× the throughput of one worker of 1 thread, two workers of 1 thread each gave
- * 1.70× (medians of 7 interleaved repetitions). So once the first worker has been busy without a
- * pause for `sustainedMs` and is saturated (a batch waits in it behind another: requests come
+ * 1.70× (medians of 7 interleaved repetitions). So once the first worker has been busy (no pause
+ * longer than LOAD_GAP_MS) for `sustainedMs` and is saturated (a batch waits in it behind another: requests come
  * faster than it answers), the pool warms its backlog workers for that model (they split the
  * cores between them), and while one of them is busy with that model the first worker rests. The two kinds never share the cores: the first worker of 2 threads running
  * beside one of 1 thread gave 1.30×, no better than the first worker alone (ORT's helper threads
@@ -23,13 +23,19 @@ export interface PoolPolicyOptions {
 }
 
 /**
- * How long the first worker must have been saturated without a pause before backlog workers
- * start. Their start is dear: on 2 cores, with them waking after 1 s, a burst of 100 ShuffleNet
+ * How long the first worker's load must have lasted (no pause over LOAD_GAP_MS) before backlog
+ * workers start. Their start is dear: on 2 cores, with them waking after 1 s, a burst of 100 ShuffleNet
  * images took 3.5 s against 1.9 s for the first worker alone, and a burst of 400 took 7.6–8.0 s
  * against 7.4–7.8 s (their ORT compiles and sessions compete with the first worker's run). So only
  * a load this long, most likely to go on, pays for them.
  */
 export const SUSTAINED_LOAD_MS = 10_000;
+
+/**
+ * An idle moment this short does not end a load: a page that sends its requests in rounds (each
+ * round's answers, then the next round) leaves the first worker idle for a round trip between them.
+ */
+export const LOAD_GAP_MS = 250;
 
 type Warmth = 'warming' | 'warm' | 'failed';
 
@@ -37,8 +43,10 @@ export class PoolPolicy {
   private readonly inFlight: number[];
   /** Per worker, the models it is warming or holds (a failed warm-up is not retried). */
   private readonly warmth: Map<string, Warmth>[];
-  /** When the first worker last went from idle to busy; undefined while it is idle. */
-  private firstBusySince: number | undefined;
+  /** When the first worker's current load began (it has not been idle longer than LOAD_GAP_MS since). */
+  private loadSince: number | undefined;
+  /** When the first worker last went idle; undefined while it is busy. */
+  private firstIdleSince: number | undefined;
   private readonly now: () => number;
 
   constructor(private readonly options: PoolPolicyOptions) {
@@ -58,22 +66,26 @@ export class PoolPolicy {
   }
 
   started(worker: number): void {
-    if (worker === 0 && this.inFlight[0] === 0) this.firstBusySince = this.now();
+    if (worker === 0 && this.inFlight[0] === 0) {
+      const now = this.now();
+      if (this.loadSince === undefined || (this.firstIdleSince !== undefined && now - this.firstIdleSince > LOAD_GAP_MS)) this.loadSince = now;
+      this.firstIdleSince = undefined;
+    }
     this.inFlight[worker]!++;
   }
 
   finished(worker: number): void {
     this.inFlight[worker]!--;
-    if (worker === 0 && this.inFlight[0] === 0) this.firstBusySince = undefined;
+    if (worker === 0 && this.inFlight[0] === 0) this.firstIdleSince = this.now();
   }
 
   /**
    * The backlog workers to warm for `modelId` now (each is then marked as warming): none unless
-   * the first worker has been busy for the sustained time and holds more than one batch. (Not
-   * "requests wait in the queue": a batched model's batch takes everything waiting.)
+   * the first worker's load has lasted the sustained time and it holds more than one batch now.
+   * (Not "requests wait in the queue": a batched model's batch takes everything waiting.)
    */
   toWarm(modelId: string): number[] {
-    const since = this.firstBusySince;
+    const since = this.loadSince;
     if (this.inFlight[0]! < 2 || since === undefined || this.now() - since < (this.options.sustainedMs ?? SUSTAINED_LOAD_MS)) return [];
     const cold = this.backlogWorkerIndexes().filter((w) => {
       const state = this.warmth[w]!.get(modelId);
