@@ -6,12 +6,13 @@
  * threads scale poorly. Measured on 2 cores, ShuffleNet with 4 requests in flight: one worker of 2
  * threads gave 1.29× the throughput of one worker of 1 thread, two workers of 1 thread each gave
  * 1.70× (medians of 7 interleaved repetitions). So once the first worker has been busy (no pause
- * longer than LOAD_GAP_MS) for `sustainedMs` and is saturated (a batch waits in it behind another: requests come
- * faster than it answers), the pool warms its backlog workers for that model (they split the
- * cores between them), and while one of them is busy with that model the first worker rests. The two kinds never share the cores: the first worker of 2 threads running
- * beside one of 1 thread gave 1.30×, no better than the first worker alone (ORT's helper threads
- * spin while they wait). The first worker keeps its sessions, so a lone request after the load is
- * as fast as before it, and backlog workers stop after the pool's idle time like any worker.
+ * longer than LOAD_GAP_MS) for `sustainedMs` and is saturated (a batch waits in it behind another:
+ * requests come faster than it answers), the pool warms its backlog workers for that model (they
+ * split the cores between them), and while one of them is busy with that model the first worker
+ * rests. The two kinds never share the cores: the first worker of 2 threads running beside one of
+ * 1 thread gave 1.30×, no better than the first worker alone (ORT's helper threads spin while they
+ * wait). The first worker keeps its sessions, so a lone request after the load is as fast as
+ * before it, and backlog workers stop after the pool's idle time like any worker.
  */
 export interface PoolPolicyOptions {
   /** Workers beside the first one; 0 turns the backlog workers off. */
@@ -24,10 +25,10 @@ export interface PoolPolicyOptions {
 
 /**
  * How long the first worker's load must have lasted (no pause over LOAD_GAP_MS) before backlog
- * workers start. Their start is dear: on 2 cores, with them waking after 1 s, a burst of 100 ShuffleNet
- * images took 3.5 s against 1.9 s for the first worker alone, and a burst of 400 took 7.6–8.0 s
- * against 7.4–7.8 s (their ORT compiles and sessions compete with the first worker's run). So only
- * a load this long, most likely to go on, pays for them.
+ * workers start. Their start is dear: on 2 cores, with them waking after 1 s, a burst of 100
+ * ShuffleNet images took 3.5 s against 1.9 s for the first worker alone, and a burst of 400 took
+ * 7.6–8.0 s against 7.4–7.8 s (their ORT compiles and sessions compete with the first worker's
+ * run). So only a load this long, most likely to go on, pays for them.
  */
 export const SUSTAINED_LOAD_MS = 10_000;
 
