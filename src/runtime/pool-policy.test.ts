@@ -5,16 +5,20 @@ function policy(backlogWorkers = 2) {
   const clock = { now: 0 };
   const alive = new Set<number>([0]);
   const pool = new PoolPolicy({ backlogWorkers, running: (w) => alive.has(w), sustainedMs: 1000, now: () => clock.now });
-  return { pool, clock, alive };
+  /** The first worker holds two batches from 0 until `ms`. */
+  const saturatedUntil = (ms: number) => {
+    pool.started(0);
+    pool.started(0);
+    clock.now = ms;
+  };
+  return { pool, clock, alive, saturatedUntil };
 }
 
 describe('PoolPolicy', () => {
   it('keeps the backlog workers cold through a burst, and warms them once the first worker is saturated for a second', () => {
-    const { pool, clock } = policy();
+    const { pool, clock, saturatedUntil } = policy();
     expect(pool.workers).toBe(3);
-    pool.started(0);
-    pool.started(0);
-    clock.now = 999;
+    saturatedUntil(999);
     expect(pool.toWarm('m')).toEqual([]);
     expect(pool.mayTake(1, 'm')).toBe(false);
     clock.now = 1000;
@@ -58,10 +62,8 @@ describe('PoolPolicy', () => {
   });
 
   it('rests the first worker while a warm backlog worker serves the same model, not another one', () => {
-    const { pool, clock, alive } = policy();
-    pool.started(0);
-    pool.started(0);
-    clock.now = 1000;
+    const { pool, alive, saturatedUntil } = policy();
+    saturatedUntil(1000);
     pool.toWarm('m');
     alive.add(1).add(2);
     pool.warmed(1, 'm', true);
@@ -78,10 +80,8 @@ describe('PoolPolicy', () => {
   });
 
   it('warms a stopped backlog worker again, but never retries a failed warm-up', () => {
-    const { pool, clock, alive } = policy();
-    pool.started(0);
-    pool.started(0);
-    clock.now = 1000;
+    const { pool, alive, saturatedUntil } = policy();
+    saturatedUntil(1000);
     pool.toWarm('m');
     alive.add(1);
     pool.warmed(1, 'm', true);
@@ -93,11 +93,9 @@ describe('PoolPolicy', () => {
   });
 
   it('with no backlog workers is a single worker that always takes work', () => {
-    const { pool, clock } = policy(0);
+    const { pool, saturatedUntil } = policy(0);
     expect(pool.workers).toBe(1);
-    pool.started(0);
-    pool.started(0);
-    clock.now = 5000;
+    saturatedUntil(5000);
     expect(pool.toWarm('m')).toEqual([]);
     expect(pool.mayTake(0, 'm')).toBe(true);
   });

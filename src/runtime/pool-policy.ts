@@ -49,9 +49,12 @@ export class PoolPolicy {
   /** When the first worker last went idle; undefined while it is busy. */
   private firstIdleSince: number | undefined;
   private readonly now: () => number;
+  /** The backlog workers' indexes (1…n), asked for on every dispatch. */
+  private readonly backlog: number[];
 
   constructor(private readonly options: PoolPolicyOptions) {
     this.inFlight = Array.from({ length: this.workers }, () => 0);
+    this.backlog = Array.from({ length: this.workers - 1 }, (_, i) => i + 1);
     this.warmth = Array.from({ length: this.workers }, () => new Map());
     this.now = options.now ?? (() => performance.now());
   }
@@ -63,7 +66,7 @@ export class PoolPolicy {
 
   mayTake(worker: number, modelId: string): boolean {
     if (worker > 0) return this.isWarm(worker, modelId);
-    return !this.backlogWorkerIndexes().some((w) => this.inFlight[w]! > 0 && this.isWarm(w, modelId));
+    return !this.backlog.some((w) => this.inFlight[w]! > 0 && this.isWarm(w, modelId));
   }
 
   started(worker: number): void {
@@ -88,7 +91,7 @@ export class PoolPolicy {
   toWarm(modelId: string): number[] {
     const since = this.loadSince;
     if (this.inFlight[0]! < 2 || since === undefined || this.now() - since < (this.options.sustainedMs ?? SUSTAINED_LOAD_MS)) return [];
-    const cold = this.backlogWorkerIndexes().filter((w) => {
+    const cold = this.backlog.filter((w) => {
       const state = this.warmth[w]!.get(modelId);
       return state === undefined || (state === 'warm' && !this.options.running(w));
     });
@@ -102,9 +105,5 @@ export class PoolPolicy {
 
   private isWarm(worker: number, modelId: string): boolean {
     return this.warmth[worker]!.get(modelId) === 'warm' && this.options.running(worker);
-  }
-
-  private backlogWorkerIndexes(): number[] {
-    return Array.from({ length: this.workers - 1 }, (_, i) => i + 1);
   }
 }

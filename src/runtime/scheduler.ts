@@ -226,11 +226,11 @@ export class Scheduler<I, O> {
    * Picks the model whose head request has waited longest, interactive before background, among
    * those not `blocked` (no slot may take them now: another model's requests must not wait behind them).
    */
-  private nextModel(blocked: ReadonlySet<string>): { modelId: string; ready: boolean } | undefined {
+  private nextModel(blocked?: ReadonlySet<string>): { modelId: string; ready: boolean } | undefined {
     let best: { modelId: string; at: number; interactive: boolean } | undefined;
     for (const [modelId, queue] of this.queues) {
       const head = queue.interactive[0] ?? queue.background[0];
-      if (!head || blocked.has(modelId)) continue;
+      if (!head || blocked?.has(modelId)) continue;
       const interactive = queue.interactive.length > 0;
       if (!best || (interactive && !best.interactive) || (interactive === best.interactive && head.enqueuedAt < best.at)) {
         best = { modelId, at: head.enqueuedAt, interactive };
@@ -252,7 +252,7 @@ export class Scheduler<I, O> {
   }
 
   private pump(): void {
-    const blocked = new Set<string>();
+    let blocked: Set<string> | undefined;
     while (!this.paused && this.freeSlots.length > 0) {
       const next = this.nextModel(blocked);
       if (!next) return;
@@ -262,7 +262,7 @@ export class Scheduler<I, O> {
       }
       const slot = this.takeSlot(next.modelId);
       if (slot === undefined) {
-        blocked.add(next.modelId);
+        (blocked ??= new Set()).add(next.modelId);
         continue;
       }
       const queue = this.queues.get(next.modelId)!;
