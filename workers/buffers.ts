@@ -16,33 +16,50 @@ export class ScratchBuffer {
   }
 }
 
+/** The kinds of array a pool reuses: pixels, tensors, int64 token ids. */
+type PooledArray = Float32Array | Uint8ClampedArray | BigInt64Array;
+
 /**
  * Arrays that outlive a call: a batch's tensors are made while earlier batches wait for their
  * run, and are given back once their own run has finished; a frame's pixels are copied while
- * another image's may still be in use. Keeps at most `keep` spares.
+ * another image's may still be in use. A request is served by the smallest spare that holds it
+ * (a text batch's size changes with its longest text), as a view of exactly the length asked
+ * for. Keeps at most `keep` spares, the largest ones.
  */
-export class ArrayPool<T extends Float32Array | Uint8ClampedArray> {
+export class ArrayPool<T extends PooledArray> {
   private readonly spares: T[] = [];
-  /** Only arrays this pool made are kept: a caller's own array is never handed out to be overwritten. */
-  private readonly made = new WeakSet<object>();
+  /**
+   * The whole array behind each view handed out. Only arrays this pool made are taken back: a
+   * caller's own array is never handed out to be overwritten.
+   */
+  private readonly lent = new WeakMap<object, T>();
 
   constructor(private readonly Kind: new (length: number) => T, private readonly keep = 4) {}
 
   /** An array of exactly `length` values with stale contents, or a new (zeroed) one. */
   take(length: number): T {
-    const at = this.spares.findIndex((spare) => spare.length === length);
-    if (at >= 0) return this.spares.splice(at, 1)[0]!;
-    const array = new this.Kind(length);
-    this.made.add(array);
-    return array;
+    let best = -1;
+    this.spares.forEach((spare, i) => {
+      if (spare.length >= length && (best < 0 || spare.length < this.spares[best]!.length)) best = i;
+    });
+    const whole = best >= 0 ? this.spares.splice(best, 1)[0]! : new this.Kind(length);
+    // subarray keeps the kind of its array: a T's view is a T.
+    const view = whole.length === length ? whole : (whole.subarray(0, length) as T);
+    this.lent.set(view, whole);
+    return view;
   }
 
-  /** Takes back arrays this pool made; anything else is ignored. */
-  give(arrays: readonly ArrayLike<number>[]): void {
-    for (const array of arrays) if (this.isOwn(array) && this.spares.length < this.keep && !this.spares.includes(array)) this.spares.push(array);
-  }
-
-  private isOwn(array: ArrayLike<number>): array is T {
-    return this.made.has(array);
+  /** Takes back arrays this pool handed out; anything else, or an array given twice, is ignored. */
+  give(arrays: readonly object[]): void {
+    for (const array of arrays) {
+      const whole = this.lent.get(array);
+      if (!whole) continue;
+      this.lent.delete(array);
+      this.spares.push(whole);
+      if (this.spares.length > this.keep) {
+        this.spares.sort((a, b) => b.length - a.length);
+        this.spares.length = this.keep;
+      }
+    }
   }
 }

@@ -127,7 +127,7 @@ export class InferenceEngine {
         }
       });
       run.output.dispose();
-      task.recycle?.(group.map((p) => p.item));
+      task.recycle?.(group.map((p) => p.item), feeds);
       postprocessMs += performance.now() - afterRun;
     }
     return { items, backend: model.handle.backend, batchSize: prepared.length, inferenceMs, postprocessMs, ...(fallback ? { fallback } : {}) };

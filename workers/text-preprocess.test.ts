@@ -51,4 +51,10 @@ describe('padBatch', () => {
     expect(Array.from(ids)).toEqual([2n, 4n, 3n, 2n, 3n, 0n]);
     expect(Array.from(mask)).toEqual([1n, 1n, 1n, 1n, 1n, 0n]);
   });
+  it('writes every value of reused arrays: stale ids, masks and high words do not leak into a batch', () => {
+    const stale = (length: number) => new BigInt64Array(length).fill(-1n);
+    const { ids, mask } = padBatch([{ ids: [2, 4, 3], truncated: false }, { ids: [2, 3], truncated: false }], 7, stale);
+    expect(Array.from(ids)).toEqual([2n, 4n, 3n, 2n, 3n, 7n]);
+    expect(Array.from(mask)).toEqual([1n, 1n, 1n, 1n, 1n, 0n]);
+  });
 });

@@ -68,28 +68,36 @@ export class TokenEncoder {
 /** Index of an int64's low 32-bit word within its pair of Int32 words (0 on little-endian hosts). */
 const LOW_WORD = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? 0 : 1;
 
+/** The int64 matrices of a batch: token ids and attention mask, [batch, length]. */
+export interface PaddedBatch {
+  ids: BigInt64Array;
+  mask: BigInt64Array;
+  length: number;
+}
+
 /**
- * Stacks encodings into [batch, longest] id and mask matrices, padded on the right. Token ids
- * are small non-negative integers, so each int64 is written as its low 32-bit word through an
- * Int32Array view of the same memory (the high word stays 0): no BigInt per token.
+ * Stacks encodings into [batch, longest] id and mask matrices, padded on the right, in arrays
+ * from `allocate` (stale contents are fine: every value is written). Token ids are small
+ * non-negative integers, so each int64 is written as two 32-bit words through an Int32Array
+ * view of the same memory: no BigInt per token.
  */
-export function padBatch(encodings: readonly EncodedText[], padId: number): { ids: BigInt64Array; mask: BigInt64Array; length: number } {
+export function padBatch(encodings: readonly EncodedText[], padId: number, allocate = (length: number) => new BigInt64Array(length)): PaddedBatch {
   const length = Math.max(1, ...encodings.map((e) => e.ids.length));
-  const ids = new BigInt64Array(encodings.length * length);
-  const mask = new BigInt64Array(encodings.length * length);
-  const idWords = new Int32Array(ids.buffer);
-  const maskWords = new Int32Array(mask.buffer);
-  encodings.forEach((e, row) => {
-    const tokens = e.ids;
-    for (let col = 0; col < length; col++) {
-      const at = (row * length + col) * 2 + LOW_WORD;
-      if (col < tokens.length) {
-        idWords[at] = tokens[col]!;
-        maskWords[at] = 1;
-      } else {
-        idWords[at] = padId;
-      }
+  const ids = allocate(encodings.length * length);
+  const mask = allocate(encodings.length * length);
+  const idWords = new Int32Array(ids.buffer, ids.byteOffset, ids.length * 2);
+  const maskWords = new Int32Array(mask.buffer, mask.byteOffset, mask.length * 2);
+  const write = (words: Int32Array, at: number, value: number) => {
+    words[at + LOW_WORD] = value;
+    words[at + 1 - LOW_WORD] = 0;
+  };
+  for (let row = 0; row < encodings.length; row++) {
+    const tokens = encodings[row]!.ids;
+    for (let col = 0, at = row * length * 2; col < length; col++, at += 2) {
+      const real = col < tokens.length;
+      write(idWords, at, real ? tokens[col]! : padId);
+      write(maskWords, at, real ? 1 : 0);
     }
-  });
+  }
   return { ids, mask, length };
 }

@@ -6,7 +6,7 @@ import { ArrayPool } from '../buffers.ts';
 import { prepareImage } from '../image-decode.ts';
 import { channelCount } from '../image-preprocess.ts';
 import type { InputInfo } from './model-io.ts';
-import type { Prepared, TaskAdapter } from './task.ts';
+import { feedArrays, type Prepared, type TaskAdapter } from './task.ts';
 
 /** Image classification: decode + resize + normalise each input, stack them as NCHW float32. */
 export class ImageTask implements TaskAdapter<Float32Array> {
@@ -14,6 +14,8 @@ export class ImageTask implements TaskAdapter<Float32Array> {
   private readonly input: string;
   /** Tensors of finished batches, refilled by the next images (see buffers.ts for why). */
   private readonly tensors = new ArrayPool(Float32Array);
+  /** Stacked batches of finished runs, for the next batch of a batching model. */
+  private readonly batches = new ArrayPool(Float32Array, 2);
 
   constructor(private readonly preprocessor: PreprocessorConfig, inputs: InputInfo[]) {
     this.input = pixelInput(inputs);
@@ -30,12 +32,13 @@ export class ImageTask implements TaskAdapter<Float32Array> {
     const channels = channelCount(this.preprocessor);
     const { height, width } = this.shape(first.length / channels);
     // One image (every request of a fixed-batch model) is its own batch: no 600 KB copy.
-    const batch = group.length === 1 ? first : stack(group);
+    const batch = group.length === 1 ? first : stack(group, this.batches.take(first.length * group.length));
     return { [this.input]: new (ortApi().Tensor)('float32', batch, [group.length, channels, height, width]) };
   }
 
-  recycle(items: Float32Array[]): void {
+  recycle(items: Float32Array[], feeds: Record<string, ort.Tensor>): void {
     this.tensors.give(items);
+    this.batches.give(feedArrays(feeds));
   }
 
   cacheBytes(item: Float32Array): Float32Array {
@@ -49,10 +52,9 @@ export class ImageTask implements TaskAdapter<Float32Array> {
   }
 }
 
-/** Equal-sized tensors one after another: a batch. */
-function stack(tensors: Float32Array[]): Float32Array {
+/** Equal-sized tensors one after another, into `batch`: a batch. */
+function stack(tensors: Float32Array[], batch: Float32Array): Float32Array {
   const size = tensors[0]!.length;
-  const batch = new Float32Array(size * tensors.length);
   tensors.forEach((tensor, i) => batch.set(tensor, i * size));
   return batch;
 }

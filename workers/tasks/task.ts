@@ -28,10 +28,15 @@ export interface TaskAdapter<P> {
   prepare(input: ClassifyInput): Promise<Prepared<P>>;
   /** The session's feeds for a batch of prepared inputs. */
   feeds(group: P[]): Record<string, ort.Tensor>;
-  /** Takes back a batch's prepared inputs once its run has finished: their memory may be reused. */
-  recycle?(items: P[]): void;
+  /** Takes back a batch's prepared inputs and feeds once its run has finished: their memory may be reused. */
+  recycle?(items: P[], feeds: Record<string, ort.Tensor>): void;
   /** What the model will see of a prepared input, for the result cache's key. */
   cacheBytes(item: P): Uint32Array | Float32Array;
+}
+
+/** The typed arrays behind a batch's feeds, for a task to take back into its pools. */
+export function feedArrays(feeds: Record<string, ort.Tensor>): ArrayBufferView[] {
+  return Object.values(feeds).flatMap((feed) => (ArrayBuffer.isView(feed.data) ? [feed.data] : []));
 }
 
 /** A loaded model's task: what it accepts and how a batch of inputs becomes its feeds. */
