@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CancelledError, InputError, WorkerCrashedError } from './errors.ts';
 import { Lantern, type RequestRecord } from './lantern.ts';
-import { SUSTAINED_LOAD_MS } from './pool-policy.ts';
+import { LOAD_GAP_MS, SUSTAINED_LOAD_MS } from './pool-policy.ts';
 import { FakeLocks, fakeSource, fakeWorkers, type FakeInference } from './worker.test-helpers.ts';
 
 /** Lantern over real WorkerClients and comlink, with fake workers on MessageChannels. */
@@ -167,8 +167,9 @@ describe('Lantern.candidate (the validation gate path)', () => {
       while (held.length > 0) held.shift()!();
       expect((await Promise.all(answers)).map((r) => r.predictions[0]!.label)).toEqual(Array.from({ length: 12 }, (_, i) => `m${i}`));
 
-      // The load is over: a lone request gets the first worker's threads again.
+      // The load is over (a pause longer than one within a load): a lone request gets the first worker's threads again.
       log.gate = undefined;
+      vi.advanceTimersByTime(LOAD_GAP_MS + 1);
       await lantern.classify('spam', text('lone'));
       expect(first.batches.at(-1)!.texts).toEqual(['lone']);
     } finally {

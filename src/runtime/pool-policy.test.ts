@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { LOAD_GAP_MS, PoolPolicy } from './pool-policy.ts';
+import { LOAD_GAP_MS, PoolPolicy, SUSTAINED_LOAD_MS } from './pool-policy.ts';
+
+const S = SUSTAINED_LOAD_MS;
 
 function policy(backlogWorkers = 2) {
   const clock = { now: 0 };
   const alive = new Set<number>([0]);
-  const pool = new PoolPolicy({ backlogWorkers, running: (w) => alive.has(w), sustainedMs: 1000, now: () => clock.now });
+  const pool = new PoolPolicy({ backlogWorkers, running: (w) => alive.has(w), now: () => clock.now });
   /** The first worker holds two batches from 0 until `ms`. */
   const saturatedUntil = (ms: number) => {
     pool.started(0);
@@ -15,13 +17,13 @@ function policy(backlogWorkers = 2) {
 }
 
 describe('PoolPolicy', () => {
-  it('keeps the backlog workers cold through a burst, and warms them once the first worker is saturated for a second', () => {
+  it('keeps the backlog workers cold through a burst, and warms them once the first worker has been saturated for the sustained time', () => {
     const { pool, clock, saturatedUntil } = policy();
     expect(pool.workers).toBe(3);
-    saturatedUntil(999);
+    saturatedUntil(S - 1);
     expect(pool.toWarm('m')).toEqual([]);
     expect(pool.mayTake(1, 'm')).toBe(false);
-    clock.now = 1000;
+    clock.now = S;
     expect(pool.toWarm('m')).toEqual([1, 2]);
     // Asked once: they are warming now.
     expect(pool.toWarm('m')).toEqual([]);
@@ -44,7 +46,7 @@ describe('PoolPolicy', () => {
     clock.now = 500 + LOAD_GAP_MS;
     pool.started(0);
     pool.started(0);
-    clock.now = 1000;
+    clock.now = S;
     expect(pool.toWarm('m')).toEqual([1, 2]);
 
     const fresh = policy();
@@ -55,33 +57,38 @@ describe('PoolPolicy', () => {
     fresh.clock.now = 501 + LOAD_GAP_MS;
     fresh.pool.started(0);
     fresh.pool.started(0);
-    fresh.clock.now = 1000;
+    fresh.clock.now = S;
     expect(fresh.pool.toWarm('m')).toEqual([]);
-    fresh.clock.now = 1501 + LOAD_GAP_MS;
+    fresh.clock.now = S + 501 + LOAD_GAP_MS;
     expect(fresh.pool.toWarm('m')).toEqual([1, 2]);
   });
 
-  it('rests the first worker while a warm backlog worker serves the same model, not another one', () => {
-    const { pool, alive, saturatedUntil } = policy();
-    saturatedUntil(1000);
+  it('rests the first worker for a model while the load goes on and a backlog worker is warm for it, not for another model', () => {
+    const { pool, clock, alive, saturatedUntil } = policy();
+    saturatedUntil(S);
     pool.toWarm('m');
     alive.add(1).add(2);
     pool.warmed(1, 'm', true);
     expect(pool.mayTake(1, 'm')).toBe(true);
     expect(pool.mayTake(2, 'm')).toBe(false);
-    // Warm but idle backlog workers leave a lone request to the first worker.
-    expect(pool.mayTake(0, 'm')).toBe(true);
-    pool.started(1);
+    // The first worker still holds its two batches: the load goes on, and it takes no more of m.
     expect(pool.mayTake(0, 'm')).toBe(false);
     expect(pool.mayTake(0, 'other')).toBe(true);
     expect(pool.mayTake(1, 'other')).toBe(false);
+    pool.finished(0);
+    pool.finished(0);
+    pool.started(1);
     pool.finished(1);
+    // A pause within the load: it still rests; after a longer one, a lone request gets it again.
+    clock.now += LOAD_GAP_MS;
+    expect(pool.mayTake(0, 'm')).toBe(false);
+    clock.now += 1;
     expect(pool.mayTake(0, 'm')).toBe(true);
   });
 
   it('warms a stopped backlog worker again, but never retries a failed warm-up', () => {
     const { pool, alive, saturatedUntil } = policy();
-    saturatedUntil(1000);
+    saturatedUntil(S);
     pool.toWarm('m');
     alive.add(1);
     pool.warmed(1, 'm', true);
@@ -95,7 +102,7 @@ describe('PoolPolicy', () => {
   it('with no backlog workers is a single worker that always takes work', () => {
     const { pool, saturatedUntil } = policy(0);
     expect(pool.workers).toBe(1);
-    saturatedUntil(5000);
+    saturatedUntil(5 * S);
     expect(pool.toWarm('m')).toEqual([]);
     expect(pool.mayTake(0, 'm')).toBe(true);
   });

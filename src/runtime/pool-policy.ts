@@ -6,10 +6,10 @@
  * threads scale poorly. Measured on 2 cores, ShuffleNet with 4 requests in flight: one worker of 2
  * threads gave 1.29× the throughput of one worker of 1 thread, two workers of 1 thread each gave
  * 1.70× (medians of 7 interleaved repetitions). So once the first worker has been busy (no pause
- * longer than LOAD_GAP_MS) for `sustainedMs` and is saturated (a batch waits in it behind another:
+ * longer than LOAD_GAP_MS) for SUSTAINED_LOAD_MS and is saturated (a batch waits in it behind another:
  * requests come faster than it answers), the pool warms its backlog workers for that model (they
- * split the cores between them), and while one of them is busy with that model the first worker
- * rests. The two kinds never share the cores: the first worker of 2 threads running beside one of
+ * split the cores between them), and while the load goes on the first worker rests for that
+ * model. The two kinds never share the cores: the first worker of 2 threads running beside one of
  * 1 thread gave 1.30×, no better than the first worker alone (ORT's helper threads spin while they
  * wait). The first worker keeps its sessions, so a lone request after the load is as fast as
  * before it, and backlog workers stop after the pool's idle time like any worker.
@@ -19,7 +19,6 @@ export interface PoolPolicyOptions {
   backlogWorkers: number;
   /** Whether a worker is alive now (an idle-stopped or crashed worker holds no session). */
   running: (worker: number) => boolean;
-  sustainedMs?: number;
   now?: () => number;
 }
 
@@ -46,8 +45,8 @@ export class PoolPolicy {
   private readonly warmth: Map<string, Warmth>[];
   /** When the first worker's current load began (it has not been idle longer than LOAD_GAP_MS since). */
   private loadSince: number | undefined;
-  /** When the first worker last went idle; undefined while it is busy. */
-  private firstIdleSince: number | undefined;
+  /** When each worker last went idle; undefined while it is busy or before its first batch. */
+  private readonly idleSince: (number | undefined)[];
   private readonly now: () => number;
   /** The backlog workers' indexes (1…n), asked for on every dispatch. */
   private readonly backlog: number[];
@@ -56,6 +55,7 @@ export class PoolPolicy {
     this.inFlight = Array.from({ length: this.workers }, () => 0);
     this.backlog = Array.from({ length: this.workers - 1 }, (_, i) => i + 1);
     this.warmth = Array.from({ length: this.workers }, () => new Map());
+    this.idleSince = Array.from({ length: this.workers }, () => undefined);
     this.now = options.now ?? (() => performance.now());
   }
 
@@ -64,23 +64,36 @@ export class PoolPolicy {
     return 1 + Math.max(0, this.options.backlogWorkers);
   }
 
+  /**
+   * Once backlog workers are warm for a model, the first worker rests for it for as long as the
+   * pool's load goes on (pauses up to LOAD_GAP_MS included), not only while one of them is busy: a
+   * batching model's whole window of requests fits the first worker's two batches, so the warm
+   * backlog workers never got a request (counted under the spam load of 64 in flight: every one of
+   * 4,096 requests went to the first worker).
+   */
   mayTake(worker: number, modelId: string): boolean {
     if (worker > 0) return this.isWarm(worker, modelId);
-    return !this.backlog.some((w) => this.inFlight[w]! > 0 && this.isWarm(w, modelId));
+    return !(this.backlog.some((w) => this.isWarm(w, modelId)) && this.loadGoesOn());
   }
 
   started(worker: number): void {
     if (worker === 0 && this.inFlight[0] === 0) {
-      const now = this.now();
-      if (this.loadSince === undefined || (this.firstIdleSince !== undefined && now - this.firstIdleSince > LOAD_GAP_MS)) this.loadSince = now;
-      this.firstIdleSince = undefined;
+      const idle = this.idleSince[0];
+      if (this.loadSince === undefined || (idle !== undefined && this.now() - idle > LOAD_GAP_MS)) this.loadSince = this.now();
     }
+    this.idleSince[worker] = undefined;
     this.inFlight[worker]!++;
   }
 
   finished(worker: number): void {
     this.inFlight[worker]!--;
-    if (worker === 0 && this.inFlight[0] === 0) this.firstIdleSince = this.now();
+    if (this.inFlight[worker] === 0) this.idleSince[worker] = this.now();
+  }
+
+  /** Whether any worker is busy, or went idle no longer than a pause within a load ago. */
+  private loadGoesOn(): boolean {
+    const now = this.now();
+    return this.inFlight.some((n, w) => n > 0 || now - (this.idleSince[w] ?? -Infinity) <= LOAD_GAP_MS);
   }
 
   /**
@@ -90,7 +103,7 @@ export class PoolPolicy {
    */
   toWarm(modelId: string): number[] {
     const since = this.loadSince;
-    if (this.inFlight[0]! < 2 || since === undefined || this.now() - since < (this.options.sustainedMs ?? SUSTAINED_LOAD_MS)) return [];
+    if (this.inFlight[0]! < 2 || since === undefined || this.now() - since < SUSTAINED_LOAD_MS) return [];
     const cold = this.backlog.filter((w) => {
       const state = this.warmth[w]!.get(modelId);
       return state === undefined || (state === 'warm' && !this.options.running(w));
