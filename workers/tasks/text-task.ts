@@ -18,8 +18,8 @@ export class TextTask implements TaskAdapter<EncodedText> {
   private readonly roles: [string, Role][];
   /**
    * The int64 feeds of finished batches, refilled by the next (see buffers.ts for why): a new
-   * 64 KB array per feed per batch was a fifth of the worker's time at 64 mails in flight.
-   * Three feeds for each of two batches in flight.
+   * 64 KB array per feed per batch was a fifth of the worker's time at 64 mails in flight. Up to
+   * three feeds (ids, mask, type ids) for each of a worker's two batches in flight.
    */
   private readonly int64s = new ArrayPool(BigInt64Array, 6);
 
