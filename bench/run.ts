@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { CHROMIUM, CHROMIUM_ARGS } from '../playwright.config.ts';
 import { wasmThreads } from '../src/runtime/backend.ts';
-import { SUSTAINED_LOAD_MS } from '../src/runtime/pool-policy.ts';
+import { DEFAULT_BACKLOG_WORKERS, SUSTAINED_LOAD_MS } from '../src/runtime/pool-policy.ts';
 import { loadCorpus, mailKey } from '../models/spam-filter/recipe/corpus.mjs';
 import { mailToText } from '../models/spam-filter/recipe/mail-text.mjs';
 import heldout from '../models/spam-filter/eval/heldout-ids.json' with { type: 'json' };
@@ -26,10 +26,10 @@ import { throttledProxy } from './throttle.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 /**
- * ORT threads of each of the workers that take Lantern's sustained spam load: its default two
+ * ORT threads of each of the workers that take Lantern's sustained spam load: its default
  * backlog workers, which split the cores (src/runtime/pool-policy.ts). transformers.js gets as many.
  */
-const TEXT_LOAD_THREADS = wasmThreads({ crossOriginIsolated: true, hardwareConcurrency: cpus().length }, 2);
+const TEXT_LOAD_THREADS = wasmThreads({ crossOriginIsolated: true, hardwareConcurrency: cpus().length }, DEFAULT_BACKLOG_WORKERS);
 const APP_PORT = 4401;
 const BENCH_PORT = 4402;
 const SLOW_APP_PORT = 4403;

@@ -7,7 +7,7 @@ import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from '.
 import type { Note } from './notes.ts';
 import type { Prediction } from './postprocess.ts';
 import { fallbackTrigger, primaryDeadline, sameLabels } from './release/fallback.ts';
-import { PoolPolicy } from './pool-policy.ts';
+import { DEFAULT_BACKLOG_WORKERS, PoolPolicy } from './pool-policy.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
 import { signedStore } from './store/signed-store.ts';
 import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles } from './worker-client.ts';
@@ -165,7 +165,7 @@ const workerOf = (slot: number) => Math.floor(slot / SLOTS_PER_WORKER);
  * Backlog workers by default: two workers of one thread each beat one of two threads under load
  * (pool-policy.ts). One core has nothing to split.
  */
-const defaultBacklogWorkers = () => ((globalThis.navigator?.hardwareConcurrency ?? 1) >= 2 ? 2 : 0);
+const defaultBacklogWorkers = () => ((globalThis.navigator?.hardwareConcurrency ?? 1) >= 2 ? DEFAULT_BACKLOG_WORKERS : 0);
 
 /** Largest top-k computed in the worker; requests slice what they asked for. */
 const MAX_TOP_K = 5;

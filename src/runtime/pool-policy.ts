@@ -31,6 +31,9 @@ export interface PoolPolicyOptions {
  */
 export const SUSTAINED_LOAD_MS = 10_000;
 
+/** Backlog workers on a device of two cores or more, unless the app chooses otherwise. */
+export const DEFAULT_BACKLOG_WORKERS = 2;
+
 /**
  * An idle moment this short does not end a load: a page that sends its requests in rounds (each
  * round's answers, then the next round) leaves the first worker idle for a round trip between them.
@@ -78,8 +81,9 @@ export class PoolPolicy {
 
   started(worker: number): void {
     if (worker === 0 && this.inFlight[0] === 0) {
+      const now = this.now();
       const idle = this.idleSince[0];
-      if (this.loadSince === undefined || (idle !== undefined && this.now() - idle > LOAD_GAP_MS)) this.loadSince = this.now();
+      if (this.loadSince === undefined || (idle !== undefined && now - idle > LOAD_GAP_MS)) this.loadSince = now;
     }
     this.idleSince[worker] = undefined;
     this.inFlight[worker]!++;
