@@ -101,6 +101,29 @@ describe('FastWordPiece', () => {
     }
   });
 
+  it('splits words into continuing pieces as the library does', () => {
+    // The spam filter's vocabulary has no "##" pieces (every unknown word is [UNK]); this one has
+    // a continuing piece for each single character and for the first 2,000 words.
+    const vocab = { ...tokenizerJson.model.vocab };
+    const pieces = [...'abcdefghijklmnopqrstuvwxyz0123456789', ...Object.keys(vocab).slice(0, 2000)];
+    const firstPiece = Math.max(...Object.values(vocab)) + 1;
+    let next = firstPiece;
+    for (const piece of pieces) vocab[`##${piece}`] ??= next++;
+    const subword = { ...tokenizerJson, model: { ...tokenizerJson.model, vocab } };
+    const subwordLibrary = new Tokenizer(subword, tokenizerConfig);
+    const ids = (text: string) => subwordLibrary.encode(text, { add_special_tokens: false }).ids;
+    const fast = FastWordPiece.from(subword, tokenizerConfig, ids)!;
+    const mails = loadCorpus().slice(0, 600).map((mail) => mailToText(mail.text).slice(0, MAX_LENGTH * 64));
+    let split = 0;
+    for (const text of [...TRAPS, ...mails, ...randomTexts(1000, 21)]) {
+      const expected = ids(text);
+      expect(fast.encode(text, Infinity), JSON.stringify(text.slice(0, 80))).toEqual(expected);
+      split += expected.filter((id) => id >= firstPiece).length;
+    }
+    // The continuing pieces really were used.
+    expect(split).toBeGreaterThan(1000);
+  });
+
   it('handles a case-preserving tokenizer', () => {
     const cased = { ...tokenizerJson, normalizer: { ...tokenizerJson.normalizer, lowercase: false } };
     const casedLibrary = new Tokenizer(cased, tokenizerConfig);

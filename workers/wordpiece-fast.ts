@@ -1,4 +1,5 @@
 import { z } from 'zod/mini';
+import { VocabTrie } from './vocab-trie.ts';
 
 /**
  * A fast path for BERT WordPiece tokenisation that gives exactly the ids @huggingface/tokenizers
@@ -6,8 +7,10 @@ import { z } from 'zod/mini';
  *
  * Why: the library's BertNormalizer runs two regular expressions per character and builds the
  * text several times over; on a mail that costs more than the model itself. Here ASCII text is
- * classified with a 128-entry table in one pass, words go straight to a vocabulary lookup, and
- * the pass stops as soon as the token budget is full.
+ * classified with a 128-entry table in one pass, each word is matched where it lies in the text
+ * by walking a trie of the vocabulary (vocab-trie.ts), and the pass stops as soon as the token
+ * budget is full. Measured in Node on the benchmark's ASCII mails: 15.5 µs a mail, against
+ * 25.5 µs with the vocabulary Map and a cache of split words (medians of 10 alternated blocks).
  *
  * What it leaves to the library (`fallback`): any whitespace-delimited run containing a
  * non-ASCII character (Unicode lowercasing, accents, CJK spacing, Unicode punctuation). Running
@@ -53,18 +56,15 @@ const ASCII = new Uint8Array(128).map((_, c) => {
   return Char.Punct;
 });
 
-/** Words that are not whole vocabulary entries, split once and remembered (mail repeats them). */
-const SPLIT_CACHE_LIMIT = 20_000;
-
 export class FastWordPiece {
-  private readonly splitCache = new Map<string, readonly number[]>();
-
   private constructor(
-    private readonly vocab: ReadonlyMap<string, number>,
+    private readonly trie: VocabTrie,
     private readonly unkId: number,
-    private readonly prefix: string,
+    /** Where a word's continuing pieces ("##…") start in the trie, or -1 when there are none. */
+    private readonly continuing: number,
     private readonly maxWordChars: number,
-    private readonly lowercase: boolean,
+    /** 32 when the normaliser lowercases: OR-ed into A–Z, it gives a–z. */
+    private readonly caseBit: number,
     /** Literal texts that the library cuts out as added tokens before normalising. */
     private readonly addedTexts: readonly string[],
     /** The library, for content ids of text the fast path does not cover. */
@@ -84,7 +84,8 @@ export class FastWordPiece {
     const unkId = vocab.get(model.unk_token);
     if (unkId === undefined) return undefined;
     const addedTexts = added.map((t) => t.content).filter((content) => content.length > 0);
-    return new FastWordPiece(vocab, unkId, model.continuing_subword_prefix, model.max_input_chars_per_word, normalizer.lowercase, addedTexts, fallback);
+    const trie = new VocabTrie(vocab);
+    return new FastWordPiece(trie, unkId, trie.walk(model.continuing_subword_prefix), model.max_input_chars_per_word, normalizer.lowercase ? 32 : 0, addedTexts, fallback);
   }
 
   /**
@@ -95,97 +96,103 @@ export class FastWordPiece {
     if (this.addedTexts.some((t) => text.includes(t))) return this.fallback(text).slice(0, budget + 1);
     const out: number[] = [];
     const n = text.length;
+    /** Where the current whitespace-delimited run began, and how many ids existed then. */
     let runStart = 0;
     let runOut = 0;
-    let wordStart = -1;
-    /** The word so far, when a dropped control character split it in the source text. */
-    let pieces = '';
-    let upper = false;
-    const endWord = (end: number) => {
-      if (wordStart < 0) return;
-      const raw = pieces + text.slice(wordStart, end);
-      this.word(upper && this.lowercase ? raw.toLowerCase() : raw, out);
-      wordStart = -1;
-      pieces = '';
-      upper = false;
-    };
-    for (let i = 0; i < n && out.length <= budget; i++) {
+    for (let i = 0; i < n && out.length <= budget;) {
       const c = text.charCodeAt(i);
       if (c >= 128) {
         // Hand the whole run (up to the next ASCII whitespace) to the library.
         let end = i + 1;
         while (end < n && ASCII[text.charCodeAt(end)] !== Char.Space) end++;
         out.length = runOut;
-        wordStart = -1;
-        pieces = '';
-        upper = false;
         for (const id of this.fallback(text.slice(runStart, end))) out.push(id);
-        i = end;
-        runStart = end + 1;
+        i = end + 1;
+        runStart = i;
         runOut = out.length;
         continue;
       }
       switch (ASCII[c] as Char) {
-        case Char.Word:
-          if (wordStart < 0) wordStart = i;
-          if (c >= 65 && c <= 90) upper = true;
-          break;
+        case Char.Word: {
+          // The word's end; dropped control characters inside it do not end it.
+          let end = i + 1;
+          let drops = false;
+          for (; end < n; end++) {
+            const next = text.charCodeAt(end);
+            if (next >= 128) break;
+            const kind = ASCII[next] as Char;
+            if (kind === Char.Drop) drops = true;
+            else if (kind !== Char.Word) break;
+          }
+          // A word glued to a non-ASCII character is part of a run the library takes (next turn).
+          if (end < n && text.charCodeAt(end) >= 128) {
+            i = end;
+            continue;
+          }
+          if (drops) {
+            const kept = [...text.slice(i, end)].filter((ch) => ASCII[ch.charCodeAt(0)] !== Char.Drop).join('');
+            this.word(kept, 0, kept.length, out);
+          } else {
+            this.word(text, i, end, out);
+          }
+          i = end;
+          continue;
+        }
         case Char.Space:
-          endWord(i);
           runStart = i + 1;
           runOut = out.length;
           break;
-        case Char.Punct:
-          endWord(i);
-          out.push(this.vocab.get(text[i]!) ?? this.unkId);
+        case Char.Punct: {
+          const node = this.trie.child(VocabTrie.ROOT, c);
+          const id = node < 0 ? -1 : this.trie.id(node);
+          out.push(id >= 0 ? id : this.unkId);
           break;
+        }
         case Char.Drop:
-          if (wordStart >= 0) {
-            pieces += text.slice(wordStart, i);
-            wordStart = i + 1;
-          }
           break;
       }
+      i++;
     }
-    if (out.length <= budget) endWord(n);
     return out.length > budget + 1 ? out.slice(0, budget + 1) : out;
   }
 
-  /** WordPiece on one normalised word: greedy longest match, all-unknown if any piece is missing. */
-  private word(word: string, out: number[]): void {
+  /**
+   * WordPiece on the word `text[start, end)` (ASCII letters and digits, lowercased here when the
+   * normaliser lowercases): greedy longest match, the whole word unknown if any piece is missing.
+   */
+  private word(text: string, start: number, end: number, out: number[]): void {
     // ASCII only here, so UTF-16 length is the library's character count.
-    if (word.length > this.maxWordChars) {
+    if (end - start > this.maxWordChars) {
       out.push(this.unkId);
       return;
     }
-    const whole = this.vocab.get(word);
-    if (whole !== undefined) {
-      out.push(whole);
-      return;
-    }
-    let ids = this.splitCache.get(word);
-    if (!ids) {
-      ids = this.split(word);
-      if (this.splitCache.size >= SPLIT_CACHE_LIMIT) this.splitCache.clear();
-      this.splitCache.set(word, ids);
-    }
-    for (const id of ids) out.push(id);
-  }
-
-  private split(word: string): number[] {
-    const ids: number[] = [];
-    let start = 0;
-    while (start < word.length) {
-      let end = word.length;
-      let id: number | undefined;
-      for (; end > start; end--) {
-        id = this.vocab.get(start > 0 ? this.prefix + word.slice(start, end) : word.slice(start, end));
-        if (id !== undefined) break;
+    const first = out.length;
+    let from = VocabTrie.ROOT;
+    for (let at = start; at < end;) {
+      // One walk from `at` finds the longest vocabulary entry starting there.
+      let best = -1;
+      let bestEnd = at;
+      let node = from;
+      for (let i = at; i < end; i++) {
+        const code = text.charCodeAt(i);
+        node = this.trie.child(node, code >= 65 && code <= 90 ? code | this.caseBit : code);
+        if (node < 0) break;
+        const id = this.trie.id(node);
+        if (id >= 0) {
+          best = id;
+          bestEnd = i + 1;
+        }
       }
-      if (id === undefined) return [this.unkId];
-      ids.push(id);
-      start = end;
+      // Unknown: no entry here, or the rest of the word could only be continuing pieces and the
+      // vocabulary has none (a word-level vocabulary: then nothing was pushed for this word yet).
+      if (best < 0 || (bestEnd < end && this.continuing < 0)) {
+        if (out.length > first) out.length = first;
+        out.push(this.unkId);
+        return;
+      }
+      out.push(best);
+      at = bestEnd;
+      from = this.continuing;
     }
-    return ids;
   }
 }
