@@ -73,14 +73,19 @@ test('metrics: counts match the requests, plots render, exports hold no input, a
   // Missing memory figures are shown with a reason rather than hidden.
   await expect(page.getByTestId('memory-workerWasm')).not.toBeEmpty();
   await expect(page.getByTestId('device-isolated')).toHaveText('true');
+  // One worker runs (no load lasted long enough for backlog workers), with the device's threads.
+  const threads = (await page.getByTestId('device-threads').textContent())!.split(' ')[0]!;
+  await expect(page.getByTestId('device-workers')).toHaveText(`1 (${threads})`);
 
   const jsonDownload = page.waitForEvent('download');
   await page.getByTestId('export-json').click();
   const json = readFileSync((await (await jsonDownload).path())!, 'utf8');
   const doc = JSON.parse(json) as {
     snapshot: { totals: typeof expected; models: { modelId: string; requests: number; ok: number; errors: Record<string, number> }[]; series: { modelId: string; since: { count: number } }[] };
+    extra: { workerThreads: number[] };
   };
   expect(doc.snapshot.totals).toEqual(expected);
+  expect(doc.extra.workerThreads).toEqual([Number(threads)]);
   const byId = Object.fromEntries(doc.snapshot.models.map((m) => [m.modelId, m]));
   expect(byId['spam-filter']).toMatchObject({ requests: TEXTS.length, ok: TEXTS.length });
   expect(byId['fashion-mnist']).toMatchObject({ requests: fashionImages + 1, ok: fashionImages, errors: { INPUT: 1 } });

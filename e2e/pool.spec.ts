@@ -46,11 +46,19 @@ test('a sustained load wakes the two backlog workers; every answer is right, and
     };
     await Promise.all(Array.from({ length: 64 }, lane));
     const lone = await lantern.classify('doc-orientation', image(1));
-    return { before, grownAt, answered, wrong, after: await running(), lone: lone.predictions[0]!.label };
+    return { before, grownAt, answered, wrong, after: await running(), threads: await lantern.workerThreads(), lone: lone.predictions[0]!.label };
   }, samples);
   expect(out.before).toBe(1);
   expect(out.grownAt, `answered ${out.answered} without the pool growing`).toBeDefined();
   expect(out.wrong).toEqual([]);
   expect(out.after).toBe(3);
+  // The backlog workers split the cores the first worker has alone.
+  const [first, ...backlog] = out.threads;
+  expect(backlog).toHaveLength(2);
+  expect(backlog[0]).toBe(backlog[1]);
+  expect(backlog[0]).toBeLessThanOrEqual(first!);
   expect(out.lone).toBe('180');
+  // The Metrics screen says so.
+  await page.getByTestId('tab-metrics').click();
+  await expect(page.getByTestId('device-workers')).toHaveText(`3 (${out.threads.join(' + ')})`);
 });

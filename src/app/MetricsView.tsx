@@ -49,28 +49,34 @@ function MetricsScreen({ services, metrics, metricsStore }: { services: Services
   const [snapshot, setSnapshot] = useState(() => metrics.snapshot());
   const [device, setDevice] = useState<DeviceReport | null>(null);
   const [benchmark, setBenchmark] = useState<BenchmarkRow[]>([]);
+  const [workerThreads, setWorkerThreads] = useState<number[]>([]);
 
   useEffect(() => {
+    const update = () => {
+      setSnapshot(metrics.snapshot());
+      // The workers running change with the load (backlog workers) and with idle stops.
+      void lantern.workerThreads().then(setWorkerThreads);
+    };
     let timer: ReturnType<typeof setTimeout> | undefined;
     const refresh = () => {
       timer ??= setTimeout(() => {
         timer = undefined;
-        setSnapshot(metrics.snapshot());
+        update();
       }, REFRESH_MS);
     };
     const off = metrics.subscribe(refresh);
     // Also tick so the sliding window visibly slides when nothing happens.
     const tick = setInterval(() => {
       // A hidden page redraws nothing; visibility's return brings the next tick.
-      if (document.visibilityState === 'visible') setSnapshot(metrics.snapshot());
+      if (document.visibilityState === 'visible') update();
     }, 10_000);
-    setSnapshot(metrics.snapshot());
+    update();
     return () => {
       off();
       clearTimeout(timer);
       clearInterval(tick);
     };
-  }, [metrics]);
+  }, [metrics, lantern]);
 
   useEffect(() => {
     // As in the header: the worker (and ORT's download) waits for a metered connection's yes.
@@ -86,10 +92,10 @@ function MetricsScreen({ services, metrics, metricsStore }: { services: Services
       </p>
       <ExportBar
         metrics={metrics}
-        extra={() => ({ memory: memory.latest ?? null, device, benchmark })}
+        extra={() => ({ memory: memory.latest ?? null, device, workerThreads, benchmark })}
         onClear={() => void metricsStore.clear().then(() => setSnapshot(metrics.snapshot()))}
       />
-      <DeviceCard device={device} backendsUsed={backendsUsed} />
+      <DeviceCard device={device} backendsUsed={backendsUsed} workerThreads={workerThreads} />
       <BenchmarkCard lantern={lantern} rows={benchmark} onRows={setBenchmark} />
       {snapshot.series.length === 0 && <p class="hint" data-testid="metrics-empty">{t('metrics.empty')}</p>}
       {snapshot.series.map((s) => <LatencyCard key={seriesId(s)} series={s} />)}

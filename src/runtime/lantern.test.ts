@@ -143,17 +143,20 @@ describe('Lantern.candidate (the validation gate path)', () => {
       const held: (() => void)[] = [];
       log.gate = () => new Promise<void>((resolve) => held.push(resolve));
       lantern = new Lantern({ createWorker, models: fakeSource(['spam']), idleMs: 0, maxBatch: 1, backlogWorkers: 2 });
+      expect(await lantern.workerThreads()).toEqual([]);
       const answers = Array.from({ length: 12 }, (_, i) => lantern!.classify('spam', text(`m${i}`)));
       // A burst: the first worker alone, both of its slots busy.
       await vi.waitFor(() => expect(held).toHaveLength(2));
       expect(log.started).toHaveLength(1);
       expect(log.started[0]!.splitCoresBy).toBe(1);
+      expect(await lantern.workerThreads()).toEqual([2]);
 
       // Busy for the sustained time, and saturated: the backlog workers warm up.
       vi.advanceTimersByTime(SUSTAINED_LOAD_MS);
       held.shift()!();
       await vi.waitFor(() => expect(log.started).toHaveLength(3));
       expect(log.started.slice(1).map((w) => w.splitCoresBy)).toEqual([2, 2]);
+      expect(await lantern.workerThreads()).toEqual([2, 1, 1]);
       const [first, ...backlog] = log.started as [FakeInference, FakeInference, FakeInference];
       await vi.waitFor(() => expect(backlog.map((w) => w.batches.length)).toEqual([2, 2]));
       const firstBefore = first.batches.length;

@@ -263,6 +263,15 @@ export class Lantern {
     return Promise.all(this.clients.filter((c) => c.running).map((c) => c.wasmMemory()));
   }
 
+  /**
+   * The WASM threads of each running worker, the first worker's first (none is started to
+   * answer): whether a sustained load runs on the backlog workers, and on how many threads.
+   */
+  async workerThreads(): Promise<number[]> {
+    const threads = await Promise.all(this.clients.map((client) => client.threads()));
+    return threads.filter((count) => count !== null);
+  }
+
   /** Forgets cached model descriptors (after install, activation or rollback). */
   refreshModels(): void {
     this.descriptors.clear();

@@ -198,6 +198,16 @@ export class WorkerClient {
     return this.call((live) => live.remote.wasmMemory());
   }
 
+  /**
+   * The running worker's WASM threads; null when no worker is running. Neither starts one nor
+   * counts as use (the idle timer runs on).
+   */
+  async threads(): Promise<number | null> {
+    const live = this.live;
+    if (!live || live.dead) return null;
+    return live.device.then((device) => device.choice.threads, () => null);
+  }
+
   get running(): boolean {
     return Boolean(this.live && !this.live.dead);
   }

@@ -58,7 +58,8 @@ export class FakeInference implements InferenceWorkerApi {
       adapter: { available: false, isFallbackAdapter: false, vendor: '', architecture: '' },
       crossOriginIsolated: false,
       hardwareConcurrency: 2,
-      choice: { backend: 'wasm', threads: 1, reason: { kind: 'wasm-requested' } },
+      // As wasmThreads on 2 cores: the cores split between the workers that share them.
+      choice: { backend: 'wasm', threads: Math.max(1, Math.floor(2 / workers)), reason: { kind: 'wasm-requested' } },
       ortVersion: 'test',
     });
   }

@@ -16,8 +16,11 @@ export function browserName(nav: Navigator & { userAgentData?: UserAgentData } =
   return nav.userAgent;
 }
 
-/** Backend in use and why, adapter, threads, isolation, browser: what decides the speed. */
-export function DeviceCard({ device, backendsUsed }: { device: DeviceReport | null; backendsUsed: string[] }) {
+/**
+ * Backend in use and why, adapter, threads, the workers running (under sustained load, the
+ * backlog workers too), isolation, browser: what decides the speed.
+ */
+export function DeviceCard({ device, backendsUsed, workerThreads }: { device: DeviceReport | null; backendsUsed: string[]; workerThreads: number[] }) {
   if (!device) return <section class="card"><h3>{t('metrics.device.heading')}</h3><p aria-busy="true">{t('metrics.na.pending')}</p></section>;
   const a = device.adapter;
   const adapter = a.available
@@ -29,6 +32,7 @@ export function DeviceCard({ device, backendsUsed }: { device: DeviceReport | nu
     ['used', t('metrics.device.used'), backendsUsed.map((b) => b.toUpperCase()).join(', ') || '–'],
     ['adapter', t('metrics.device.adapter'), adapter],
     ['threads', t('metrics.device.threads'), t('metrics.device.threadsValue', { threads: device.choice.threads, cores: device.hardwareConcurrency })],
+    ['workers', t('metrics.device.workers'), workerThreads.length > 0 ? t('metrics.device.workersValue', { count: workerThreads.length, threads: workerThreads.join(' + ') }) : t('metrics.device.noWorkers')],
     ['isolated', t('metrics.device.isolated'), String(device.crossOriginIsolated)],
     ['ort', t('metrics.device.ort'), device.ortVersion],
     ['browser', t('metrics.device.browser'), browserName()],
