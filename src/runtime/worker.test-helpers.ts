@@ -1,7 +1,7 @@
 import { expose } from 'comlink';
 import { installErrorTransfer } from './error-transfer.ts';
 import { InputError, serializeError } from './errors.ts';
-import type { BackendPreference } from './backend.ts';
+import { wasmThreads, type BackendPreference } from './backend.ts';
 import type { ModelDescriptor, ModelSource } from './model-source.ts';
 import type { KeptOrtWasm } from './ort-cache.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, InferenceWorkerApi, LoadReport, ModelFiles } from './protocol.ts';
@@ -58,8 +58,8 @@ export class FakeInference implements InferenceWorkerApi {
       adapter: { available: false, isFallbackAdapter: false, vendor: '', architecture: '' },
       crossOriginIsolated: false,
       hardwareConcurrency: 2,
-      // As wasmThreads on 2 cores: the cores split between the workers that share them.
-      choice: { backend: 'wasm', threads: Math.max(1, Math.floor(2 / workers)), reason: { kind: 'wasm-requested' } },
+      // As on an isolated 2-core device: the cores split between the workers that share them.
+      choice: { backend: 'wasm', threads: wasmThreads({ crossOriginIsolated: true, hardwareConcurrency: 2 }, workers), reason: { kind: 'wasm-requested' } },
       ortVersion: 'test',
     });
   }
