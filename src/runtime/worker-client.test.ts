@@ -114,6 +114,30 @@ describe('WorkerClient', () => {
     expect(log.started[0]!.dead).toBe(true);
   });
 
+  it('is not kept alive by a screen that polls its memory and threads', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { client } = setup(60_000);
+    await client.ensureLoaded('m@1', files('m@1'));
+    for (let second = 5; second < 60; second += 5) {
+      vi.advanceTimersByTime(5_000);
+      expect(await client.wasmMemory()).toEqual(expect.any(Number));
+      expect(await client.threads()).toBe(2);
+    }
+    vi.advanceTimersByTime(5_000);
+    expect(client.running).toBe(false);
+    expect(await client.wasmMemory()).toBeNull();
+    expect(await client.threads()).toBeNull();
+  });
+
+  it('answers null, not an error, when the worker dies while it is asked', async () => {
+    const { client, log } = setup();
+    await client.ensureLoaded('m@1', files('m@1'));
+    log.started[0]!.dead = true;
+    const asked = client.wasmMemory();
+    client.dispose();
+    expect(await asked).toBeNull();
+  });
+
   it('hands a starting worker the ORT wasm the page read, moved rather than copied', async () => {
     const kept = { url: 'https://app.test/assets/ort-wasm-simd-threaded-abc.wasm', bytes: new ArrayBuffer(8) };
     const { client, log } = setup(0, () => Promise.resolve(kept));

@@ -192,20 +192,29 @@ export class WorkerClient {
     });
   }
 
-  /** ORT's wasm memory in the worker; null when no worker is running (none is started for it). */
-  async wasmMemory(): Promise<number | null> {
-    if (!this.running) return null;
-    return this.call((live) => live.remote.wasmMemory());
+  /**
+   * Asks the running worker something without counting as use: the idle timer runs on, so a
+   * screen that polls (the Metrics screen's memory sampler) never keeps an unused worker alive.
+   * Null when no worker runs (none is started to answer) or it stops before answering.
+   */
+  private observe<T>(ask: (live: LiveWorker) => Promise<T>): Promise<T | null> {
+    const live = this.live;
+    if (!live || live.dead) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const onStop = () => resolve(null);
+      live.inFlight.add(onStop);
+      ask(live).then(resolve, () => resolve(null)).finally(() => live.inFlight.delete(onStop));
+    });
   }
 
-  /**
-   * The running worker's WASM threads; null when no worker is running. Neither starts one nor
-   * counts as use (the idle timer runs on).
-   */
-  async threads(): Promise<number | null> {
-    const live = this.live;
-    if (!live || live.dead) return null;
-    return live.device.then((device) => device.choice.threads, () => null);
+  /** ORT's wasm memory in the running worker; see observe. */
+  wasmMemory(): Promise<number | null> {
+    return this.observe((live) => live.remote.wasmMemory());
+  }
+
+  /** The running worker's WASM threads; see observe. */
+  threads(): Promise<number | null> {
+    return this.observe((live) => live.device.then((device) => device.choice.threads));
   }
 
   get running(): boolean {
