@@ -27,9 +27,11 @@ import { throttledProxy } from './throttle.ts';
 const ROOT = join(import.meta.dirname, '..');
 /**
  * ORT threads of each of the workers that take Lantern's sustained spam load: its default
- * backlog workers, which split the cores (src/runtime/pool-policy.ts). transformers.js gets as many.
+ * backlog workers, which split the cores (src/runtime/pool-policy.ts) and each take one of the
+ * load's two batches. transformers.js gets as many threads as they have together.
  */
 const TEXT_LOAD_THREADS = wasmThreads({ crossOriginIsolated: true, hardwareConcurrency: cpus().length }, DEFAULT_BACKLOG_WORKERS);
+const TJS_LOAD_THREADS = TEXT_LOAD_THREADS * DEFAULT_BACKLOG_WORKERS;
 const APP_PORT = 4401;
 const BENCH_PORT = 4402;
 const SLOW_APP_PORT = 4403;
@@ -181,7 +183,7 @@ async function main(): Promise<void> {
 
     // ── b. Spam under a sliding window of 64 in flight ──────────────────────────────────────
     const lanternPage = await benchPage(browser, 'threads=2');
-    const tjsPage = await benchPage(browser, `threads=${TEXT_LOAD_THREADS}`);
+    const tjsPage = await benchPage(browser, `threads=${TJS_LOAD_THREADS}`);
     const [tjsLabels, lanternLabels] = [await call(tjsPage, 'labels', 'tjs'), await call(lanternPage, 'labels', 'lantern')];
     const agree = tjsLabels.filter((label, i) => label === lanternLabels[i]).length;
     results.agreement = { n: tjsLabels.length, agree };
@@ -216,7 +218,7 @@ async function main(): Promise<void> {
       `| transformers.js, one call per request | ${spread(load.map((x) => x.tjs.throughput!), rate)} | ${spread(load.map((x) => x.tjs.p50))} | ${spread(load.map((x) => x.tjs.p95))} | ${spread(per, times)} | ${spread(p95vsPer, times)} |`,
       `| transformers.js, 64 texts as one list | ${spread(load.map((x) => x.arrays.throughput!), rate)} | ${spread(load.map((x) => x.arrays.p50))} | ${spread(load.map((x) => x.arrays.p95))} | ${spread(arr, times)} | ${spread(p95vsArr, times)} |`,
       `| Lantern | ${spread(load.map((x) => x.lantern.throughput!), rate)} | ${spread(load.map((x) => x.lantern.p50))} | ${spread(load.map((x) => x.lantern.p95))} | | |`,
-      '', `Lantern's workers running at the end: ${loadWorkers.length} (ORT wasm memory ${loadWorkers.map((mb) => mb.toFixed(0)).join(' + ')} MB); the load runs on the backlog workers, of ${TEXT_LOAD_THREADS} thread(s) each, once it has lasted ${SUSTAINED_LOAD_MS / 1000} s, and transformers.js gets as many threads.`,
+      '', `Lantern's workers running at the end: ${loadWorkers.length} (ORT wasm memory ${loadWorkers.map((mb) => mb.toFixed(0)).join(' + ')} MB); the load runs on ${DEFAULT_BACKLOG_WORKERS} backlog workers of ${TEXT_LOAD_THREADS} thread(s) each, one batch each, once it has lasted ${SUSTAINED_LOAD_MS / 1000} s; transformers.js gets ${TJS_LOAD_THREADS} thread(s), as many as they have together.`,
       '', `Lantern's own stage medians (last run): batch ${load.at(-1)!.stages.batch}, queue ${ms(load.at(-1)!.stages.queue)} ms, preprocess ${ms(load.at(-1)!.stages.preprocess)} ms, run ${ms(load.at(-1)!.stages.inference)} ms, postprocess ${ms(load.at(-1)!.stages.postprocess)} ms.`, '',
     );
     targets.push(`| b | spam N=64: ≥10× tjs per request | ${spread(per, times)} | ${verdict(med(per) >= 10)} |`);
@@ -381,7 +383,7 @@ async function main(): Promise<void> {
     for (const s of servers) s.kill();
   }
   const idleAfter = await machineIdle(3000);
-  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Chromium ${browser.version()} headless, ORT web 1.30 (WASM build, 2 threads unless stated; under the spam load Lantern's backlog workers have ${TEXT_LOAD_THREADS} each and transformers.js gets as many), Node ${process.version}. ` +
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Chromium ${browser.version()} headless, ORT web 1.30 (WASM build, 2 threads unless stated; under the spam load Lantern's ${DEFAULT_BACKLOG_WORKERS} backlog workers have ${TEXT_LOAD_THREADS} each and transformers.js gets ${TJS_LOAD_THREADS}), Node ${process.version}. ` +
     `Machine idle ${(idleBefore * 100).toFixed(0)}% in the 5 s before the run and ${(idleAfter * 100).toFixed(0)}% after it (load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')} at the start; other sessions share this machine). Run took ${((Date.now() - runStarted) / 60000).toFixed(1)} min, ${REPS} interleaved repetitions.`;
   results.machine = { description: machine, idleBefore, idleAfter, loadBefore };
   const text = [machine, '', '### Targets (issue 14)', '', ...targets, '', ...out].join('\n');

@@ -179,4 +179,40 @@ describe('Lantern.candidate (the validation gate path)', () => {
       vi.useRealTimers();
     }
   });
+
+  it('spreads a batching model\'s batches over the backlog workers, one each, before doubling up', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+      const held: (() => void)[] = [];
+      log.gate = () => new Promise<void>((resolve) => held.push(resolve));
+      lantern = new Lantern({ createWorker, models: fakeSource(['spam']), idleMs: 0, backlogWorkers: 2 });
+      const burst = (name: string) => Array.from({ length: 4 }, (_, i) => lantern!.classify('spam', text(`${name}${i}`)));
+      const tick = () => new Promise((r) => setTimeout(r, 0));
+      // Bursts, each one batch: two fill the first worker's slots, a third waits; after the
+      // sustained time the first worker is saturated and the backlog warms.
+      const answers = burst('a');
+      for (const name of ['b', 'w']) {
+        await tick();
+        answers.push(...burst(name));
+      }
+      await vi.waitFor(() => expect(held).toHaveLength(2));
+      vi.advanceTimersByTime(SUSTAINED_LOAD_MS);
+      held.shift()!();
+      await vi.waitFor(() => expect(log.started).toHaveLength(3));
+      await vi.waitFor(() => expect(lantern!.workerThreads()).resolves.toEqual([2, 1, 1]));
+      while (held.length > 0) held.shift()!();
+
+      const [, ...backlog] = log.started as [FakeInference, FakeInference, FakeInference];
+      answers.push(...burst('c'));
+      await tick();
+      answers.push(...burst('d'));
+      await vi.waitFor(() => expect(backlog.map((w) => w.batches.map((b) => b.texts[0]))).toEqual([['c0'], ['d0']]));
+      log.gate = undefined;
+      while (held.length > 0) held.shift()!();
+      expect(await Promise.all(answers)).toHaveLength(20);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

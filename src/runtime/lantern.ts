@@ -159,7 +159,6 @@ type JobOutcome = Omit<ClassificationResult, 'timings' | 'retried'> & { timings:
  * so the worker never idles for a page↔worker round trip between batches.
  */
 const SLOTS_PER_WORKER = 2;
-const workerOf = (slot: number) => Math.floor(slot / SLOTS_PER_WORKER);
 
 /**
  * Backlog workers by default: two workers of one thread each beat one of two threads under load
@@ -214,9 +213,20 @@ export class Lantern {
       maxQueued: options.maxQueued ?? 256,
       maxWaitMs: options.maxWaitMs ?? 0,
       maxBatch: (id) => ((this.candidates.get(id)?.descriptor ?? this.descriptors.get(id))?.batch === 'fixed' ? 1 : (options.maxBatch ?? 32)),
-      slotAvailable: (slot, modelId) => this.pool.mayTake(workerOf(slot), modelId),
-      execute: (modelId, jobs, slot, signal) => this.runOnWorker(modelId, jobs, workerOf(slot), signal),
+      slotAvailable: (slot, modelId) => this.pool.mayTake(this.workerOf(slot), modelId),
+      execute: (modelId, jobs, slot, signal) => this.runOnWorker(modelId, jobs, this.workerOf(slot), signal),
     });
+  }
+
+  /**
+   * The worker of an execution slot. Slots go round the pool (slot s is worker s mod workers), so
+   * the scheduler's lowest free slot is a free worker's first slot before any worker's second:
+   * two batches run on two backlog workers, tokenising on both cores, instead of waiting in one.
+   * Under the spam load (64 in flight) that gave 1.17× and 1.18× the throughput of the slots
+   * numbered worker by worker (per-pair medians of two A/Bs of 7 interleaved repetitions).
+   */
+  private workerOf(slot: number): number {
+    return slot % this.pool.workers;
   }
 
   /** Resolves when no request is queued or running. */
