@@ -26,6 +26,29 @@ describe('VocabTrie', () => {
     expect(trie.walk('日本')).toBe(-1);
   });
 
+  it('finds whole entries where they lie in a text, folding case as asked, and nothing else', () => {
+    const trie = new VocabTrie([['free', 1], ['prize', 2], ['Win', 3], ['##ze', 4], ['caf\u00e9', 5]]);
+    const text = 'Win a FREE prize, prizes';
+    const at = (word: string, from = 0) => [text.indexOf(word, from), text.indexOf(word, from) + word.length] as const;
+    expect(trie.whole(text, ...at('Win'), 0)).toBe(3);
+    expect(trie.whole(text, ...at('Win'), 32)).toBe(-1);
+    expect(trie.whole(text, ...at('FREE'), 32)).toBe(1);
+    expect(trie.whole(text, ...at('FREE'), 0)).toBe(-1);
+    expect(trie.whole(text, ...at('prize'), 32)).toBe(2);
+    // A prefix or an extension of an entry is not the entry.
+    expect(trie.whole(text, text.indexOf('prizes'), text.indexOf('prizes') + 4, 32)).toBe(-1);
+    expect(trie.whole(text, ...at('prizes'), 32)).toBe(-1);
+    expect(trie.whole('##ze', 0, 4, 0)).toBe(4);
+    expect(trie.whole('caf', 0, 3, 0)).toBe(-1);
+  });
+
+  it('tells apart many entries whose hashes share a cell', () => {
+    const entries = Array.from({ length: 20_000 }, (_, i) => [`w${i.toString(36)}`, i] as const);
+    const trie = new VocabTrie(entries);
+    expect(entries.every(([token, id]) => trie.whole(`(${token})`, 1, token.length + 1, 0) === id)).toBe(true);
+    expect(trie.whole('wzzzzz', 0, 6, 0)).toBe(-1);
+  });
+
   it('keeps every entry through the table growing many times over', () => {
     const entries = Array.from({ length: 20_000 }, (_, i) => [`w${i.toString(36)}x${(i * 7919).toString(36)}`, i] as const);
     const trie = new VocabTrie(entries);

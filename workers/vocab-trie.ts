@@ -1,11 +1,14 @@
 /**
- * A vocabulary's ASCII entries as a trie, walked one character code at a time.
+ * A vocabulary's ASCII entries as a trie, walked one character code at a time, and as a table
+ * of whole entries, looked up by a word's place in the text.
  *
  * Why not the vocabulary Map: WordPiece looks up every word, and every piece of a split word,
  * by a string the lookup must first cut out of the text (and lowercase), then hash. Walking a
  * trie reads the text's character codes where they are, and one walk finds the longest match
  * that WordPiece's greedy split wants. Edges live in one open-addressing hash table of typed
- * arrays (key: node × 128 + character), so a step is a multiply and a probe or two.
+ * arrays (key: node × 128 + character), so a step is a multiply and a probe or two. Most words
+ * of a text are whole entries, though, and a walk pays a probe of a large table per character:
+ * `whole` finds such a word with one probe and one comparison.
  */
 export class VocabTrie {
   static readonly ROOT = 0;
@@ -14,15 +17,46 @@ export class VocabTrie {
   /** Edge keys (node × 128 + character, plus one so that 0 means an empty cell), and where each leads. */
   private keys = new Int32Array(1024);
   private targets = new Int32Array(1024);
+  /** Whole entries by hash (open addressing, at most half full): each cell's hash, id and text. */
+  private readonly wholeHashes: Int32Array;
+  private readonly wholeIds: Int32Array;
+  private readonly wholeTexts: string[];
 
   /** Entries with any character outside ASCII are left out: the fast path never looks them up. */
   constructor(vocab: Iterable<readonly [string, number]>) {
+    const entries: [string, number][] = [];
     for (const [token, id] of vocab) {
       if (!/^[\x00-\x7f]+$/.test(token)) continue;
       let node = VocabTrie.ROOT;
       for (let i = 0; i < token.length; i++) node = this.childOrNew(node, token.charCodeAt(i));
       this.ids[node] = id;
+      entries.push([token, id]);
     }
+    const size = 2 ** Math.ceil(Math.log2(2 * entries.length + 2));
+    this.wholeHashes = new Int32Array(size);
+    this.wholeIds = new Int32Array(size).fill(-1);
+    this.wholeTexts = new Array<string>(size).fill('');
+    for (const [token, id] of entries) {
+      const hash = textHash(token, 0, token.length, 0);
+      let cell = hash & (size - 1);
+      while (this.wholeIds[cell] !== -1 && this.wholeTexts[cell] !== token) cell = (cell + 1) & (size - 1);
+      this.wholeHashes[cell] = hash;
+      this.wholeIds[cell] = id;
+      this.wholeTexts[cell] = token;
+    }
+  }
+
+  /**
+   * The id of the entry that is exactly `text[start, end)` (ASCII, with `caseBit` OR-ed into
+   * A–Z as the walk does), or -1.
+   */
+  whole(text: string, start: number, end: number, caseBit: number): number {
+    const hash = textHash(text, start, end, caseBit);
+    const mask = this.wholeIds.length - 1;
+    for (let cell = hash & mask; this.wholeIds[cell] !== -1; cell = (cell + 1) & mask) {
+      if (this.wholeHashes[cell] === hash && sameText(this.wholeTexts[cell]!, text, start, end, caseBit)) return this.wholeIds[cell]!;
+    }
+    return -1;
   }
 
   /** The node reached from `node` (not -1) by the ASCII character `code`, or -1. */
@@ -77,3 +111,22 @@ export class VocabTrie {
 
 /** Fibonacci hashing: spreads consecutive keys (siblings differ by one) across the table. */
 const hash = (key: number) => Math.imul(key, 0x9e3779b1) >>> 7;
+
+/** FNV-1a over `text[start, end)`, with `caseBit` OR-ed into A–Z. */
+function textHash(text: string, start: number, end: number, caseBit: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i);
+    hash = Math.imul(hash ^ (code >= 65 && code <= 90 ? code | caseBit : code), 0x01000193);
+  }
+  return hash | 0;
+}
+
+function sameText(entry: string, text: string, start: number, end: number, caseBit: number): boolean {
+  if (entry.length !== end - start) return false;
+  for (let i = 0; i < entry.length; i++) {
+    const code = text.charCodeAt(start + i);
+    if (entry.charCodeAt(i) !== (code >= 65 && code <= 90 ? code | caseBit : code)) return false;
+  }
+  return true;
+}

@@ -166,6 +166,13 @@ export class FastWordPiece {
       out.push(this.unkId);
       return;
     }
+    // Most words are entries whole: that is the longest match at once. Without continuing
+    // pieces, a word that is not one is unknown.
+    const whole = this.trie.whole(text, start, end, this.caseBit);
+    if (whole >= 0 || this.continuing < 0) {
+      out.push(whole >= 0 ? whole : this.unkId);
+      return;
+    }
     const first = out.length;
     let from = VocabTrie.ROOT;
     for (let at = start; at < end;) {
