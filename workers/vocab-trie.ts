@@ -47,8 +47,8 @@ export class VocabTrie {
   }
 
   /**
-   * The id of the entry that is exactly `text[start, end)` (ASCII, with `caseBit` OR-ed into
-   * A–Z as the walk does), or -1.
+   * The id of the entry that is exactly `text[start, end)` (ASCII, case folded as the walk's
+   * codes are: see foldCase), or -1.
    */
   whole(text: string, start: number, end: number, caseBit: number): number {
     const hash = textHash(text, start, end, caseBit);
@@ -112,21 +112,25 @@ export class VocabTrie {
 /** Fibonacci hashing: spreads consecutive keys (siblings differ by one) across the table. */
 const hash = (key: number) => Math.imul(key, 0x9e3779b1) >>> 7;
 
-/** FNV-1a over `text[start, end)`, with `caseBit` OR-ed into A–Z. */
+/**
+ * The character code the vocabulary is looked up by: `caseBit` (32 when the normaliser
+ * lowercases, else 0) OR-ed into A–Z turns them into a–z.
+ */
+export function foldCase(code: number, caseBit: number): number {
+  return code >= 65 && code <= 90 ? code | caseBit : code;
+}
+
+/** FNV-1a over `text[start, end)`, case folded. */
 function textHash(text: string, start: number, end: number, caseBit: number): number {
   let hash = 0x811c9dc5;
   for (let i = start; i < end; i++) {
-    const code = text.charCodeAt(i);
-    hash = Math.imul(hash ^ (code >= 65 && code <= 90 ? code | caseBit : code), 0x01000193);
+    hash = Math.imul(hash ^ foldCase(text.charCodeAt(i), caseBit), 0x01000193);
   }
   return hash | 0;
 }
 
 function sameText(entry: string, text: string, start: number, end: number, caseBit: number): boolean {
   if (entry.length !== end - start) return false;
-  for (let i = 0; i < entry.length; i++) {
-    const code = text.charCodeAt(start + i);
-    if (entry.charCodeAt(i) !== (code >= 65 && code <= 90 ? code | caseBit : code)) return false;
-  }
+  for (let i = 0; i < entry.length; i++) if (entry.charCodeAt(i) !== foldCase(text.charCodeAt(start + i), caseBit)) return false;
   return true;
 }

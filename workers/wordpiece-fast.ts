@@ -1,5 +1,5 @@
 import { z } from 'zod/mini';
-import { VocabTrie } from './vocab-trie.ts';
+import { foldCase, VocabTrie } from './vocab-trie.ts';
 
 /**
  * A fast path for BERT WordPiece tokenisation that gives exactly the ids @huggingface/tokenizers
@@ -183,8 +183,7 @@ export class FastWordPiece {
       let bestEnd = at;
       let node = from;
       for (let i = at; i < end; i++) {
-        const code = text.charCodeAt(i);
-        node = this.trie.child(node, code >= 65 && code <= 90 ? code | this.caseBit : code);
+        node = this.trie.child(node, foldCase(text.charCodeAt(i), this.caseBit));
         if (node < 0) break;
         const id = this.trie.id(node);
         if (id >= 0) {

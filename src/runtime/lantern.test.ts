@@ -12,6 +12,7 @@ beforeEach(() => {
 afterEach(() => {
   lantern?.dispose();
   lantern = undefined;
+  vi.useRealTimers();
   vi.unstubAllGlobals();
 });
 
@@ -21,6 +22,19 @@ function setup(ids = ['spam']) {
   const source = fakeSource(ids);
   lantern = new Lantern({ createWorker, models: source, idleMs: 0, onRecord: (r) => records.push(r) });
   return { lantern, log, records, source };
+}
+
+/**
+ * A pool with two backlog workers, on a fake performance clock, whose batches stay running until
+ * the test lets them go: `held` holds each running batch's release, oldest first.
+ */
+function heldPool(options: { maxBatch?: number } = {}) {
+  vi.useFakeTimers({ toFake: ['performance'] });
+  const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+  const held: (() => void)[] = [];
+  log.gate = () => new Promise<void>((resolve) => held.push(resolve));
+  lantern = new Lantern({ createWorker, models: fakeSource(['spam']), idleMs: 0, backlogWorkers: 2, ...options });
+  return { lantern, log, held };
 }
 
 const text = (t: string) => ({ kind: 'text' as const, text: t });
@@ -137,82 +151,66 @@ describe('Lantern.candidate (the validation gate path)', () => {
   });
 
   it('hands sustained load to backlog workers that split the cores, rests the first, and answers a lone request on it after', async () => {
-    vi.useFakeTimers({ toFake: ['performance'] });
-    try {
-      const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
-      const held: (() => void)[] = [];
-      log.gate = () => new Promise<void>((resolve) => held.push(resolve));
-      lantern = new Lantern({ createWorker, models: fakeSource(['spam']), idleMs: 0, maxBatch: 1, backlogWorkers: 2 });
-      expect(await lantern.workerThreads()).toEqual([]);
-      const answers = Array.from({ length: 12 }, (_, i) => lantern!.classify('spam', text(`m${i}`)));
-      // A burst: the first worker alone, both of its slots busy.
-      await vi.waitFor(() => expect(held).toHaveLength(2));
-      expect(log.started).toHaveLength(1);
-      expect(log.started[0]!.splitCoresBy).toBe(1);
-      expect(await lantern.workerThreads()).toEqual([2]);
+    const { lantern, log, held } = heldPool({ maxBatch: 1 });
+    expect(await lantern.workerThreads()).toEqual([]);
+    const answers = Array.from({ length: 12 }, (_, i) => lantern.classify('spam', text(`m${i}`)));
+    // A burst: the first worker alone, both of its slots busy.
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    expect(log.started).toHaveLength(1);
+    expect(log.started[0]!.splitCoresBy).toBe(1);
+    expect(await lantern.workerThreads()).toEqual([2]);
 
-      // Busy for the sustained time, and saturated: the backlog workers warm up.
-      vi.advanceTimersByTime(SUSTAINED_LOAD_MS);
+    // Busy for the sustained time, and saturated: the backlog workers warm up.
+    vi.advanceTimersByTime(SUSTAINED_LOAD_MS);
+    held.shift()!();
+    await vi.waitFor(() => expect(log.started).toHaveLength(3));
+    expect(log.started.slice(1).map((w) => w.splitCoresBy)).toEqual([2, 2]);
+    expect(await lantern.workerThreads()).toEqual([2, 1, 1]);
+    const [first, ...backlog] = log.started as [FakeInference, FakeInference, FakeInference];
+    await vi.waitFor(() => expect(backlog.map((w) => w.batches.length)).toEqual([2, 2]));
+    const firstBefore = first.batches.length;
+
+    // While they serve, the first worker rests: whatever it held finishes, nothing new reaches it.
+    while (backlog.reduce((n, w) => n + w.batches.length, 0) + firstBefore < 12) {
       held.shift()!();
-      await vi.waitFor(() => expect(log.started).toHaveLength(3));
-      expect(log.started.slice(1).map((w) => w.splitCoresBy)).toEqual([2, 2]);
-      expect(await lantern.workerThreads()).toEqual([2, 1, 1]);
-      const [first, ...backlog] = log.started as [FakeInference, FakeInference, FakeInference];
-      await vi.waitFor(() => expect(backlog.map((w) => w.batches.length)).toEqual([2, 2]));
-      const firstBefore = first.batches.length;
-
-      // While they serve, the first worker rests: whatever it held finishes, nothing new reaches it.
-      while (backlog.reduce((n, w) => n + w.batches.length, 0) + firstBefore < 12) {
-        held.shift()!();
-        await new Promise((r) => setTimeout(r, 0));
-      }
-      expect(first.batches).toHaveLength(firstBefore);
-      while (held.length > 0) held.shift()!();
-      expect((await Promise.all(answers)).map((r) => r.predictions[0]!.label)).toEqual(Array.from({ length: 12 }, (_, i) => `m${i}`));
-
-      // The load is over (a pause longer than one within a load): a lone request gets the first worker's threads again.
-      log.gate = undefined;
-      vi.advanceTimersByTime(LOAD_GAP_MS + 1);
-      await lantern.classify('spam', text('lone'));
-      expect(first.batches.at(-1)!.texts).toEqual(['lone']);
-    } finally {
-      vi.useRealTimers();
+      await new Promise((r) => setTimeout(r, 0));
     }
+    expect(first.batches).toHaveLength(firstBefore);
+    while (held.length > 0) held.shift()!();
+    expect((await Promise.all(answers)).map((r) => r.predictions[0]!.label)).toEqual(Array.from({ length: 12 }, (_, i) => `m${i}`));
+
+    // The load is over (a pause longer than one within a load): a lone request gets the first worker's threads again.
+    log.gate = undefined;
+    vi.advanceTimersByTime(LOAD_GAP_MS + 1);
+    await lantern.classify('spam', text('lone'));
+    expect(first.batches.at(-1)!.texts).toEqual(['lone']);
   });
 
   it('spreads a batching model\'s batches over the backlog workers, one each, before doubling up', async () => {
-    vi.useFakeTimers({ toFake: ['performance'] });
-    try {
-      const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
-      const held: (() => void)[] = [];
-      log.gate = () => new Promise<void>((resolve) => held.push(resolve));
-      lantern = new Lantern({ createWorker, models: fakeSource(['spam']), idleMs: 0, backlogWorkers: 2 });
-      const burst = (name: string) => Array.from({ length: 4 }, (_, i) => lantern!.classify('spam', text(`${name}${i}`)));
-      const tick = () => new Promise((r) => setTimeout(r, 0));
-      // Bursts, each one batch: two fill the first worker's slots, a third waits; after the
-      // sustained time the first worker is saturated and the backlog warms.
-      const answers = burst('a');
-      for (const name of ['b', 'w']) {
-        await tick();
-        answers.push(...burst(name));
-      }
-      await vi.waitFor(() => expect(held).toHaveLength(2));
-      vi.advanceTimersByTime(SUSTAINED_LOAD_MS);
-      held.shift()!();
-      await vi.waitFor(() => expect(log.started).toHaveLength(3));
-      await vi.waitFor(() => expect(lantern!.workerThreads()).resolves.toEqual([2, 1, 1]));
-      while (held.length > 0) held.shift()!();
-
-      const [, ...backlog] = log.started as [FakeInference, FakeInference, FakeInference];
-      answers.push(...burst('c'));
+    const { lantern, log, held } = heldPool();
+    const burst = (name: string) => Array.from({ length: 4 }, (_, i) => lantern.classify('spam', text(`${name}${i}`)));
+    const tick = () => new Promise((r) => setTimeout(r, 0));
+    // Bursts, each one batch: two fill the first worker's slots, a third waits; after the
+    // sustained time the first worker is saturated and the backlog warms.
+    const answers = burst('a');
+    for (const name of ['b', 'w']) {
       await tick();
-      answers.push(...burst('d'));
-      await vi.waitFor(() => expect(backlog.map((w) => w.batches.map((b) => b.texts[0]))).toEqual([['c0'], ['d0']]));
-      log.gate = undefined;
-      while (held.length > 0) held.shift()!();
-      expect(await Promise.all(answers)).toHaveLength(20);
-    } finally {
-      vi.useRealTimers();
+      answers.push(...burst(name));
     }
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    vi.advanceTimersByTime(SUSTAINED_LOAD_MS);
+    held.shift()!();
+    await vi.waitFor(() => expect(log.started).toHaveLength(3));
+    await vi.waitFor(() => expect(lantern.workerThreads()).resolves.toEqual([2, 1, 1]));
+    while (held.length > 0) held.shift()!();
+
+    const [, ...backlog] = log.started as [FakeInference, FakeInference, FakeInference];
+    answers.push(...burst('c'));
+    await tick();
+    answers.push(...burst('d'));
+    await vi.waitFor(() => expect(backlog.map((w) => w.batches.map((b) => b.texts[0]))).toEqual([['c0'], ['d0']]));
+    log.gate = undefined;
+    while (held.length > 0) held.shift()!();
+    expect(await Promise.all(answers)).toHaveLength(20);
   });
 });
