@@ -1,9 +1,9 @@
 import { InputError } from '../src/runtime/errors.ts';
 import type { Note } from '../src/runtime/notes.ts';
 import { readImageHeader, type ImageHeader } from './image-header.ts';
-import { channelCount, jpegDecodeEighths, MAX_IMAGE_PIXELS, planResize, resamplingOf, rgbaToTensor, workingSize, type ResizePlan } from './image-preprocess.ts';
-import { ArrayPool, ScratchBuffer } from './buffers.ts';
-import { resizeRgba, type Pixels } from './image-resize.ts';
+import { channelCount, jpegDecodeEighths, MAX_IMAGE_PIXELS, pixelsToTensor, planResize, workingSize, type ResizePlan } from './image-preprocess.ts';
+import { ArrayPool } from './buffers.ts';
+import type { Pixels } from './image-resize.ts';
 import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
 import type { ImageSource } from '../src/runtime/protocol.ts';
 
@@ -217,9 +217,6 @@ async function decode(input: ImageSource, config: PreprocessorConfig, notes: Not
   }
 }
 
-/** The resized crop, turned into the model's tensor as soon as it is made. */
-const resized = new ScratchBuffer();
-
 /** `tensors`: where the tensor's array comes from (the caller gives it back after the run). */
 export async function prepareImage(source: ImageSource, config: PreprocessorConfig, tensors?: ArrayPool<Float32Array>): Promise<PreparedImage> {
   const notes: Note[] = [];
@@ -227,11 +224,8 @@ export async function prepareImage(source: ImageSource, config: PreprocessorConf
   try {
     if (pixels.width === 0 || pixels.height === 0) throw new InputError('The image has no pixels.', { reason: 'no-pixels' });
     const plan = planResize(pixels.width, pixels.height, config);
-    // Resample only the crop: the pixels a centre crop drops are never computed.
-    const cropped = resizeRgba(pixels, plan.resizeWidth, plan.resizeHeight, resamplingOf(config), plan.crop, resized);
     const into = tensors?.take(channelCount(config) * plan.outWidth * plan.outHeight);
-    const tensor = rgbaToTensor(cropped.data, cropped.width, cropped.height, config, undefined, plan.outWidth, plan.outHeight, into);
-    return { tensor, plan, notes };
+    return { tensor: pixelsToTensor(pixels, plan, config, into), plan, notes };
   } finally {
     copiedPixels.give([pixels.data]);
   }

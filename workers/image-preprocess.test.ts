@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { jpegDecodeEighths, planResize, rgbaToTensor, workingSize } from './image-preprocess.ts';
+import { jpegDecodeEighths, pixelsToTensor, planResize, resamplingOf, rgbaToTensor, workingSize } from './image-preprocess.ts';
+import { resizeRgba } from './image-resize.ts';
+import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
 import { PreprocessorConfigSchema } from '../src/runtime/model-config.ts';
 
 const torchvision = PreprocessorConfigSchema.parse({
@@ -81,6 +83,50 @@ describe('rgbaToTensor', () => {
     expect(t.length).toBe(2);
     expect(t[0]).toBeCloseTo((1 - 0.286) / 0.353, 5);
     expect(t[1]).toBeCloseTo(-0.286 / 0.353, 5);
+  });
+});
+
+describe('pixelsToTensor', () => {
+  function random(width: number, height: number, seed: number): Uint8Array {
+    let s = seed;
+    return Uint8Array.from({ length: width * height * 4 }, () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) >> 16) & 0xff);
+  }
+  /** The two-step path it replaces: the RGBA crop, then its tensor. */
+  function twoStep(image: { data: Uint8Array; width: number; height: number }, config: PreprocessorConfig): Float32Array {
+    const plan = planResize(image.width, image.height, config);
+    const rgba = resizeRgba(image, plan.resizeWidth, plan.resizeHeight, resamplingOf(config), plan.crop);
+    return rgbaToTensor(rgba.data, rgba.width, rgba.height, config, undefined, plan.outWidth, plan.outHeight);
+  }
+  const configs = {
+    'torchvision, PIL bilinear': torchvision,
+    'ViT, PIL bicubic': PreprocessorConfigSchema.parse({ size: { height: 224, width: 224 }, resample: 3, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] }),
+    'OCR, OpenCV linear, padded': ocrLine,
+    'grayscale': mnist,
+    'ConvNeXt crop_pct': PreprocessorConfigSchema.parse({ size: { shortest_edge: 224 }, crop_pct: 0.875, resample: 3, do_rescale: false }),
+  };
+  const images = { 'downscale': [640, 480], 'upscale': [150, 90], 'tall, small': [37, 300], 'model size': [224, 224] } as const;
+
+  for (const [name, config] of Object.entries(configs)) {
+    it(`gives exactly the two-step path's numbers: ${name}`, () => {
+      let seed = 1;
+      for (const [width, height] of Object.values(images)) {
+        const image = { data: random(width, height, seed++), width, height };
+        const plan = planResize(width, height, config);
+        const expected = Array.from(twoStep(image, config));
+        expect(Array.from(pixelsToTensor(image, plan, config))).toEqual(expected);
+        // Into a reused array holding another image's values.
+        const stale = new Float32Array(expected.length).fill(42);
+        expect(Array.from(pixelsToTensor(image, plan, config, stale))).toEqual(expected);
+      }
+    });
+  }
+
+  it('clamps a crop larger than the resized image to its edges, as the two-step path does', () => {
+    const config = PreprocessorConfigSchema.parse({ size: { height: 20, width: 30 }, do_center_crop: true, crop_size: { height: 24, width: 34 }, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] });
+    const image = { data: random(50, 40, 9), width: 50, height: 40 };
+    const plan = planResize(50, 40, config);
+    expect(plan.crop.x).toBeLessThan(0);
+    expect(Array.from(pixelsToTensor(image, plan, config))).toEqual(Array.from(twoStep(image, config)));
   });
 });
 

@@ -6,8 +6,7 @@ import { AutoModelForSequenceClassification, AutoTokenizer, ConvNextImageProcess
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { planResize, resamplingOf, rgbaToTensor } from './image-preprocess.ts';
-import { resizeRgba } from './image-resize.ts';
+import { pixelsToTensor, planResize } from './image-preprocess.ts';
 import { PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, TokenizerConfigSchema, type PreprocessorConfig } from '../src/runtime/model-config.ts';
 import { rankRow, softmax } from '../src/runtime/postprocess.ts';
 import { padBatch, TokenEncoder } from './text-preprocess.ts';
@@ -57,9 +56,7 @@ function synthetic(width: number, height: number): Rgba {
 
 function lantern(image: Rgba, json: object): Float32Array {
   const config: PreprocessorConfig = PreprocessorConfigSchema.parse(json);
-  const plan = planResize(image.width, image.height, config);
-  const resized = resizeRgba(image, plan.resizeWidth, plan.resizeHeight, resamplingOf(config));
-  return rgbaToTensor(resized.data, resized.width, resized.height, config, plan.crop, plan.outWidth, plan.outHeight);
+  return pixelsToTensor(image, planResize(image.width, image.height, config), config);
 }
 
 async function transformersJs(image: Rgba, json: object, Processor: typeof ImageProcessor = ImageProcessor): Promise<Float32Array> {
