@@ -104,7 +104,8 @@ describe('pixelsToTensor', () => {
     'grayscale': mnist,
     'ConvNeXt crop_pct': PreprocessorConfigSchema.parse({ size: { shortest_edge: 224 }, crop_pct: 0.875, resample: 3, do_rescale: false }),
   };
-  const images = { 'downscale': [640, 480], 'upscale': [150, 90], 'tall, small': [37, 300], 'model size': [224, 224] } as const;
+  // 256²: torchvision's resize is the identity and only its crop applies.
+  const images = { 'downscale': [640, 480], 'upscale': [150, 90], 'tall, small': [37, 300], 'model size': [224, 224], 'resize size': [256, 256] } as const;
 
   for (const [name, config] of Object.entries(configs)) {
     it(`gives exactly the two-step path's numbers: ${name}`, () => {
