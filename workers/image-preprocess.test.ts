@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jpegDecodeEighths, pixelsToTensor, planResize, resamplingOf, rgbaToTensor, workingSize } from './image-preprocess.ts';
 import { resizeRgba } from './image-resize.ts';
-import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
-import { PreprocessorConfigSchema } from '../src/runtime/model-config.ts';
+import { PreprocessorConfigSchema, type PreprocessorConfig } from '../src/runtime/model-config.ts';
 
 const torchvision = PreprocessorConfigSchema.parse({
   size: { shortest_edge: 256 },

@@ -94,10 +94,13 @@ function affine(config: PreprocessorConfig): { mul: number[]; add: number[] } {
   };
 }
 
-/** A tensor of `length` values from `into` (any contents) or new; zeroed where padding shows. */
-function tensorFor(length: number, padded: boolean, into?: Float32Array): Float32Array {
-  if (!into) return new Float32Array(length);
-  if (padded) into.fill(0);
+/**
+ * The CHW tensor a crop is laid into: `into` (any contents) or a new one, zeroed when the crop
+ * leaves padding at the right or bottom.
+ */
+function tensorFor(channels: number, crop: { width: number; height: number }, outWidth: number, outHeight: number, into?: Float32Array): Float32Array {
+  if (!into) return new Float32Array(channels * outWidth * outHeight);
+  if (crop.width < outWidth || crop.height < outHeight) into.fill(0);
   return into;
 }
 
@@ -116,9 +119,9 @@ export function rgbaToTensor(
   outHeight = crop.height,
   into?: Float32Array,
 ): Float32Array {
-  const gray = channelCount(config) === 1;
+  const channels = channelCount(config);
   const plane = outWidth * outHeight;
-  const tensor = tensorFor((gray ? 1 : 3) * plane, crop.width < outWidth || crop.height < outHeight, into);
+  const tensor = tensorFor(channels, crop, outWidth, outHeight, into);
   const { mul, add } = affine(config);
 
   for (let y = 0; y < crop.height; y++) {
@@ -127,7 +130,7 @@ export function rgbaToTensor(
       const sx = Math.min(Math.max(x + crop.x, 0), width - 1);
       const src = (sy * width + sx) * 4;
       const dst = y * outWidth + x;
-      if (gray) {
+      if (channels === 1) {
         // ITU-R 601 luma, as PIL's convert('L').
         const luma = Math.round(0.299 * rgba[src]! + 0.587 * rgba[src + 1]! + 0.114 * rgba[src + 2]!);
         tensor[dst] = luma * mul[0]! + add[0]!;
@@ -162,7 +165,7 @@ export function pixelsToTensor(pixels: Pixels, plan: ResizePlan, config: Preproc
     return rgbaToTensor(rgba.data, rgba.width, rgba.height, config, undefined, outWidth, outHeight, into);
   }
   const plane = outWidth * outHeight;
-  const tensor = tensorFor(3 * plane, crop.width < outWidth || crop.height < outHeight, into);
+  const tensor = tensorFor(3, crop, outWidth, outHeight, into);
   const { mul, add } = affine(config);
   resizeInto(pixels, resizeWidth, resizeHeight, resamplingOf(config), crop, { data: tensor, offsets: [0, plane, 2 * plane], pixelStride: 1, rowStride: outWidth, scale: mul, shift: add });
   return tensor;

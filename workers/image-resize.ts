@@ -215,7 +215,7 @@ function verticalPass(mid: Float32Array, rw: number, rows: Int32Array, t: Taps, 
   const { start, count, maxTaps } = t;
   const initial = fixed ? ROUNDING : 0;
   const { data, pixelStride, rowStride, offsets, scale, shift } = layout;
-  // Channels into locals: the loop below runs per pixel, and array reads there cost (Node).
+  // Each channel's offset, scale and shift read once here, not per pixel.
   const [o0 = 0, o1 = 0, o2 = 0] = offsets;
   const o3 = offsets[3] ?? -1;
   const [s0 = 1, s1 = 1, s2 = 1, s3 = 1] = scale;
