@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { corruptPng, encodePng, installExifTagged, openModel, requireShared, ROOT, SAMPLES, splitWords, withLantern, type ExifTagged } from './fixtures.ts';
+import { corruptPng, encodePng, installCanvasPixels, installExifTagged, openModel, requireShared, ROOT, SAMPLES, splitWords, withLantern, type CanvasPixels, type ExifTagged } from './fixtures.ts';
 
 
 test.describe('built-in samples on the default backend', () => {
@@ -295,19 +295,10 @@ test('a transparent image is read on its own, not over the image the worker read
 test('an image gives the model the same pixels on either read path: copied out of its frame, or through the canvas', async ({ page }) => {
   await openModel(page, 'doc-orientation');
   await installExifTagged(page);
+  await installCanvasPixels(page);
   const out = await withLantern(page, async (lantern, url) => {
-    const tagged = (globalThis as unknown as { exifTagged: ExifTagged }).exifTagged;
+    const { exifTagged: tagged, canvasPixels } = globalThis as unknown as { exifTagged: ExifTagged; canvasPixels: CanvasPixels };
     const scores = async (image: Blob | ImageData) => (await lantern.classify('doc-orientation', { kind: 'image', image })).predictions.map((p) => `${p.label} ${p.score.toFixed(6)}`).join(', ');
-    /**
-     * The pixels as the page's own canvas reads them (EXIF orientation applied), at the size the
-     * worker decodes to: what the worker must see too.
-     */
-    const canvasPixels = async (blob: Blob, size?: { resizeWidth: number; resizeHeight: number }) => {
-      const bitmap = await createImageBitmap(blob, size ? { ...size, resizeQuality: 'high' } : {});
-      const ctx = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d', { willReadFrequently: true })!;
-      ctx.drawImage(bitmap, 0, 0);
-      return ctx.getImageData(0, 0, bitmap.width, bitmap.height);
-    };
     const sample = await createImageBitmap(await (await fetch(url)).blob());
     const canvas = new OffscreenCanvas(sample.width, sample.height);
     const ctx = canvas.getContext('2d')!;
@@ -344,6 +335,34 @@ test('an image gives the model the same pixels on either read path: copied out o
   for (const [worker, canvas] of Object.values(out)) expect(worker).toEqual(canvas);
   // Seven different inputs (the comparisons above are not vacuous).
   expect(new Set(Object.values(out).map(([worker]) => worker)).size).toBe(7);
+});
+
+test('a JPEG of any chroma layout, progressive or not, gives the model the pixels the browser\'s own decode gives', async ({ page }) => {
+  // Made by workers/fixtures/make-jpegs.c: 4:4:4, 4:2:2 and 4:2:0 (converted by workers/jpeg-ycbcr.ts),
+  // 4:4:0, 4:1:1 and grayscale (decoded to RGB by Chromium itself), 1×1 to 101×67, no ICC profile.
+  const dir = join(ROOT, 'e2e/files/jpeg');
+  const files = Object.fromEntries(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name)).toString('base64')]));
+  await openModel(page, 'doc-orientation');
+  await installCanvasPixels(page);
+  const out = await withLantern(page, async (lantern, files) => {
+    const { canvasPixels } = globalThis as unknown as { canvasPixels: CanvasPixels };
+    const scores = async (image: Blob | ImageData) => (await lantern.classify('doc-orientation', { kind: 'image', image })).predictions.map((p) => `${p.label} ${p.score.toFixed(6)}`).join(', ');
+    const jpegs = Object.fromEntries(Object.entries(files).map(([name, base64]) => [name, new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: 'image/jpeg' })]));
+    // The browser's own JPEGs embed an ICC profile: sRGB from a plain canvas, Display P3 from a P3 one.
+    const photo = await createImageBitmap(jpegs['420-101x67-restarts.jpg']!, { resizeWidth: 150, resizeHeight: 100 });
+    for (const colorSpace of ['srgb', 'display-p3'] as const) {
+      const canvas = new OffscreenCanvas(photo.width, photo.height);
+      canvas.getContext('2d', { colorSpace })!.drawImage(photo, 0, 0);
+      jpegs[`canvas-${colorSpace}.jpg`] = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.9 });
+    }
+    const answers: Record<string, [string, string]> = {};
+    for (const [name, jpeg] of Object.entries(jpegs)) answers[name] = [await scores(jpeg), await scores(await canvasPixels(jpeg))];
+    return answers;
+  }, files);
+  expect(Object.keys(out)).toHaveLength(56);
+  for (const [name, [worker, canvas]] of Object.entries(out)) expect(worker, name).toEqual(canvas);
+  // Every file's answer is its own (the comparisons above are not vacuous).
+  expect(new Set(Object.values(out).map(([worker]) => worker)).size).toBe(56);
 });
 
 test('a JPEG longer than 2048 px is decoded by its own decoder at a reduced scale: the sample\'s answer, EXIF orientation applied', async ({ page }) => {

@@ -102,6 +102,23 @@ export async function installExifTagged(page: Page): Promise<void> {
   await page.evaluate(`globalThis.exifTagged = ${exifTagged.toString()}`);
 }
 
+/**
+ * An image's pixels as the page's own canvas reads them (the browser's decode, EXIF orientation
+ * applied), resized by createImageBitmap to `size` when given: what the worker must see too.
+ * Self-contained, for the page: `installCanvasPixels` makes it `globalThis.canvasPixels` there.
+ */
+async function canvasPixels(blob: Blob, size?: { resizeWidth: number; resizeHeight: number }): Promise<ImageData> {
+  const bitmap = await createImageBitmap(blob, size ? { ...size, resizeQuality: 'high' } : {});
+  const ctx = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d', { willReadFrequently: true })!;
+  ctx.drawImage(bitmap, 0, 0);
+  return ctx.getImageData(0, 0, bitmap.width, bitmap.height);
+}
+export type CanvasPixels = typeof canvasPixels;
+
+export async function installCanvasPixels(page: Page): Promise<void> {
+  await page.evaluate(`globalThis.canvasPixels = ${canvasPixels.toString()}`);
+}
+
 /** axe (WCAG 2.1 A/AA) findings of serious or critical impact, one line each. */
 export async function seriousViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();

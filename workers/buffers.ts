@@ -16,8 +16,8 @@ export class ScratchBuffer {
   }
 }
 
-/** The kinds of array a pool reuses: pixels, tensors, int64 token ids. */
-type PooledArray = Float32Array | Uint8ClampedArray | BigInt64Array;
+/** The kinds of array a pool reuses: pixels, tensors, int64 token ids, a decoder's planes. */
+type PooledArray = Float32Array | Uint8ClampedArray | BigInt64Array | Uint8Array;
 
 /**
  * Arrays that outlive a call: a batch's tensors are made while earlier batches wait for their

@@ -35,7 +35,9 @@ describe('readImageHeader', () => {
   it('reads JPEG sizes and swaps them for EXIF rotations', () => {
     expect(readImageHeader(jpeg(4000, 3000))).toEqual({ format: 'jpeg', width: 4000, height: 3000 });
     expect(readImageHeader(jpeg(4000, 3000, 1))).toMatchObject({ width: 4000, height: 3000 });
-    expect(readImageHeader(jpeg(4000, 3000, 6))).toMatchObject({ width: 3000, height: 4000 });
+    expect(readImageHeader(jpeg(4000, 3000, 6))).toEqual({ format: 'jpeg', width: 3000, height: 4000, exifOrientation: 6 });
+    expect(readImageHeader(jpeg(4000, 3000, 3))).toEqual({ format: 'jpeg', width: 4000, height: 3000, exifOrientation: 3 });
+    expect(readImageHeader(jpeg(4000, 3000, 1))).not.toHaveProperty('exifOrientation');
   });
   it('reads GIF and BMP', () => {
     const gif = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x20, 0x03, 0x58, 0x02]);

@@ -9,6 +9,8 @@ export interface ImageHeader {
   format: 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp' | 'avif' | 'heic';
   width: number;
   height: number;
+  /** JPEG only, when the EXIF orientation is not 1: the stored pixels are turned or mirrored. */
+  exifOrientation?: number;
 }
 
 function u16be(b: Uint8Array, o: number): number { return (b[o]! << 8) | b[o + 1]!; }
@@ -44,7 +46,8 @@ function readJpeg(b: Uint8Array): ImageHeader | null {
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
       const height = u16be(b, offset + 5);
       const width = u16be(b, offset + 7);
-      return orientation >= 5 && orientation <= 8 ? { format: 'jpeg', width: height, height: width } : { format: 'jpeg', width, height };
+      const turned = orientation >= 5 && orientation <= 8;
+      return { format: 'jpeg', width: turned ? height : width, height: turned ? width : height, ...(orientation !== 1 ? { exifOrientation: orientation } : {}) };
     }
     offset += 2 + length;
   }
