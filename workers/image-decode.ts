@@ -4,7 +4,7 @@ import { readImageHeader, type ImageHeader } from './image-header.ts';
 import { channelCount, jpegDecodeEighths, MAX_IMAGE_PIXELS, pixelsToTensor, planResize, workingSize, type ResizePlan } from './image-preprocess.ts';
 import { ArrayPool } from './buffers.ts';
 import type { Pixels } from './image-resize.ts';
-import { YCBCR_FORMATS, ycbcrToRgba, type YCbCrFormat } from './jpeg-ycbcr.ts';
+import { isYCbCrFormat, ycbcrToRgba } from './jpeg-ycbcr.ts';
 import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
 import type { ImageSource } from '../src/runtime/protocol.ts';
 
@@ -186,7 +186,7 @@ async function decodeJpegWhole(bytes: Uint8Array): Promise<Pixels | undefined> {
   if (!frame) return undefined;
   try {
     const { displayWidth: width, displayHeight: height, format } = frame;
-    if (!format || !YCBCR_FORMATS.has(format)) return await copyOpaque(frame, width, height);
+    if (!isYCbCrFormat(format)) return await copyOpaque(frame, width, height);
     // JFIF's YCbCr (BT.601 coefficients, full range) of sRGB colours is what ycbcrToRgba converts.
     const jfif = frame.colorSpace.matrix === 'smpte170m' && frame.colorSpace.fullRange === true;
     if (!isUpright(frame, width, height) || !isSrgb(frame) || !jfif) return undefined;
@@ -194,7 +194,7 @@ async function decodeJpegWhole(bytes: Uint8Array): Promise<Pixels | undefined> {
     try {
       const layout = await frame.copyTo(planes);
       const data = copiedPixels.take(width * height * 4);
-      ycbcrToRgba(planes, layout, format as YCbCrFormat, width, height, data);
+      ycbcrToRgba(planes, layout, format, width, height, data);
       return { data, width, height };
     } finally {
       jpegPlanes.give([planes]);

@@ -11,7 +11,11 @@
 
 /** The chroma layouts Chromium's JPEG decoder hands out as planes (WebCodecs pixel formats). */
 export type YCbCrFormat = 'I444' | 'I422' | 'I420';
-export const YCBCR_FORMATS: ReadonlySet<string> = new Set<YCbCrFormat>(['I444', 'I422', 'I420']);
+const YCBCR_FORMATS: ReadonlySet<string> = new Set<YCbCrFormat>(['I444', 'I422', 'I420']);
+
+export function isYCbCrFormat(format: string | null): format is YCbCrFormat {
+  return format !== null && YCBCR_FORMATS.has(format);
+}
 
 /** Where each of the three planes (Y, Cb, Cr) starts in the buffer, and its row length. */
 export interface PlaneLayout {
@@ -88,13 +92,12 @@ function upsampleRow2(src: Uint8Array, near: number, far: number, samples: numbe
 }
 
 /** Fills `out` (width × height RGBA, opaque) from the planes of a decoded JPEG. */
-export function ycbcrToRgba(data: Uint8Array, layout: readonly PlaneLayout[], format: YCbCrFormat, width: number, height: number, out: Uint8ClampedArray | Uint8Array): void {
+export function ycbcrToRgba(data: Uint8Array, layout: readonly PlaneLayout[], format: YCbCrFormat, width: number, height: number, out: Uint8ClampedArray): void {
   const [luma, blue, red] = layout as [PlaneLayout, PlaneLayout, PlaneLayout];
   const chromaWidth = format === 'I444' ? width : (width + 1) >> 1;
   const chromaRows = format === 'I420' ? (height + 1) >> 1 : height;
   const cbRow = new Uint8Array(width);
   const crRow = new Uint8Array(width);
-  const bytes = new Uint8Array(out.buffer, out.byteOffset, width * height * 4);
   for (let y = 0; y < height; y++) {
     let cb: Uint8Array = cbRow;
     let cr: Uint8Array = crRow;
@@ -120,10 +123,10 @@ export function ycbcrToRgba(data: Uint8Array, layout: readonly PlaneLayout[], fo
       const l = data[lumaStart + x]! + LIMIT_OFFSET;
       const b = cb[cbStart + x]!;
       const r = cr[crStart + x]!;
-      bytes[o] = LIMIT[l + CR_TO_R[r]!]!;
-      bytes[o + 1] = LIMIT[l + ((CB_TO_G[b]! + CR_TO_G[r]!) >> 16)]!;
-      bytes[o + 2] = LIMIT[l + CB_TO_B[b]!]!;
-      bytes[o + 3] = 255;
+      out[o] = LIMIT[l + CR_TO_R[r]!]!;
+      out[o + 1] = LIMIT[l + ((CB_TO_G[b]! + CR_TO_G[r]!) >> 16)]!;
+      out[o + 2] = LIMIT[l + CB_TO_B[b]!]!;
+      out[o + 3] = 255;
       o += 4;
     }
   }
