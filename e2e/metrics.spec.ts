@@ -58,6 +58,8 @@ test('metrics: counts match the requests, plots render, exports hold no input, a
 
   await page.getByTestId('tab-metrics').click();
   await expect(page.getByTestId('metrics')).toHaveAttribute('data-requests', String(expected.requests));
+  // Nouns agree with their counts ("1 error", not "1 errors").
+  await expect(page.getByTestId('metrics-summary')).toContainText(`${expected.requests} requests: ${expected.ok} answered, 1 error, 0 rejected.`);
   await expect(page.getByTestId('requests-spam-filter')).toHaveAttribute('data-count', String(TEXTS.length));
   await expect(page.getByTestId('failure-fashion-mnist-INPUT')).toContainText('1');
 

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ClassificationResult, ClassifyInput, Lantern, ModelDescriptor } from '../runtime/index.ts';
 import { formatPercent } from './format.ts';
-import { t } from './i18n/index.ts';
+import { t, tCount } from './i18n/index.ts';
 import { errorText } from './i18n/runtime-text.ts';
 import { ImageInput } from './ImageInput.tsx';
 import { consumeLaunchedFiles, launchFromUrl, launchModel } from './launch.ts';
@@ -36,7 +36,7 @@ function BatchRowView({ row, index }: { row: BatchRow; index: number }) {
 }
 
 function BatchTable({ rows }: { rows: BatchRow[] }) {
-  const caption = t('classify.batch.caption', { count: rows.length });
+  const caption = tCount('images', rows.length);
   return (
     <TableScroll label={caption}>
       <table class="stats batch" data-testid="batch">

@@ -43,7 +43,7 @@ export function ImageInput({ onImage, onImages }: Props) {
             }}
           />
         </label>
-        <span>{t('classify.image.drop')} {t('classify.image.paste')}</span>
+        <span>{t('classify.image.dropOrPaste')}</span>
       </div>
       {'mediaDevices' in navigator && <Camera onFrame={onImage} />}
     </div>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { DeviceReport } from '../runtime/index.ts';
 import { type BenchmarkRow, MemorySampler, type MetricsAggregator, type MetricsPersistence, RELATIVE_ERROR } from '../runtime/metrics/index.ts';
-import { t } from './i18n/index.ts';
+import { t, tCount } from './i18n/index.ts';
 import { BenchmarkCard } from './metrics/BenchmarkCard.tsx';
 import { DeviceCard } from './metrics/DeviceCard.tsx';
 import { DistributionCard } from './metrics/DistributionCard.tsx';
@@ -86,9 +86,9 @@ function MetricsScreen({ services, metrics, metricsStore }: { services: Services
   const backendsUsed = [...new Set(snapshot.series.map((s) => s.backend))];
   return (
     <div class="metrics" data-testid="metrics" data-requests={snapshot.totals.requests}>
-      <p class="hint">
-        {t('metrics.summary', { requests: snapshot.totals.requests, ok: snapshot.totals.ok, errors: snapshot.totals.errors, rejections: snapshot.totals.rejections })}{' '}
-        {t('metrics.precision', { error: RELATIVE_ERROR * 100, window: snapshot.windowMs / 60_000 })}
+      <p class="hint" data-testid="metrics-summary">
+        {t('metrics.summary', { requests: tCount('requests', snapshot.totals.requests), ok: snapshot.totals.ok, errors: tCount('errors', snapshot.totals.errors), rejections: snapshot.totals.rejections })}{' '}
+        {t('metrics.precision', { error: RELATIVE_ERROR * 100, window: tCount('minutes', snapshot.windowMs / 60_000) })}
       </p>
       <ExportBar
         metrics={metrics}

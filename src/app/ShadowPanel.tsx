@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ReleaseControls, ReleaseDecision } from '../runtime/release/index.ts';
 import type { ModelOverview } from '../runtime/store/index.ts';
 import { formatPercent } from './format.ts';
-import { formatNumber, t } from './i18n/index.ts';
+import { formatNumber, t, tCount } from './i18n/index.ts';
 import { ShadowFigures } from './ShadowFigures.tsx';
 
 /** `1.1.0` of `spam-filter@1.1.0`. */
@@ -25,10 +25,10 @@ export function decisionText(d: ReleaseDecision): string {
   return t(d.decision === 'promoted' ? 'shadow.decision.promoted' : 'shadow.decision.rejected', {
     version: versionOf(d.key),
     how: t(d.automatic ? 'shadow.how.automatic' : 'shadow.how.manual'),
-    runs: d.runs,
+    runs: tCount('shadowRuns', d.runs),
     agreement: d.agreement === null ? '–' : formatPercent(d.agreement),
     ratio: d.latencyRatio === null ? '–' : `×${formatNumber(d.latencyRatio, { maximumFractionDigits: 2 })}`,
-    errors: d.errors,
+    errors: tCount('errors', d.errors),
   });
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { en } from './en.ts';
 import { hi } from './hi.ts';
-import { detectLanguage, language, LANGUAGES, setLanguage, t } from './index.ts';
+import { detectLanguage, language, LANGUAGES, setLanguage, t, tCount } from './index.ts';
 
 const placeholders = (message: string) => [...message.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
@@ -18,6 +18,12 @@ describe('message catalog', () => {
       }
     });
   }
+
+  it('has a message for `one` and for `other` for every counted noun', () => {
+    const counted = (category: string) => Object.keys(en).flatMap((k) => k.match(new RegExp(`^count\\.(\\w+)\\.${category}$`))?.[1] ?? []).sort();
+    expect(counted('one').length).toBeGreaterThan(0);
+    expect(counted('one')).toEqual(counted('other'));
+  });
 
   it('Hindi is really translated (Devanagari), not a copy of English', () => {
     const copied = Object.keys(en).filter((k) => hi[k as keyof typeof en] === en[k as keyof typeof en]);
@@ -49,5 +55,16 @@ describe('language choice and formatting', () => {
     expect(t('metrics.summary', { requests: 123456, ok: 1, errors: 0, rejections: 0 })).toContain('1,23,456');
     await setLanguage('en');
     expect(t('metrics.summary', { requests: 123456, ok: 1, errors: 0, rejections: 0 })).toContain('123,456');
+  });
+
+  it('puts a count and its noun in the form the language\'s plural rules choose', async () => {
+    await setLanguage('en');
+    expect([0, 1, 2].map((n) => tCount('requests', n))).toEqual(['0 requests', '1 request', '2 requests']);
+    expect(t('metrics.summary', { requests: tCount('requests', 1), ok: 1, errors: tCount('errors', 0), rejections: 0 })).toBe('1 request: 1 answered, 0 errors, 0 rejected.');
+    // Hindi counts 0 and 1 alike, and groups digits the Indian way.
+    await setLanguage('hi');
+    expect([0, 1, 2].map((n) => tCount('errors', n))).toEqual(['0 त्रुटि', '1 त्रुटि', '2 त्रुटियाँ']);
+    expect(tCount('errors', 123456)).toBe('1,23,456 त्रुटियाँ');
+    await setLanguage('en');
   });
 });

@@ -92,6 +92,25 @@ export function t(key: MessageKey, params: Record<string, string | number> = {})
   });
 }
 
+/** Nouns whose form follows a count: `count.<noun>.one` and `count.<noun>.other` in every catalog. */
+type NounOf<K> = K extends `count.${infer Noun}.other` ? Noun : never;
+export type CountedNoun = NounOf<MessageKey>;
+
+function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(en, key);
+}
+
+/**
+ * `count` and its noun, in the form the current language's plural rules choose for it
+ * (Intl.PluralRules): "1 request" but "0 requests" in English; "1 त्रुटि" and "0 त्रुटि" but
+ * "2 त्रुटियाँ" in Hindi, which counts 0 as one. A category no catalog has a message for (Arabic's
+ * `few`, say) falls back to `other`.
+ */
+export function tCount(noun: CountedNoun, count: number): string {
+  const key = `count.${noun}.${new Intl.PluralRules(current).select(count)}`;
+  return t(isMessageKey(key) ? key : `count.${noun}.other`, { count });
+}
+
 /** Numbers in the current language's conventions (Hindi uses Indian grouping: 1,23,456). */
 export function formatNumber(value: number, options: Intl.NumberFormatOptions = {}): string {
   return new Intl.NumberFormat(current, options).format(value);

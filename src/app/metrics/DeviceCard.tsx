@@ -1,5 +1,5 @@
 import type { DeviceReport } from '../../runtime/index.ts';
-import { t } from '../i18n/index.ts';
+import { t, tCount } from '../i18n/index.ts';
 import { adapterProblemText, backendReasonText } from '../i18n/runtime-text.ts';
 
 interface UserAgentData {
@@ -31,7 +31,7 @@ export function DeviceCard({ device, backendsUsed, workerThreads }: { device: De
     ['reason', t('metrics.device.reason'), backendReasonText(device.choice.reason)],
     ['used', t('metrics.device.used'), backendsUsed.map((b) => b.toUpperCase()).join(', ') || '–'],
     ['adapter', t('metrics.device.adapter'), adapter],
-    ['threads', t('metrics.device.threads'), t('metrics.device.threadsValue', { threads: device.choice.threads, cores: device.hardwareConcurrency })],
+    ['threads', t('metrics.device.threads'), t('metrics.device.threadsValue', { threads: device.choice.threads, cores: tCount('cores', device.hardwareConcurrency) })],
     ['workers', t('metrics.device.workers'), workerThreads.length > 0 ? t('metrics.device.workersValue', { count: workerThreads.length, threads: workerThreads.join(' + ') }) : t('metrics.device.noWorkers')],
     ['isolated', t('metrics.device.isolated'), String(device.crossOriginIsolated)],
     ['ort', t('metrics.device.ort'), device.ortVersion],

@@ -1,5 +1,5 @@
 import { type SeriesSnapshot, type Stage, type StageStats, STAGES } from '../../runtime/metrics/index.ts';
-import { formatNumber, t, type MessageKey } from '../i18n/index.ts';
+import { formatNumber, t, tCount, type MessageKey } from '../i18n/index.ts';
 import { TableScroll } from '../TableScroll.tsx';
 import { barOptions, Chart, lineOptions } from './Chart.tsx';
 import { ms } from './format.ts';
@@ -55,7 +55,7 @@ export function LatencyCard({ series }: { series: SeriesSnapshot }) {
       <h3>{heading}</h3>
       <TableScroll label={heading}>
         <table class="stats" data-testid={`latency-table-${id}`}>
-          <caption>{t('metrics.latency.caption', { window: series.window.count, since: series.since.count })}</caption>
+          <caption>{t('metrics.latency.caption', { window: tCount('requests', series.window.count), since: series.since.count })}</caption>
           <StatHead first="metrics.stage" />
           <tbody>
             {STAGES.map((stage) => (
