@@ -88,7 +88,7 @@ describe('WorkerClient', () => {
   });
 
   it('restarts a worker that an abandoned call keeps busy past the limit, not before', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const { client, log } = setup();
     await client.ensureLoaded('m@1', files('m@1'));
     const controller = new AbortController();
@@ -104,7 +104,7 @@ describe('WorkerClient', () => {
   });
 
   it('stops an idle worker after idleMs, not before', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const { client, log } = setup(60_000);
     await client.ensureLoaded('m@1', files('m@1'));
     vi.advanceTimersByTime(59_999);
@@ -114,8 +114,48 @@ describe('WorkerClient', () => {
     expect(log.started[0]!.dead).toBe(true);
   });
 
+  it('counts idleMs from the last call, however many came before it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { client, log } = setup(60_000);
+    await client.ensureLoaded('m@1', files('m@1'));
+    vi.advanceTimersByTime(30_000);
+    await client.classify('m@1', [text('a')], 1);
+    vi.advanceTimersByTime(59_999);
+    expect(client.running).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(client.running).toBe(false);
+    // A worker started after that one idles out too.
+    await client.ensureLoaded('m@1', files('m@1'));
+    expect(log.started).toHaveLength(2);
+    vi.advanceTimersByTime(60_000);
+    expect(client.running).toBe(false);
+  });
+
+  it('does not stop a worker in the middle of a call, and stops it idleMs after the call ends', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { client, log } = setup(60_000);
+    await client.ensureLoaded('m@1', files('m@1'));
+    let answer!: () => void;
+    const running = new Promise<void>((started) => {
+      log.gate = () => {
+        started();
+        return new Promise<void>((resolve) => (answer = resolve));
+      };
+    });
+    const call = client.classify('m@1', [text('a')], 1);
+    await running;
+    vi.advanceTimersByTime(120_000);
+    expect(client.running).toBe(true);
+    answer();
+    await call;
+    vi.advanceTimersByTime(59_999);
+    expect(client.running).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(client.running).toBe(false);
+  });
+
   it('is not kept alive by a screen that polls its memory and threads', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const { client } = setup(60_000);
     await client.ensureLoaded('m@1', files('m@1'));
     for (let second = 5; second < 60; second += 5) {
@@ -154,7 +194,7 @@ describe('WorkerClient', () => {
   });
 
   it('gives up on a worker that never answers init', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const { client, log } = setup();
     const started = client.device();
     // The worker hangs in init (e.g. a wasm compile that never ends).
