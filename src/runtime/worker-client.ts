@@ -151,8 +151,8 @@ export class WorkerClient {
 
   /**
    * Notes the end of a call. One timer serves a stream of calls: it re-arms itself for the time
-   * left when it fires early, instead of every call re-arming it (two timers a request, ~9 µs of
-   * the page's time in a profile of the app).
+   * left when it fires early, instead of every call re-arming it (a request makes two calls; the
+   * timers showed in profiles of the app's page, docs/PERFORMANCE.md).
    */
   private armIdle(live: LiveWorker): void {
     if (this.options.idleMs <= 0 || live.busy > 0 || live.dead) return;
