@@ -20,6 +20,17 @@ function setup(idleMs = 0, keptOrtWasm?: () => Promise<KeptOrtWasm | undefined>)
   return { client, log };
 }
 
+/** Fake timers and the clock the idle timer reads (performance.now()). */
+const useFakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+
+/** The worker still runs `ms` - 1 from now, and has stopped at `ms`. */
+function expectStopsAfter(client: WorkerClient, ms: number): void {
+  vi.advanceTimersByTime(ms - 1);
+  expect(client.running).toBe(true);
+  vi.advanceTimersByTime(1);
+  expect(client.running).toBe(false);
+}
+
 const files = (key: string) => () => Promise.resolve({ key, onnx: new ArrayBuffer(4), config: {} });
 const text = (t: string) => ({ kind: 'text' as const, text: t });
 
@@ -88,7 +99,7 @@ describe('WorkerClient', () => {
   });
 
   it('restarts a worker that an abandoned call keeps busy past the limit, not before', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    useFakeClock();
     const { client, log } = setup();
     await client.ensureLoaded('m@1', files('m@1'));
     const controller = new AbortController();
@@ -97,33 +108,24 @@ describe('WorkerClient', () => {
     const running = client.classify('m@1', [text('a')], 1, controller.signal);
     controller.abort();
     await expect(running).rejects.toThrow(CancelledError);
-    vi.advanceTimersByTime(ABANDONED_CALL_LIMIT_MS - 1);
-    expect(client.running).toBe(true);
-    vi.advanceTimersByTime(1);
-    expect(client.running).toBe(false);
+    expectStopsAfter(client, ABANDONED_CALL_LIMIT_MS);
   });
 
   it('stops an idle worker after idleMs, not before', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    useFakeClock();
     const { client, log } = setup(60_000);
     await client.ensureLoaded('m@1', files('m@1'));
-    vi.advanceTimersByTime(59_999);
-    expect(client.running).toBe(true);
-    vi.advanceTimersByTime(1);
-    expect(client.running).toBe(false);
+    expectStopsAfter(client, 60_000);
     expect(log.started[0]!.dead).toBe(true);
   });
 
   it('counts idleMs from the last call, however many came before it', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    useFakeClock();
     const { client, log } = setup(60_000);
     await client.ensureLoaded('m@1', files('m@1'));
     vi.advanceTimersByTime(30_000);
     await client.classify('m@1', [text('a')], 1);
-    vi.advanceTimersByTime(59_999);
-    expect(client.running).toBe(true);
-    vi.advanceTimersByTime(1);
-    expect(client.running).toBe(false);
+    expectStopsAfter(client, 60_000);
     // A worker started after that one idles out too.
     await client.ensureLoaded('m@1', files('m@1'));
     expect(log.started).toHaveLength(2);
@@ -132,7 +134,7 @@ describe('WorkerClient', () => {
   });
 
   it('does not stop a worker in the middle of a call, and stops it idleMs after the call ends', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    useFakeClock();
     const { client, log } = setup(60_000);
     await client.ensureLoaded('m@1', files('m@1'));
     let answer!: () => void;
@@ -148,14 +150,11 @@ describe('WorkerClient', () => {
     expect(client.running).toBe(true);
     answer();
     await call;
-    vi.advanceTimersByTime(59_999);
-    expect(client.running).toBe(true);
-    vi.advanceTimersByTime(1);
-    expect(client.running).toBe(false);
+    expectStopsAfter(client, 60_000);
   });
 
   it('is not kept alive by a screen that polls its memory and threads', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    useFakeClock();
     const { client } = setup(60_000);
     await client.ensureLoaded('m@1', files('m@1'));
     for (let second = 5; second < 60; second += 5) {
@@ -194,7 +193,7 @@ describe('WorkerClient', () => {
   });
 
   it('gives up on a worker that never answers init', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    useFakeClock();
     const { client, log } = setup();
     const started = client.device();
     // The worker hangs in init (e.g. a wasm compile that never ends).
