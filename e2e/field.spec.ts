@@ -172,6 +172,27 @@ test('keyboard only: the Models screen\'s bundle picker is a button that opens t
   await expect(page.getByTestId('models-error')).toContainText('not a Lantern model bundle');
 });
 
+test('the Models screen says whether the browser may delete the models, and asks it to keep them', async ({ page, browser }) => {
+  await page.goto('/?tab=models');
+  await page.getByTestId('storage').waitFor();
+  // A fresh profile and an app not installed: Chromium promises nothing, and says no when asked.
+  expect(await page.evaluate(() => navigator.storage.persisted())).toBe(false);
+  await expect(page.getByTestId('storage-not-kept')).toContainText('may delete these models');
+  await page.getByTestId('keep-storage').click();
+  await expect(page.getByTestId('keep-declined')).toContainText('Installing Lantern');
+  // What an installed app gets: the browser's permission to keep its storage.
+  const { targetInfo } = await (await page.context().newCDPSession(page)).send('Target.getTargetInfo');
+  await (await browser.newBrowserCDPSession()).send('Browser.grantPermissions', {
+    origin: new URL(page.url()).origin, permissions: ['durableStorage'], browserContextId: targetInfo.browserContextId,
+  });
+  await page.getByTestId('keep-storage').click();
+  await expect(page.getByTestId('storage-kept')).toContainText('keeps these models');
+  await expect(page.getByTestId('storage-not-kept')).toHaveCount(0);
+  expect(await page.evaluate(() => navigator.storage.persisted())).toBe(true);
+  await page.reload();
+  await expect(page.getByTestId('storage-kept')).toBeVisible();
+});
+
 test.describe('Hindi from the browser language', () => {
   test.use({ locale: 'hi-IN' });
   test('defaults to Hindi, shows Hindi display names and keeps the model label', async ({ page }) => {

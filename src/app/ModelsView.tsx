@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ModelDescriptor } from '../runtime/index.ts';
 import { updatesFor } from '../runtime/release/index.ts';
-import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type Transfer } from '../runtime/store/index.ts';
+import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type StorageState, type Transfer } from '../runtime/store/index.ts';
 import { AddModel } from './AddModel.tsx';
 import { ConfirmDownload, type DownloadRequest } from './ConfirmDownload.tsx';
 import { DataSettings } from './DataSettings.tsx';
@@ -11,6 +11,7 @@ import { ModelCard, type ModelActions } from './ModelCard.tsx';
 import { ModelPolicies } from './ModelPolicies.tsx';
 import { ErrorCard, errorCode, ErrorMessage } from './ResultCard.tsx';
 import { ShadowPanel } from './ShadowPanel.tsx';
+import { StorageStatus } from './StorageStatus.tsx';
 import { shareFile } from './share.ts';
 import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
@@ -22,7 +23,7 @@ interface Snapshot {
   active: ModelDescriptor[];
   transfers: Transfer[];
   notices: RegistryNotice[];
-  storage: { usage?: number; quota?: number; modelBytes: number };
+  storage: StorageState;
 }
 
 async function snapshot(registry: ModelRegistry, services: Services): Promise<Snapshot> {
@@ -143,7 +144,6 @@ export function ModelsView({ services }: { services: Services }) {
   const installed = new Set(state.models.filter((m) => m.pointer).map((m) => m.id));
   const available = [...latest.values()].filter((r) => !installed.has(r.id));
   const orphanTransfers = state.transfers.filter((tr) => !installed.has(tr.id));
-  const { storage } = state;
 
   return (
     <div class="models">
@@ -159,12 +159,7 @@ export function ModelsView({ services }: { services: Services }) {
           <ErrorMessage error={error} />
         </section>
       )}
-      <p class="storage" data-testid="storage">
-        {t('models.storage.models', { size: formatBytes(storage.modelBytes) })}
-        {storage.quota !== undefined && storage.usage !== undefined && (
-          <> · {t('models.storage.quota', { used: formatBytes(storage.usage), quota: formatBytes(storage.quota), percent: formatPercent(storage.usage / Math.max(1, storage.quota)) })}</>
-        )}
-      </p>
+      <StorageStatus storage={state.storage} keep={() => registry.requestPersistentStorage()} />
       <p class="actions">
         <button type="button" data-testid="check-updates" onClick={checkUpdates}>{t('models.checkUpdates')}</button>
         <label class="button">

@@ -132,6 +132,49 @@ describe('ModelRegistry.install', () => {
   });
 });
 
+describe('persistent storage', () => {
+  /** A StorageManager whose browser grants persistence only when `grants` says so. */
+  function storageThat(grants: () => boolean): StorageManagerLike & { asked: number } {
+    let persisted = false;
+    return {
+      asked: 0,
+      estimate: async () => ({ usage: 10, quota: 1e9 }),
+      persisted: async () => persisted,
+      async persist() {
+        this.asked++;
+        persisted ||= grants();
+        return persisted;
+      },
+    };
+  }
+
+  it('reports whether the browser keeps the models, and asks again when told to', async () => {
+    const { store, server } = await setup(['1.0.0', 1]);
+    let grant = false;
+    const storage = storageThat(() => grant);
+    const registry = registryFor(store, server, storage);
+    await registry.install(urls('1.0.0'));
+    expect(storage.asked).toBe(1);
+    const before = await registry.storageEstimate();
+    expect(before).toMatchObject({ persisted: false, usage: 10, quota: 1e9 });
+    expect(before.modelBytes).toBeGreaterThan(0);
+    await expect(registry.requestPersistentStorage()).resolves.toBe(false);
+    grant = true;
+    await expect(registry.requestPersistentStorage()).resolves.toBe(true);
+    expect((await registry.storageEstimate()).persisted).toBe(true);
+    expect(storage.asked).toBe(3);
+  });
+
+  it('says nothing of persistence where the browser cannot, and a failing request is a refusal', async () => {
+    const { store, server } = await setup(['1.0.0', 1]);
+    const registry = registryFor(store, server, { estimate: async () => ({}), persist: () => Promise.reject(new Error('denied')) });
+    expect(await registry.storageEstimate()).not.toHaveProperty('persisted');
+    await expect(registry.requestPersistentStorage()).resolves.toBe(false);
+    await registry.install(urls('1.0.0'));
+    expect((await registry.overview()).find((m) => m.id === 'demo')?.pointer).toBeDefined();
+  });
+});
+
 describe('resume', () => {
   it('retries a dropped connection and never refetches a verified chunk', async () => {
     const { registry, server } = await setup(['1.0.0', 1]);

@@ -21,6 +21,20 @@ import { Listeners } from '../listeners.ts';
 export interface StorageManagerLike {
   estimate(): Promise<{ usage?: number; quota?: number }>;
   persist?(): Promise<boolean>;
+  persisted?(): Promise<boolean>;
+}
+
+/** What the Models screen shows of this device's storage. */
+export interface StorageState {
+  usage?: number;
+  quota?: number;
+  modelBytes: number;
+  /**
+   * Whether the browser keeps the models when the device runs low on space (persistent storage);
+   * undefined where it cannot say. Without it, a browser may evict everything of this origin,
+   * and a device in the field would be left with no model until it is online again.
+   */
+  persisted?: boolean;
 }
 
 export interface RegistryOptions {
@@ -195,9 +209,23 @@ export class ModelRegistry {
     }));
   }
 
-  async storageEstimate(): Promise<{ usage?: number; quota?: number; modelBytes: number }> {
-    const estimate = await this.options.storage?.estimate().catch(() => ({})) ?? {};
-    return { ...estimate, modelBytes: await this.options.store.chunkBytes() };
+  async storageEstimate(): Promise<StorageState> {
+    const { storage, store } = this.options;
+    const [estimate, persisted, modelBytes] = await Promise.all([
+      storage?.estimate().catch(() => ({})) ?? {},
+      storage?.persisted?.().catch(() => undefined),
+      store.chunkBytes(),
+    ]);
+    return { ...estimate, ...(persisted !== undefined ? { persisted } : {}), modelBytes };
+  }
+
+  /**
+   * Asks the browser to keep the models when space runs low; resolves to whether it now does.
+   * The first install asks by itself; the Models screen asks again when the user says so (a
+   * browser may decide from the user's gesture, or prompt). A refusal is an answer, not an error.
+   */
+  async requestPersistentStorage(): Promise<boolean> {
+    return (await this.options.storage?.persist?.().catch(() => false)) ?? false;
   }
 
   // --- installing ---------------------------------------------------------------------------
@@ -356,8 +384,7 @@ export class ModelRegistry {
     }
     if (!this.persistRequested) {
       this.persistRequested = true;
-      // Asks the browser not to evict models under storage pressure; a refusal is not an error.
-      await storage.persist?.().catch(() => false);
+      await this.requestPersistentStorage();
     }
     const { usage, quota } = await storage.estimate().catch(() => ({ usage: undefined, quota: undefined }));
     if (quota !== undefined && usage !== undefined && quota - usage < missing * QUOTA_MARGIN) {
