@@ -193,6 +193,22 @@ test('the Models screen says whether the browser may delete the models, and asks
   await expect(page.getByTestId('storage-kept')).toBeVisible();
 });
 
+test.describe('a touch-only phone', () => {
+  test.use({ hasTouch: true, isMobile: true, viewport: { width: 360, height: 800 } });
+  test('is not told to drop or paste images, which a finger cannot do; the picker is there', async ({ page }) => {
+    await page.goto('/?model=fashion-mnist');
+    await expect(page.getByTestId('image-file')).toBeAttached();
+    expect(await page.evaluate(() => matchMedia('(hover: none) and (pointer: coarse)').matches)).toBe(true);
+    await expect(page.getByTestId('drop-hint')).toBeHidden();
+  });
+});
+
+test('with a mouse, the drop zone says images can be dropped or pasted', async ({ page }) => {
+  await page.goto('/?model=fashion-mnist');
+  await expect(page.getByTestId('drop-hint')).toBeVisible();
+  await expect(page.getByTestId('drop-hint')).toHaveText('or drop or paste images here');
+});
+
 test.describe('Hindi from the browser language', () => {
   test.use({ locale: 'hi-IN' });
   test('defaults to Hindi, shows Hindi display names and keeps the model label', async ({ page }) => {

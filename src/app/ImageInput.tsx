@@ -43,7 +43,7 @@ export function ImageInput({ onImage, onImages }: Props) {
             }}
           />
         </label>
-        <span>{t('classify.image.dropOrPaste')}</span>
+        <span class="drop-hint" data-testid="drop-hint">{t('classify.image.dropOrPaste')}</span>
       </div>
       {'mediaDevices' in navigator && <Camera onFrame={onImage} />}
     </div>
