@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { t } from './i18n/index.ts';
 
 /** Continuous mode classifies at most this many frames a second (battery, and a cheap CPU's pace). */
@@ -33,7 +33,9 @@ export function Camera({ onFrame }: Props) {
   handler.current = onFrame;
   const inView = useRef(true);
 
-  useEffect(() => {
+  // Attached before the browser paints the <video> that `stream` brings: the preview never shows
+  // empty, and the view never says live (data-live) without the stream in it.
+  useLayoutEffect(() => {
     if (video.current) video.current.srcObject = stream;
     return () => stream?.getTracks().forEach((track) => track.stop());
   }, [stream]);
