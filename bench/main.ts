@@ -167,7 +167,7 @@ const bench = {
 
   /** ORT's wasm memory of each running Lantern worker (MB): what a busier pool costs. */
   async workerMemory(): Promise<number[]> {
-    return (await lanternInstance().workerMemory()).map((bytes) => (bytes ?? 0) / 2 ** 20);
+    return (await lanternInstance().workerMemory()).map((bytes) => (typeof bytes === 'number' ? bytes : 0) / 2 ** 20);
   },
 
   /** transformers.js pipeline, one call per request, under a sliding window. */

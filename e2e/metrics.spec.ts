@@ -72,8 +72,9 @@ test('metrics: counts match the requests, plots render, exports hold no input, a
     expect(box?.height, id).toBeGreaterThan(50);
   }
   await expect(page.getByTestId('latency-table-spam-filter-wasm')).toContainText('p95');
-  // Missing memory figures are shown with a reason rather than hidden.
-  await expect(page.getByTestId('memory-workerWasm')).not.toBeEmpty();
+  // The worker that answered has started ORT, so its wasm memory is a figure, not a reason.
+  await expect(page.getByTestId('memory-workerWasm')).toHaveAttribute('data-provided', 'true');
+  await expect(page.getByTestId('memory-workerWasm')).toHaveText(/MB$/);
   await expect(page.getByTestId('device-isolated')).toHaveText('true');
   // One worker runs (no load lasted long enough for backlog workers), with the device's threads.
   const threads = (await page.getByTestId('device-threads').textContent())!.split(' ')[0]!;
@@ -114,6 +115,20 @@ test('metrics: counts match the requests, plots render, exports hold no input, a
   await page.goto('/?tab=metrics');
   await expect(page.getByTestId('metrics')).toHaveAttribute('data-requests', String(expected.requests));
   await expect(page.getByTestId('latency-chart-spam-filter-wasm').locator('canvas')).toHaveCount(1);
+});
+
+test('while ORT\'s wasm is still on its way, the memory card says the worker is starting, not that the browser hides the figure', async ({ page }) => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.context().route(/ort-wasm-simd-threaded-[^/]*\.wasm$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto('/?tab=metrics');
+  await expect(page.getByTestId('device-workers')).toHaveText(/^1 /);
+  await expect(page.getByTestId('memory-workerWasm')).toHaveText('the inference worker is still starting');
+  release();
+  await expect(page.getByTestId('memory-workerWasm')).toHaveAttribute('data-provided', 'true', { timeout: 30_000 });
 });
 
 test('benchmark this device: a warm-up and fixed runs per built-in model, in a table', async ({ page }) => {

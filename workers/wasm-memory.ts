@@ -1,12 +1,17 @@
+import type { WasmMemoryReading } from '../src/runtime/protocol.ts';
+
 /**
  * ORT exposes no public handle on its WebAssembly memory, so this watches WebAssembly
  * instantiation in the worker and keeps (weakly) every Memory it sees in the imports (the
  * threaded build creates a shared memory and imports it) or the exports (the plain build).
- * Install before the first session is created; reports null when no memory was seen.
+ * Install before the first session is created.
  */
 const memories = new Set<WeakRef<WebAssembly.Memory>>();
+/** Whether any wasm was instantiated yet: before ORT's is, there is no memory to see. */
+let instantiated = false;
 
 function collect(...objects: unknown[]): void {
+  instantiated = true;
   for (const object of objects) {
     if (!object || typeof object !== 'object') continue;
     for (const value of Object.values(object)) {
@@ -38,8 +43,8 @@ export function watchWasmMemory(): void {
   }
 }
 
-/** Bytes of every live WebAssembly memory seen, or null if none was seen (nothing to report). */
-export function wasmMemoryBytes(): number | null {
+/** Bytes of every live WebAssembly memory seen; see WasmMemoryReading for the rest. */
+export function wasmMemoryBytes(): WasmMemoryReading {
   let total = 0;
   let seen = false;
   for (const ref of memories) {
@@ -51,5 +56,6 @@ export function wasmMemoryBytes(): number | null {
     seen = true;
     total += memory.buffer.byteLength;
   }
-  return seen ? total : null;
+  if (seen) return total;
+  return instantiated ? null : 'starting';
 }

@@ -18,7 +18,7 @@ export type {
   RequestRecord,
   StageTimings,
 } from './lantern.ts';
-export type { ClassifyInput, DeviceReport, LoadReport } from './worker-client.ts';
+export type { ClassifyInput, DeviceReport, LoadReport, WasmMemoryReading } from './worker-client.ts';
 export type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
 export type { ModelFiles } from './worker-client.ts';
 export type { Priority } from './scheduler.ts';

@@ -10,7 +10,7 @@ import { fallbackTrigger, primaryDeadline, sameLabels } from './release/fallback
 import { DEFAULT_BACKLOG_WORKERS, PoolPolicy } from './pool-policy.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
 import { signedStore } from './store/signed-store.ts';
-import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles } from './worker-client.ts';
+import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles, type WasmMemoryReading } from './worker-client.ts';
 
 export type { ClassifyInput, DeviceReport, LanternInput, LoadProgress, LoadReport, ModelDescriptor, Priority };
 
@@ -269,7 +269,7 @@ export class Lantern {
   }
 
   /** ORT's WebAssembly memory in each running worker (none is started to answer). */
-  workerMemory(): Promise<(number | null)[]> {
+  workerMemory(): Promise<WasmMemoryReading[]> {
     return Promise.all(this.clients.filter((c) => c.running).map((c) => c.wasmMemory()));
   }
 

@@ -77,6 +77,13 @@ export interface BatchReport {
   postprocessMs: number;
 }
 
+/**
+ * ORT's WebAssembly memory in one worker: its bytes; 'starting' before ORT has instantiated its
+ * wasm there (the worker's first seconds, longer on a first visit's download); null when ORT did
+ * but no memory was seen, or the worker stopped before answering.
+ */
+export type WasmMemoryReading = number | 'starting' | null;
+
 /** The worker's API as the page calls it (comlink turns each result into a promise). */
 export interface InferenceWorkerApi {
   /**
@@ -88,6 +95,5 @@ export interface InferenceWorkerApi {
   /** `cache`: answer repeated inputs from the worker's in-memory result cache (opt-in per model). */
   classify(key: string, inputs: ClassifyInput[], k: number, cache?: boolean): Promise<BatchReport>;
   unload(key: string): Promise<void>;
-  /** Bytes of ORT's WebAssembly memory in this worker (null: not seen, e.g. nothing loaded yet). */
-  wasmMemory(): number | null;
+  wasmMemory(): WasmMemoryReading;
 }

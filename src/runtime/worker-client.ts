@@ -3,9 +3,9 @@ import type { BackendPreference } from './backend.ts';
 import { installErrorTransfer } from './error-transfer.ts';
 import { CancelledError, RuntimeUnavailableError, WorkerCrashedError } from './errors.ts';
 import type { KeptOrtWasm } from './ort-cache.ts';
-import type { BatchReport, ClassifyInput, DeviceReport, InferenceWorkerApi, LoadReport, ModelFiles } from './protocol.ts';
+import type { BatchReport, ClassifyInput, DeviceReport, InferenceWorkerApi, LoadReport, ModelFiles, WasmMemoryReading } from './protocol.ts';
 
-export type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles };
+export type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles, WasmMemoryReading };
 
 /** A worker that has not answered init by then is treated as dead (init only probes the device). */
 const START_TIMEOUT_MS = 30_000;
@@ -222,8 +222,8 @@ export class WorkerClient {
   }
 
   /** ORT's wasm memory in the running worker; see observe. */
-  wasmMemory(): Promise<number | null> {
-    return this.observe((live) => live.remote.wasmMemory());
+  wasmMemory(): Promise<WasmMemoryReading> {
+    return this.observe<WasmMemoryReading>((live) => live.remote.wasmMemory());
   }
 
   /** The running worker's WASM threads; see observe. */

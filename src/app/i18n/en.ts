@@ -170,6 +170,7 @@ export const en = {
   'metrics.na.notIsolated': 'not provided: the page is not cross-origin isolated',
   'metrics.na.pending': 'measuring…',
   'metrics.na.noWorker': 'no inference worker is running',
+  'metrics.na.starting': 'the inference worker is still starting',
   'metrics.na.failed': 'could not be measured',
   'metrics.device.heading': 'This device',
   'metrics.device.backend': 'Backend',

@@ -172,6 +172,7 @@ export const hi: Record<MessageKey, string> = {
   'metrics.na.notIsolated': 'उपलब्ध नहीं: पेज क्रॉस-ओरिजिन आइसोलेटेड नहीं है',
   'metrics.na.pending': 'माप रहे हैं…',
   'metrics.na.noWorker': 'कोई अनुमान वर्कर नहीं चल रहा',
+  'metrics.na.starting': 'अनुमान वर्कर अभी शुरू हो रहा है',
   'metrics.na.failed': 'मापा नहीं जा सका',
   'metrics.device.heading': 'यह डिवाइस',
   'metrics.device.backend': 'बैकएंड',

@@ -10,6 +10,7 @@ const REASONS: Record<Unavailable, MessageKey> = {
   'not-isolated': 'metrics.na.notIsolated',
   pending: 'metrics.na.pending',
   'no-worker': 'metrics.na.noWorker',
+  starting: 'metrics.na.starting',
   failed: 'metrics.na.failed',
 };
 

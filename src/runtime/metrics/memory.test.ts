@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { WasmMemoryReading } from '../protocol.ts';
 import { MemorySampler, type MemoryEnvironment } from './memory.ts';
 
 function env(overrides: Partial<MemoryEnvironment> = {}): MemoryEnvironment {
@@ -33,6 +34,15 @@ describe('MemorySampler', () => {
     expect(r.userAgentSpecific).toEqual({ bytes: null, reason: 'unsupported' });
     const notIsolated = new MemorySampler(sources, { env: env({ performance: { measureUserAgentSpecificMemory: async () => ({ bytes: 1 }) } }) });
     expect((await notIsolated.sample()).userAgentSpecific).toEqual({ bytes: null, reason: 'not-isolated' });
+  });
+
+  it('tells a worker still starting from one whose memory the browser hides', async () => {
+    const reading = (readings: WasmMemoryReading[]) => new MemorySampler({ workerWasm: async () => readings, modelBytes: async () => null }, { env: env() }).sample();
+    expect((await reading(['starting'])).workerWasm).toEqual({ bytes: null, reason: 'starting' });
+    expect((await reading([null])).workerWasm).toEqual({ bytes: null, reason: 'unsupported' });
+    // A backlog worker starting beside a running one: the running one's bytes are the figure.
+    expect((await reading([16_777_216, 'starting'])).workerWasm).toEqual({ bytes: 16_777_216 });
+    expect((await reading([null, 'starting'])).workerWasm).toEqual({ bytes: null, reason: 'starting' });
   });
 
   it('measures user-agent-specific memory only when isolated, in the background, and not while hidden', async () => {

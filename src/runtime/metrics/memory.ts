@@ -1,4 +1,5 @@
 import { Listeners } from '../listeners.ts';
+import type { WasmMemoryReading } from '../protocol.ts';
 
 /**
  * Samples memory figures the browser offers, and says which it does not instead of hiding
@@ -14,7 +15,7 @@ import { Listeners } from '../listeners.ts';
  * --enable-blink-features=ForceEagerMeasureMemory, or at the next GC (10–20 s) without it.
  * So the first measurement starts as soon as sampling starts, and the figure carries its time.
  */
-export type Unavailable = 'unsupported' | 'not-isolated' | 'pending' | 'no-worker' | 'failed';
+export type Unavailable = 'unsupported' | 'not-isolated' | 'pending' | 'no-worker' | 'starting' | 'failed';
 export type Figure = { bytes: number } | { bytes: null; reason: Unavailable };
 
 export interface MemoryReport {
@@ -40,8 +41,8 @@ export interface MemoryEnvironment {
 }
 
 export interface MemorySources {
-  /** Per running worker: bytes, or null when none was seen. An empty list means no worker runs. */
-  workerWasm: () => Promise<(number | null)[]>;
+  /** One reading per running worker. An empty list means no worker runs. */
+  workerWasm: () => Promise<WasmMemoryReading[]>;
   modelBytes: () => Promise<number | null>;
 }
 
@@ -147,11 +148,12 @@ export class MemorySampler {
       this.sources.modelBytes().catch(() => null),
       this.env.storage?.estimate ? this.env.storage.estimate().catch(() => null) : Promise.resolve(undefined),
     ]);
-    const seen = wasm?.filter((b): b is number => b !== null) ?? [];
+    const seen = wasm?.filter((b) => typeof b === 'number') ?? [];
     const workerWasm: Figure = wasm === null ? { bytes: null, reason: 'failed' }
       : wasm.length === 0 ? { bytes: null, reason: 'no-worker' }
-      : seen.length === 0 ? { bytes: null, reason: 'unsupported' }
-      : { bytes: seen.reduce((a, b) => a + b, 0) };
+      : seen.length > 0 ? { bytes: seen.reduce((a, b) => a + b, 0) }
+      : wasm.includes('starting') ? { bytes: null, reason: 'starting' }
+      : { bytes: null, reason: 'unsupported' };
     const storageReason: Unavailable = estimate === undefined ? 'unsupported' : 'failed';
     const report: MemoryReport = {
       sampledAt: Date.now(),
