@@ -197,6 +197,31 @@ describe('attack: sequence abuse', () => {
   });
 });
 
+describe('attack: a replay after a key rotation', () => {
+  /** A release signed by each of `keys`, in that order (the signature file is not itself signed: a mirror may reorder it). */
+  async function signedBy(keys: KeyFile[], version: string, sequence: number): Promise<TestRelease> {
+    const r = await release(keys[0]!, 'spam-filter', version, sequence);
+    return { ...r, signatures: { signatures: await Promise.all(keys.map((k) => sign(r.bytes, k))) } };
+  }
+
+  it('the new key inherits the old one\'s floor: once the old key is removed, a replayed older release is refused', async () => {
+    // README "Rotate a key": the new key joins with the same scope, releases carry both signatures.
+    const { registry, registryWith, publish } = await world(trustOf([rogue, ['spam-filter']]));
+    const v1 = await signedBy([builtin, rogue], '1.0.0', 1);
+    const v2 = await signedBy([builtin, rogue], '1.1.0', 2);
+    const v3 = await signedBy([builtin, rogue], '1.2.0', 3);
+    publish(v1, v2, v3);
+    for (const r of [v1, v2, v3]) await install(registry, r);
+    // The rotation ends: the old key leaves the trust store. v3 is still vouched for by the new one.
+    const rotated = new TrustStore({ keys: [trustEntryFor(rogue, ['spam-filter'])] });
+    const after = registryWith(rotated);
+    await after.applyTrust(rotated);
+    await expectAnswers(after, v3);
+    await expect(install(after, v1)).rejects.toThrow(DowngradeError);
+    await expectAnswers(after, v3);
+  });
+});
+
 describe('attack: a failed install must not delete what installed versions use', () => {
   it('a release whose file hash disagrees with its valid, shared chunks is refused and deletes nothing (same model)', async () => {
     const { registry, publish, store } = await world();

@@ -15,8 +15,8 @@ describe('sequence floors', () => {
   });
 
   it('each key keeps its own floor; only trusted keys\' floors count', () => {
-    let record = raiseFloor(undefined, 'm', { keyId: 'good', sequence: 3, manifest: 'g3' });
-    record = raiseFloor(record, 'm', { keyId: 'rogue', sequence: Number.MAX_SAFE_INTEGER, manifest: 'r' });
+    let record = raiseFloor(undefined, 'm', { keyIds: ['good'], sequence: 3, manifest: 'g3' });
+    record = raiseFloor(record, 'm', { keyIds: ['rogue'], sequence: Number.MAX_SAFE_INTEGER, manifest: 'r' });
     expect(effectiveFloor(record, ALL_KEYS)).toBe(Number.MAX_SAFE_INTEGER);
     expect(effectiveFloor(record, onlyGood)).toBe(3);
     expect(() => assertNewer(record, release(4), ALL_KEYS)).toThrow(DowngradeError);
@@ -26,7 +26,15 @@ describe('sequence floors', () => {
   });
 
   it('a lower activation by the same key (a rollback target re-activated) never lowers its floor', () => {
-    const record = raiseFloor(raiseFloor(undefined, 'm', { keyId: 'good', sequence: 9, manifest: 'x' }), 'm', { keyId: 'good', sequence: 2, manifest: 'y' });
+    const record = raiseFloor(raiseFloor(undefined, 'm', { keyIds: ['good'], sequence: 9, manifest: 'x' }), 'm', { keyIds: ['good'], sequence: 2, manifest: 'y' });
     expect(effectiveFloor(record, ALL_KEYS)).toBe(9);
+  });
+
+  it('a release signed by two keys raises both floors, so either key alone still holds it', () => {
+    const record = raiseFloor(raiseFloor(undefined, 'm', { keyIds: ['old'], sequence: 2, manifest: 'a' }), 'm', { keyIds: ['old', 'new'], sequence: 3, manifest: 'b' });
+    expect(record.floors).toEqual([{ keyId: 'old', sequence: 3, manifest: 'b' }, { keyId: 'new', sequence: 3, manifest: 'b' }]);
+    expect(effectiveFloor(record, (keyId) => keyId === 'new')).toBe(3);
+    // No key known (a store written before keys were recorded): one floor, always in force.
+    expect(raiseFloor(undefined, 'm', { keyIds: [], sequence: 4 }).floors).toEqual([{ sequence: 4 }]);
   });
 });

@@ -66,14 +66,20 @@ export function assertNewer(record: SequenceRecord | undefined, release: Release
   }
 }
 
-/** The record after `release` (signed by `keyId`) was activated. */
-export function raiseFloor(record: SequenceRecord | undefined, id: string, release: { keyId?: string; sequence: number; manifest?: string }): SequenceRecord {
-  const floors = floorsOf(record).filter((f) => f.keyId !== release.keyId);
-  const own = floorsOf(record).find((f) => f.keyId === release.keyId);
-  const next: Floor = own && own.sequence > release.sequence ? own : {
-    ...(release.keyId !== undefined ? { keyId: release.keyId } : {}),
-    sequence: release.sequence,
-    ...(release.manifest !== undefined ? { manifest: release.manifest } : {}),
-  };
-  return { id, floors: [...floors, next] };
+/**
+ * The record after `release` was activated: the floor of each key that vouched for it rises
+ * (an unknown signer's when none is known), so a rotation's new key inherits the old one's floor.
+ */
+export function raiseFloor(record: SequenceRecord | undefined, id: string, release: { keyIds: readonly string[]; sequence: number; manifest?: string }): SequenceRecord {
+  const signers: (string | undefined)[] = release.keyIds.length ? [...release.keyIds] : [undefined];
+  const others = floorsOf(record).filter((f) => !signers.includes(f.keyId));
+  const raised = signers.map((keyId): Floor => {
+    const own = floorsOf(record).find((f) => f.keyId === keyId);
+    return own && own.sequence > release.sequence ? own : {
+      ...(keyId !== undefined ? { keyId } : {}),
+      sequence: release.sequence,
+      ...(release.manifest !== undefined ? { manifest: release.manifest } : {}),
+    };
+  });
+  return { id, floors: [...others, ...raised] };
 }

@@ -12,7 +12,7 @@ beforeAll(async () => ({ key } = await keyAndTrust()));
 
 /** Stores every chunk of a release (as a verified download would) and activates it. */
 async function install(store: ModelStore, release: TestRelease): Promise<void> {
-  await store.beginInstall(release.manifest, release.bytes, release.signatures, { keyId: key.keyId, sourceUrl: 'https://example.test/demo/manifest.json' });
+  await store.beginInstall(release.manifest, release.bytes, release.signatures, { keyIds: [key.keyId], sourceUrl: 'https://example.test/demo/manifest.json' });
   await putChunks(store, release);
   await store.activate(versionKey(release.manifest));
 }
@@ -33,7 +33,7 @@ describe('ModelStore activation', () => {
   it('activates only a completely stored version, and changes nothing otherwise', async () => {
     const store = await freshStore();
     const v1 = await makeRelease(key, { version: '1.0.0', sequence: 1 });
-    await store.beginInstall(v1.manifest, v1.bytes, v1.signatures, { keyId: key.keyId });
+    await store.beginInstall(v1.manifest, v1.bytes, v1.signatures, { keyIds: [key.keyId] });
     await putChunks(store, v1, 2);
     await expect(store.activate('demo@1.0.0')).rejects.toThrow(StorageError);
     expect(await store.pointer('demo')).toBeUndefined();
@@ -59,7 +59,7 @@ describe('ModelStore downgrade rules', () => {
     const store = await freshStore();
     await install(store, await makeRelease(key, { version: '2.0.0', sequence: 5 }));
     const old = await makeRelease(key, { version: '1.0.0', sequence: 4 });
-    await expect(store.beginInstall(old.manifest, old.bytes, old.signatures, { keyId: key.keyId })).rejects.toThrow(DowngradeError);
+    await expect(store.beginInstall(old.manifest, old.bytes, old.signatures, { keyIds: [key.keyId] })).rejects.toThrow(DowngradeError);
     expect(await store.version('demo@1.0.0')).toBeUndefined();
     expect((await store.pointer('demo'))?.active).toBe('demo@2.0.0');
   });
@@ -67,7 +67,7 @@ describe('ModelStore downgrade rules', () => {
   it('a newer release activated meanwhile wins over an older unfinished one', async () => {
     const store = await freshStore();
     const older = await makeRelease(key, { version: '1.0.0', sequence: 1 });
-    await store.beginInstall(older.manifest, older.bytes, older.signatures, { keyId: key.keyId });
+    await store.beginInstall(older.manifest, older.bytes, older.signatures, { keyIds: [key.keyId] });
     await putChunks(store, older);
     await install(store, await makeRelease(key, { version: '2.0.0', sequence: 2 }));
     await expect(store.activate('demo@1.0.0')).rejects.toThrow(StorageError);
@@ -84,7 +84,7 @@ describe('ModelStore downgrade rules', () => {
     expect(await store.highestSequence('demo')).toBe(2);
     // Replay protection still holds after the rollback.
     const replay = await makeRelease(key, { version: '0.9.0', sequence: 0 });
-    await expect(store.beginInstall(replay.manifest, replay.bytes, replay.signatures, { keyId: key.keyId })).rejects.toThrow(DowngradeError);
+    await expect(store.beginInstall(replay.manifest, replay.bytes, replay.signatures, { keyIds: [key.keyId] })).rejects.toThrow(DowngradeError);
   });
 
   it('refuses a rollback to a version that is not retained', async () => {
@@ -100,7 +100,7 @@ describe('ModelStore downgrade rules', () => {
     expect(await store.pointer('demo')).toBeUndefined();
     expect(await store.chunkBytes()).toBe(0);
     const replay = await makeRelease(key, { version: '0.1.0', sequence: 3 });
-    await expect(store.beginInstall(replay.manifest, replay.bytes, replay.signatures, { keyId: key.keyId })).rejects.toThrow(DowngradeError);
+    await expect(store.beginInstall(replay.manifest, replay.bytes, replay.signatures, { keyIds: [key.keyId] })).rejects.toThrow(DowngradeError);
   });
 });
 
@@ -123,7 +123,7 @@ describe('ModelStore.chunkBytes', () => {
     expect(await store.chunkBytes()).toBeLessThan(totalSize(v1.manifest) + totalSize(v2.manifest));
     // A partial download counts only what arrived.
     const pending = await makeRelease(key, { version: '2.0.0', sequence: 3 });
-    await store.beginInstall(pending.manifest, pending.bytes, pending.signatures, { keyId: key.keyId });
+    await store.beginInstall(pending.manifest, pending.bytes, pending.signatures, { keyIds: [key.keyId] });
     await putChunks(store, pending, 1);
     expect(await store.chunkBytes()).toBe(unique([v1, v2]) + pending.manifest.files[0]!.chunkSize);
   });
@@ -161,7 +161,7 @@ describe('ModelStore garbage collection', () => {
     const store = await freshStore();
     await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
     const pending = await makeRelease(key, { version: '3.0.0', sequence: 3 });
-    await store.beginInstall(pending.manifest, pending.bytes, pending.signatures, { keyId: key.keyId });
+    await store.beginInstall(pending.manifest, pending.bytes, pending.signatures, { keyIds: [key.keyId] });
     await putChunks(store, pending, 1);
     await install(store, await makeRelease(key, { version: '2.0.0', sequence: 2 }));
     expect((await store.version('demo@3.0.0'))?.status).toBe('downloading');
@@ -227,7 +227,7 @@ describe('ModelStore storage errors', () => {
 
 describe('ModelStore shadow candidates', () => {
   async function stored(store: ModelStore, release: TestRelease): Promise<string> {
-    await store.beginInstall(release.manifest, release.bytes, release.signatures, { keyId: key.keyId });
+    await store.beginInstall(release.manifest, release.bytes, release.signatures, { keyIds: [key.keyId] });
     await putChunks(store, release);
     return versionKey(release.manifest);
   }
@@ -306,7 +306,7 @@ describe('ModelStore shadow candidates', () => {
     await install(store, await makeRelease(key, { version: '2.0.0', sequence: 5 }));
     await expect(store.enterShadow('demo@2.0.0')).rejects.toThrow(StorageError);
     const partial = await makeRelease(key, { version: '3.0.0', sequence: 6 });
-    await store.beginInstall(partial.manifest, partial.bytes, partial.signatures, { keyId: key.keyId });
+    await store.beginInstall(partial.manifest, partial.bytes, partial.signatures, { keyIds: [key.keyId] });
     await putChunks(store, partial, 1);
     await expect(store.enterShadow('demo@3.0.0')).rejects.toThrow(/not completely downloaded/);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@2.0.0' });

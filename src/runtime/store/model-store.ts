@@ -30,8 +30,15 @@ export interface VersionRecord {
   addedAt: number;
   /** Why it was quarantined, rejected or revoked (a fixed message, never content). */
   reason?: string;
-  /** The trusted key that vouched for it when it was installed. */
+  /** The trusted keys that vouched for it when it was installed (every in-scope signer). */
+  keyIds?: string[];
+  /** What stores written before keyIds recorded: the first key that vouched for it. */
   keyId?: string;
+}
+
+/** The keys that vouched for a version, in a record of any age. */
+function vouchedBy(version: VersionRecord): string[] {
+  return version.keyIds ?? (version.keyId !== undefined ? [version.keyId] : []);
 }
 
 export interface ManifestRecord {
@@ -234,7 +241,7 @@ export class ModelStore {
    * `assertNotDowngrade` refuses, and a different manifest under an installed version's number.
    * Returns the version's record (which may already be ready, e.g. a retained version).
    */
-  async beginInstall(manifest: Manifest, bytes: Uint8Array, signatures: SignatureFile, origin: { keyId: string; sourceUrl?: string }): Promise<VersionRecord> {
+  async beginInstall(manifest: Manifest, bytes: Uint8Array, signatures: SignatureFile, origin: { keyIds: string[]; sourceUrl?: string }): Promise<VersionRecord> {
     const key = versionKey(manifest);
     const sha256 = await sha256Hex(bytes);
     return this.write(['manifests', 'versions', 'sequences'], async (tx) => {
@@ -247,7 +254,7 @@ export class ModelStore {
       }
       const record: VersionRecord = {
         key, id: manifest.id, version: manifest.version, sequence: manifest.sequence,
-        status: 'downloading', sizeBytes: totalSize(manifest), addedAt: Date.now(), keyId: origin.keyId,
+        status: 'downloading', sizeBytes: totalSize(manifest), addedAt: Date.now(), keyIds: origin.keyIds,
       };
       await tx.objectStore('manifests').put({
         key, bytes: bytes.slice().buffer as ArrayBuffer, signatures, sha256, chunks: chunkList(manifest),
@@ -262,14 +269,14 @@ export class ModelStore {
    * A version that may be activated or evaluated in shadow: installed, not refused or revoked,
    * every chunk stored, and not below a sequence floor in force. Returns its stamp for the floor.
    */
-  private async assertActivatable(tx: WriteTx<Name[]>, key: string): Promise<{ version: VersionRecord; stamp: ReleaseStamp & { keyId?: string } }> {
+  private async assertActivatable(tx: WriteTx<Name[]>, key: string): Promise<{ version: VersionRecord; stamp: ReleaseStamp & { keyIds: string[] } }> {
     const version = await tx.objectStore('versions').get(key);
     const manifest = await tx.objectStore('manifests').get(key);
     if (!version || !manifest || (version.status !== 'ready' && version.status !== 'downloading')) throw new StorageError('That version is not installed.', { key });
     for (const sha of manifest.chunks) {
       if ((await tx.objectStore('chunks').getKey(sha)) === undefined) throw new StorageError('That version is not completely downloaded.', { key });
     }
-    const stamp = { id: version.id, version: version.version, sequence: version.sequence, ...(version.keyId ? { keyId: version.keyId } : {}), ...(manifest.sha256 ? { manifest: manifest.sha256 } : {}) };
+    const stamp = { id: version.id, version: version.version, sequence: version.sequence, keyIds: vouchedBy(version), ...(manifest.sha256 ? { manifest: manifest.sha256 } : {}) };
     assertNewer(await tx.objectStore('sequences').get(version.id), stamp, this.keyPolicy);
     return { version, stamp };
   }

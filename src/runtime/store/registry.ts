@@ -240,7 +240,7 @@ export class ModelRegistry {
       this.fetchBytes(release.signatureUrl, 'the release signature', DOCUMENT_LIMITS.signature, signal, 'The release is not signed.'),
     ]);
     const signatures = parseSignatureFile(sigBytes);
-    const { manifest, keyId } = await this.verify(bytes, signatures);
+    const { manifest, keyIds } = await this.verify(bytes, signatures);
     // A replayed old manifest behind a current catalog entry is a downgrade first of all.
     await this.options.store.assertNotDowngrade({ ...manifest, manifest: await sha256Hex(bytes) });
     // The size the user was asked to accept must be the signed one (mix-and-match protection).
@@ -248,15 +248,15 @@ export class ModelRegistry {
       || (release.sequence !== undefined && release.sequence !== manifest.sequence) || (release.size !== undefined && release.size !== totalSize(manifest))) {
       throw new ValidationError('The catalog entry does not match the release it points to.');
     }
-    return this.installVerified(manifest, bytes, signatures, { keyId, sourceUrl: release.manifestUrl }, this.download(manifest, release.manifestUrl, signal), mode);
+    return this.installVerified(manifest, bytes, signatures, { keyIds, sourceUrl: release.manifestUrl }, this.download(manifest, release.manifestUrl, signal), mode);
   }
 
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
   async installBundle(source: BundleSource, signal?: AbortSignal): Promise<VersionRecord> {
     const bundle = await openBundle(source);
-    const { manifest, keyId } = await this.verify(bundle.manifestBytes, bundle.signatures);
+    const { manifest, keyIds } = await this.verify(bundle.manifestBytes, bundle.signatures);
     await assertWholeFiles(manifest, bundle.readChunk, signal);
-    return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyId }, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
+    return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyIds }, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
   }
 
   /** Continues an interrupted download (e.g. after the tab was closed) from its last verified chunk. */
@@ -264,8 +264,8 @@ export class ModelRegistry {
     const record = await this.options.store.manifest(key);
     if (!record?.sourceUrl) throw new ModelLoadError('That download cannot be resumed; install it again.', { key });
     const bytes = new Uint8Array(record.bytes);
-    const { manifest, keyId } = await this.verify(bytes, record.signatures);
-    return this.installVerified(manifest, bytes, record.signatures, { keyId, sourceUrl: record.sourceUrl }, this.download(manifest, record.sourceUrl, signal));
+    const { manifest, keyIds } = await this.verify(bytes, record.signatures);
+    return this.installVerified(manifest, bytes, record.signatures, { keyIds, sourceUrl: record.sourceUrl }, this.download(manifest, record.sourceUrl, signal));
   }
 
   private download(manifest: Manifest, manifestUrl: string, signal?: AbortSignal) {
@@ -280,22 +280,22 @@ export class ModelRegistry {
 
   /**
    * Signature against the trust store, then schema, then the signing key's scope over the
-   * model id, then expiry: nothing else is trusted first. Returns the key that vouches for it.
+   * model id, then expiry: nothing else is trusted first. Returns the keys that vouch for it.
    */
-  private async verify(bytes: Uint8Array, signatures: SignatureFile): Promise<{ manifest: Manifest; keyId: string }> {
+  private async verify(bytes: Uint8Array, signatures: SignatureFile): Promise<{ manifest: Manifest; keyIds: string[] }> {
     const { trust } = this;
     const signers = await trust.signers(bytes, signatures);
     const manifest = parseManifest(bytes);
-    const keyId = trust.authorize(signers, [manifest.id]);
+    const keyIds = trust.authorize(signers, [manifest.id]);
     assertNotExpired(manifest);
-    return { manifest, keyId };
+    return { manifest, keyIds };
   }
 
   private async installVerified(
     manifest: Manifest,
     bytes: Uint8Array,
     signatures: SignatureFile,
-    origin: { keyId: string; sourceUrl?: string },
+    origin: { keyIds: string[]; sourceUrl?: string },
     transfer: (onProgress: (p: TransferProgress) => void) => Promise<unknown>,
     mode?: InstallMode,
   ): Promise<VersionRecord> {

@@ -129,12 +129,14 @@ export class TrustStore {
   }
 
   /**
-   * The first of `signers` whose scope covers every id in `ids`; otherwise a SignatureError
-   * naming the key and the model id it may not sign (the delegation check).
+   * Every one of `signers` whose scope covers every id in `ids` (all of them vouch for the
+   * release, so each keeps its own rollback floor: after a key rotation the floor the old key
+   * set still binds the new one); otherwise a SignatureError naming the key and the model id it
+   * may not sign (the delegation check).
    */
-  authorize(signers: readonly string[], ids: readonly string[]): string {
-    const keyId = signers.find((k) => ids.every((id) => this.allows(k, id)));
-    if (keyId) return keyId;
+  authorize(signers: readonly string[], ids: readonly string[]): string[] {
+    const authorized = signers.filter((k) => ids.every((id) => this.allows(k, id)));
+    if (authorized.length) return authorized;
     const key = signers[0] ?? '';
     const id = ids.find((i) => !this.allows(key, i)) ?? '';
     throw new SignatureError(`Key ${key} (${this.byId.get(key)?.name ?? 'unknown'}) is not trusted to sign ${id}; it was refused.`, { keyId: key, id });
