@@ -131,6 +131,35 @@ describe('attack: a trusted publisher signs a manifest built to exhaust the devi
     await expect(registry.installBundle(bundleOf(hostile))).rejects.toThrow(ValidationError);
     await expectAnswers(registry, v1);
   });
+
+  it('refuses a bundle declaring a 3 GB manifest before reading it; the active version answers', async () => {
+    const { registry, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    // A received .lantern file: a real header, then a manifest length no device could hold.
+    const real = writeBundle(v1.bytes, v1.signatures, []);
+    const headerLength = new DataView(real.buffer).getUint32(8, true);
+    const header = JSON.parse(new TextDecoder().decode(real.subarray(12, 12 + headerLength))) as Record<string, unknown>;
+    const hostileHeader = new TextEncoder().encode(JSON.stringify({ ...header, manifestLength: 3_000_000_000 }));
+    const start = new Uint8Array(12 + hostileHeader.length);
+    start.set(real.subarray(0, 8));
+    new DataView(start.buffer).setUint32(8, hostileHeader.length, true);
+    start.set(hostileHeader, 12);
+    let largestRead = 0;
+    const bundle = {
+      size: start.length + 3_000_000_000,
+      slice: (from: number, to: number) => {
+        largestRead = Math.max(largestRead, to - from);
+        return { arrayBuffer: async () => start.slice(from, Math.min(to, start.length)).buffer };
+      },
+    };
+    const error = await errorOf(registry.installBundle(bundle));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toMatch(/manifest is too large \(3000000000 bytes/);
+    expect(largestRead).toBeLessThan(64 * 1024);
+    await expectAnswers(registry, v1);
+  });
 });
 
 describe('attack: sequence abuse', () => {
@@ -396,6 +425,19 @@ describe('attack: catalogs that freeze, replay or mix and match', () => {
     await expect(registry.catalog(CATALOG)).rejects.toThrow(/altered after signing/);
     serve(await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [acme] }));
     await expect(registry.catalog(CATALOG)).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, v1);
+  });
+
+  it('refuses a signed catalog whose entry is no URL with a ValidationError, before recording it as seen', async () => {
+    const { registry, serve, v1, v2 } = await catalogWorld();
+    const broken = await signedCatalog([{ ...entryOf(v2), manifest: 'http://[' }], { keys: [builtin], previousVersion: 1e10 });
+    serve(broken);
+    const error = await errorOf(registry.catalog(CATALOG));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toMatch(/expected a URL or a path/);
+    // Not recorded as seen: the publisher's corrected catalog at an earlier version is accepted.
+    serve(await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [builtin], previousVersion: 10 }));
+    await expect(registry.catalog(CATALOG)).resolves.toHaveLength(2);
     await expectAnswers(registry, v1);
   });
 

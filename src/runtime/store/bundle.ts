@@ -2,6 +2,7 @@ import { z } from 'zod/mini';
 import { ValidationError } from '../errors.ts';
 import { concatBytes } from './bytes.ts';
 import { chunkRange, type ManifestFile } from './manifest.ts';
+import { DOCUMENT_LIMITS } from './net.ts';
 import { SignatureFileSchema, type SignatureFile } from './trust.ts';
 
 /**
@@ -70,6 +71,10 @@ export async function openBundle(source: BundleSource): Promise<OpenedBundle> {
     throw new ValidationError('The model bundle is damaged: its header cannot be read.');
   }
   const body = PREFIX + headerLength;
+  // The manifest is read whole before its signature is checked: the same bound as a download's.
+  if (header.manifestLength > DOCUMENT_LIMITS.manifest) {
+    throw new ValidationError(`The model bundle's manifest is too large (${header.manifestLength} bytes; the limit is ${DOCUMENT_LIMITS.manifest}).`, { bytes: header.manifestLength, limit: DOCUMENT_LIMITS.manifest });
+  }
   if (body + header.manifestLength > source.size) throw new ValidationError('The model bundle is truncated.');
   const files = new Map(header.files.map((f) => [f.path, f]));
   return {

@@ -15,14 +15,24 @@ import { parseJsonDocument } from './net.ts';
  */
 export const CATALOG_FORMAT = 'lantern-catalog/2';
 
+/** Whether `value` resolves against a URL: a broken one is refused with the catalog, not when used. */
+function resolves(value: string): boolean {
+  try {
+    return new URL(value, 'https://catalog.invalid/').href.length > 0;
+  } catch {
+    return false;
+  }
+}
+const UrlReference = z.string().check(z.maxLength(500), z.refine(resolves, 'expected a URL or a path'));
+
 export const ReleaseEntrySchema = z.object({
   id: ModelIdSchema,
   version: z.string().check(z.maxLength(64)),
   sequence: z.int().check(z.nonnegative()),
   title: z.optional(z.string().check(z.maxLength(MAX_TITLE_LENGTH))),
   /** Relative to the catalog URL. */
-  manifest: z.string().check(z.maxLength(500)),
-  signature: z.string().check(z.maxLength(500)),
+  manifest: UrlReference,
+  signature: UrlReference,
   /** Total bytes of the release's files. */
   size: z.int().check(z.nonnegative()),
   /**
