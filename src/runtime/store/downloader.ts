@@ -51,7 +51,7 @@ export async function downloadRelease(manifest: Manifest, manifestUrl: string, s
         return fetched.bytes.subarray(start, end);
       } catch (error) {
         if (!(error instanceof NetworkError) || error.details.retryable !== true) throw error;
-        if (attempt >= retries) throw new NetworkError(`${file.path} could not be downloaded after ${retries + 1} attempts; try again to resume.`, error.details);
+        if (attempt >= retries) throw new NetworkError(`${file.path} could not be downloaded after ${retries + 1} attempts; try again to resume.`, error.details, { cause: error });
         await sleep(Math.min(8000, backoffMs * 2 ** attempt), options.signal);
       }
     }

@@ -31,6 +31,21 @@ function stalling(first: Uint8Array): ReadableStream<Uint8Array> {
   }, { highWaterMark: 0 });
 }
 
+/** A body of `pieces` pieces of `size` bytes, one every `everyMs` (on the fake clock in these tests). */
+function paced(size: number, everyMs: number, pieces: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>({
+    pull: (controller) => new Promise<void>((resolve) => setTimeout(() => {
+      if (cancelled) return resolve();
+      if (sent++ < pieces) controller.enqueue(new Uint8Array(size));
+      else controller.close();
+      resolve();
+    }, everyMs)),
+    cancel: () => { cancelled = true; },
+  }, { highWaterMark: 0 });
+}
+
 const STALL_MS = 10_000;
 
 describe('guardedFetch against real servers', () => {
@@ -94,6 +109,23 @@ describe('guardedFetch limits and timeouts', () => {
     const error = await reading;
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).details).toMatchObject({ stalled: true, retryable: true, file: 'onnx/model.onnx', chunk: 3 });
+  });
+
+  it('fails a body that drips too slowly to finish (slow retrieval), and lets a slow but steady one finish', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    // 100 bytes a second: 1,000 bytes per stall time, far below MIN_BYTES_PER_STALL. Old rule: every byte re-armed the timer.
+    const drip = await guardedFetch(context(async () => new Response(paced(100, 1000, 1_000_000))), { url, what: 'onnx/model.onnx', where: { file: 'onnx/model.onnx', chunk: 0 } });
+    const dripping = drip.read(1_000_000, () => new IntegrityError('too long')).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(STALL_MS);
+    const error = await dripping;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).message).toMatch(/^Only \d+ bytes arrived in 10 s while fetching onnx\/model\.onnx; try again to resume\.$/);
+    expect((error as NetworkError).details).toMatchObject({ stalled: true, retryable: true, chunk: 0 });
+    // 4 KiB a second (a poor 2G link): 40 KiB per stall time, so 200 KiB arrive whole in 50 s.
+    const steady = await guardedFetch(context(async () => new Response(paced(4096, 1000, 50))), { url, what: 'onnx/model.onnx' });
+    const reading = steady.read(1_000_000, () => new IntegrityError('too long'));
+    await vi.advanceTimersByTimeAsync(51_000);
+    expect((await reading).length).toBe(50 * 4096);
   });
 
   it('fails a server that never answers, aborting the request it sent', async () => {
@@ -222,5 +254,22 @@ describe('network attacks leave the active version answering', () => {
     server.misbehave = undefined;
     await registry.resume('demo@2.0.0');
     expect(await answering()).toBe('demo@2.0.0');
+  });
+  it('a chunk dripped a byte at a time (slow retrieval) fails resumably instead of holding the install for days', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { registry, server, update, answering } = await deviceWithActive();
+    server.misbehave = (path, range) => (path === 'demo/2.0.0/onnx/model.onnx' && range?.[0] === 4096
+      ? new Response(paced(1, STALL_MS / 2, 4096), { status: 206, headers: { 'Content-Range': 'bytes 4096-8191/10000' } })
+      : undefined);
+    let settled = false;
+    const installing = expectTyped(update(), NetworkError).finally(() => (settled = true));
+    // Dripped at this pace the 4 KiB chunk would take ~5.7 hours per attempt; each one now ends at the stall time.
+    while (!settled) await vi.advanceTimersByTimeAsync(1000);
+    const error = await installing;
+    expect(error.message).toBe('onnx/model.onnx could not be downloaded after 2 attempts; try again to resume.');
+    expect((error.cause as Error).message).toMatch(/^Only 1 bytes arrived in 10 s while fetching onnx\/model\.onnx/);
+    expect(error.details).toMatchObject({ stalled: true, retryable: true, bytes: 1 });
+    expect(await answering()).toBe('demo@1.0.0');
+    expect(registry.activeTransfers()).toEqual([]);
   });
 });

@@ -6,7 +6,8 @@ import { isAcceptableModelOrigin } from './secure-origin.mjs';
  * chunks). Every request:
  * - is checked against the allowed origins before it is sent, and its final URL after any
  *   redirect is checked again (a 302 to another host is refused, not trusted);
- * - is watched: when no byte arrives for `stallMs` (headers or body), it fails with a
+ * - is watched: when no byte arrives for `stallMs` (headers or body), or less than
+ *   MIN_BYTES_PER_STALL of the body does, it fails with a
  *   `NetworkError` marked retryable, which the downloader turns into a resume;
  * - reads its body as a stream that stops at a byte limit, so a hostile server cannot make the
  *   device buffer more than the caller expects (a chunk is cut at its signed size).
@@ -23,6 +24,12 @@ export const DOCUMENT_LIMITS = {
 
 /** No byte for this long means the connection is dead, however slow the link. */
 export const DEFAULT_STALL_MS = 30_000;
+/**
+ * Fewer bytes than this within one stall time is a stall too (TUF's slow retrieval): a server
+ * dripping a byte now and then must not hold a download, and the model's install slot, for
+ * days. 16 KiB in 30 s is ~550 B/s, a tenth of what a 2G (GPRS) link carries.
+ */
+export const MIN_BYTES_PER_STALL = 16 * 1024;
 
 /**
  * Which origins the registry may fetch from: the app's own plus those the deployment lists.
@@ -119,7 +126,7 @@ export class GuardedResponse {
         if (total > limit) throw tooLarge();
         parts.push(value);
         onBytes?.(total);
-        watchdog.arm();
+        watchdog.progress(value.length);
       }
     } catch (error) {
       void reader.cancel().catch(() => undefined);
@@ -138,13 +145,16 @@ export class GuardedResponse {
 }
 
 /**
- * Aborts the request when nothing arrives for `ms`, and forwards the caller's abort. The abort
- * also rejects any pending read, since a body stream does not always see its request's signal.
+ * Aborts the request when less than MIN_BYTES_PER_STALL arrives within `ms` (nothing at all
+ * before the headers), and forwards the caller's abort. The abort also rejects any pending
+ * read, since a body stream does not always see its request's signal.
  */
 class Watchdog {
   readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stalled = false;
+  /** Bytes received since the timer was last armed. */
+  private received = 0;
   private readonly aborted: Promise<never>;
   private readonly onAbort = () => this.controller.abort();
 
@@ -158,8 +168,15 @@ class Watchdog {
     this.arm();
   }
 
+  /** Counts body bytes; enough of them within the stall time starts a new one. */
+  progress(bytes: number): void {
+    this.received += bytes;
+    if (this.received >= MIN_BYTES_PER_STALL) this.arm();
+  }
+
   arm(): void {
     clearTimeout(this.timer);
+    this.received = 0;
     this.timer = setTimeout(() => {
       this.stalled = true;
       this.controller.abort();
@@ -180,7 +197,9 @@ class Watchdog {
     if (error instanceof LanternError) return error;
     const where = request.where ?? {};
     if (this.stalled) {
-      return new NetworkError(`No data arrived for ${Math.round(this.ms / 1000)} s while fetching ${request.what}; try again to resume.`, { ...where, stalled: true, retryable: true }, { cause: error });
+      const seconds = Math.round(this.ms / 1000);
+      const what = this.received === 0 ? `No data arrived for ${seconds} s` : `Only ${this.received} bytes arrived in ${seconds} s`;
+      return new NetworkError(`${what} while fetching ${request.what}; try again to resume.`, { ...where, stalled: true, retryable: true, bytes: this.received }, { cause: error });
     }
     if (this.external?.aborted) return new CancelledError('The download was cancelled.');
     return stage === 'connect'
