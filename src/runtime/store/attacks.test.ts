@@ -441,6 +441,59 @@ describe('attack: catalogs that freeze, replay or mix and match', () => {
     await expectAnswers(registry, v1);
   });
 
+  it('refuses another publisher\'s honestly signed catalog served at this URL (mix and match); the rightful one still updates', async () => {
+    const { registry, serve, v1, v2 } = await catalogWorld();
+    const rightful = await signedCatalog([entryOf(v2)], { keys: [builtin], previousVersion: 10 });
+    serve(rightful);
+    await registry.catalog(CATALOG);
+    // A mirror of the deployment's catalog URL serves Acme's own catalog, signed later.
+    const acmeOwn = await release(acme, 'acme/vision', '1.0.0', 1);
+    serve(await signedCatalog([entryOf(acmeOwn)], { keys: [acme], previousVersion: 1e10 }));
+    const error = await errorOf(registry.catalog(CATALOG));
+    expect(error).toBeInstanceOf(SignatureError);
+    expect((error as SignatureError).details).toEqual({ url: CATALOG, keyId: acme.keyId });
+    serve(rightful);
+    await expect(registry.catalog(CATALOG)).resolves.toMatchObject([{ id: 'spam-filter', version: '1.1.0' }]);
+    await expectAnswers(registry, v1);
+  });
+
+  it('refuses an empty catalog a narrow key signs at the top version; had it come first, revoking that key frees the URL', async () => {
+    const empty = await signedCatalog([], { keys: [acme], previousVersion: Number.MAX_SAFE_INTEGER - 1 });
+    const following = await catalogWorld();
+    const rightful = await signedCatalog([entryOf(following.v2)], { keys: [builtin] });
+    following.serve(rightful);
+    await following.registry.catalog(CATALOG);
+    following.serve(empty);
+    await expect(following.registry.catalog(CATALOG)).rejects.toThrow(SignatureError);
+    following.serve(rightful);
+    await expect(following.registry.catalog(CATALOG)).resolves.toHaveLength(1);
+    await expectAnswers(following.registry, following.v1);
+
+    // A device whose first catalog from this URL was the empty one follows Acme there…
+    const fooled = await catalogWorld();
+    fooled.serve(empty);
+    await expect(fooled.registry.catalog(CATALOG)).resolves.toEqual([]);
+    fooled.serve(rightful);
+    await expect(fooled.registry.catalog(CATALOG)).rejects.toThrow(SignatureError);
+    // …until the deployment stops trusting Acme's key: then nothing it signed binds, whatever its version.
+    const withoutAcme = fooled.registryWith(new TrustStore({ keys: [trustEntryFor(builtin, ['spam-filter'])] }));
+    await expect(withoutAcme.catalog(CATALOG)).resolves.toMatchObject([{ id: 'spam-filter', version: '1.1.0' }]);
+    await expectAnswers(withoutAcme, fooled.v1);
+  });
+
+  it('follows a publisher through a key rotation: both keys, then the new one alone', async () => {
+    const { registry, registryWith, serve, v1, v2 } = await catalogWorld();
+    serve(await signedCatalog([entryOf(v1)], { keys: [builtin], previousVersion: 1e10 }));
+    await registry.catalog(CATALOG);
+    const rotating = trustOf([rogue, ['spam-filter']]);
+    serve(await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [builtin, rogue], previousVersion: 2e10 }));
+    await expect(registryWith(rotating).catalog(CATALOG)).resolves.toHaveLength(2);
+    const rotated = new TrustStore({ keys: [trustEntryFor(rogue, ['spam-filter'])] });
+    serve(await signedCatalog([entryOf(v2)], { keys: [rogue], previousVersion: 3e10 }));
+    await expect(registryWith(rotated).catalog(CATALOG)).resolves.toHaveLength(1);
+    await expectAnswers(registry, v1);
+  });
+
   it('an entry whose signed size disagrees with its release is refused before downloading', async () => {
     const { registry, serve, server, v1, v2 } = await catalogWorld();
     serve(await signedCatalog([entryOf(v2, 1)], { keys: [builtin] }));

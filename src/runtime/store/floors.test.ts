@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DowngradeError } from '../errors.ts';
-import { ALL_KEYS, assertNewer, effectiveFloor, raiseFloor } from './floors.ts';
+import { DowngradeError, SignatureError } from '../errors.ts';
+import { ALL_KEYS, assertCatalogAcceptable, assertNewer, effectiveFloor, raiseFloor } from './floors.ts';
 
 const release = (sequence: number, manifest = 'a') => ({ id: 'm', version: `v${sequence}`, sequence, manifest });
 const onlyGood = (keyId: string) => keyId === 'good';
@@ -38,3 +38,27 @@ describe('sequence floors', () => {
     expect(raiseFloor(undefined, 'm', { keyIds: [], sequence: 4 }).floors).toEqual([{ sequence: 4 }]);
   });
 });
+
+describe('catalog acceptance', () => {
+  const url = 'https://models.example/catalog.json';
+  const stamp = (version: number, keyIds: string[], sha256 = `sha${version}`) => ({ url, version, sha256, keyIds });
+  const everyKey = () => true;
+
+  it('a stamp from before signers were recorded binds every signer to its version, and pins none', () => {
+    const legacy = { url, version: 5, sha256: 'sha5' };
+    expect(() => assertCatalogAcceptable(legacy, stamp(4, ['any']), everyKey)).toThrow(DowngradeError);
+    expect(() => assertCatalogAcceptable(legacy, stamp(6, ['any']), everyKey)).not.toThrow();
+  });
+
+  it('the publisher followed at a URL must sign there while any of its keys is trusted', () => {
+    const last = stamp(5, ['old', 'new']);
+    expect(() => assertCatalogAcceptable(last, stamp(6, ['new']), everyKey)).not.toThrow();
+    expect(() => assertCatalogAcceptable(last, stamp(6, ['other']), everyKey)).toThrow(SignatureError);
+    expect(() => assertCatalogAcceptable(last, stamp(4, ['new']), everyKey)).toThrow(DowngradeError);
+    expect(() => assertCatalogAcceptable(last, stamp(5, ['new'], 'changed'), everyKey)).toThrow(DowngradeError);
+    expect(() => assertCatalogAcceptable(last, stamp(5, ['new']), everyKey)).not.toThrow();
+    // Neither key trusted any more: another publisher may take the URL over, at any version.
+    expect(() => assertCatalogAcceptable(last, stamp(1, ['other']), (k) => k === 'other')).not.toThrow();
+  });
+});
+

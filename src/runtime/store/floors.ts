@@ -1,4 +1,4 @@
-import { DowngradeError } from '../errors.ts';
+import { DowngradeError, SignatureError } from '../errors.ts';
 
 /**
  * Rollback protection per model, TUF style: a release must be strictly newer than the last one
@@ -82,4 +82,40 @@ export function raiseFloor(record: SequenceRecord | undefined, id: string, relea
     };
   });
   return { id, floors: [...others, ...raised] };
+}
+
+/** What the device remembers of the last catalog it accepted from one URL. */
+export interface CatalogStamp {
+  url: string;
+  version: number;
+  /** sha256 of the exact catalog bytes: an equal version must be the identical catalog. */
+  sha256: string;
+  /**
+   * The trusted keys that signed it (absent in stamps from before they were recorded). A URL's
+   * catalog belongs to whoever signed the first one accepted from it, as long as a key of theirs
+   * stays trusted: the publisher the device follows there.
+   */
+  keyIds?: string[];
+}
+
+/**
+ * Refuses a catalog from `next.url` that a device which accepted `last` from there must not
+ * take: one signed by another publisher while a key that signed `last` is still trusted
+ * (SignatureError: a mirror serving another publisher's catalog, or a narrow key signing an
+ * empty one, would otherwise hide this URL's updates), or an older one (DowngradeError: a
+ * replay or a freeze). Once no key that signed `last` is trusted any more (the deployment
+ * revoked or rotated it out), nothing of it binds: whatever that key signed, at whatever
+ * version, cannot lock out the rightful publisher.
+ */
+export function assertCatalogAcceptable(last: CatalogStamp | undefined, next: CatalogStamp & { keyIds: string[] }, trusted: (keyId: string) => boolean): void {
+  if (!last) return;
+  if (last.keyIds) {
+    if (!last.keyIds.some(trusted)) return;
+    if (!last.keyIds.some((k) => next.keyIds.includes(k))) {
+      throw new SignatureError(`The model catalog at ${next.url} is signed by key ${next.keyIds[0] ?? ''}, not by the publisher whose catalogs this device follows there; it was refused.`, { url: next.url, keyId: next.keyIds[0] ?? '' });
+    }
+  }
+  if (next.version < last.version || (next.version === last.version && next.sha256 !== last.sha256)) {
+    throw new DowngradeError(`The model catalog is older than one this device already saw (version ${next.version}, last ${last.version}); it was refused as a replay.`, { version: next.version, last: last.version });
+  }
 }

@@ -1,7 +1,7 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { DowngradeError, LanternError, QuotaError, StorageError } from '../errors.ts';
 import { sha256Hex } from './bytes.ts';
-import { ALL_KEYS, assertNewer, effectiveFloor, raiseFloor, type KeyPolicy, type ReleaseStamp, type SequenceRecord } from './floors.ts';
+import { ALL_KEYS, assertCatalogAcceptable, assertNewer, effectiveFloor, raiseFloor, type CatalogStamp, type KeyPolicy, type ReleaseStamp, type SequenceRecord } from './floors.ts';
 import type { SignatureFile } from './trust.ts';
 import { chunkRange, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 
@@ -75,13 +75,6 @@ interface StoreSchema extends DBSchema {
   catalogs: { key: string; value: CatalogStamp };
 }
 
-/** What the device remembers of the last catalog it accepted from one URL. */
-export interface CatalogStamp {
-  url: string;
-  version: number;
-  /** sha256 of the exact catalog bytes: an equal version must be the identical catalog. */
-  sha256: string;
-}
 
 /** A version taken out of service because its key is no longer trusted for its model. */
 export interface Revocation {
@@ -498,12 +491,10 @@ export class ModelStore {
    * Accepts a verified catalog only if it is newer than the last one seen from that URL (or the
    * identical one again), and remembers it; throws DowngradeError for a replayed older catalog.
    */
-  async acceptCatalog(stamp: CatalogStamp): Promise<void> {
+  /** Records a verified catalog as the last one from its URL, unless assertCatalogAcceptable refuses it. */
+  async acceptCatalog(stamp: CatalogStamp & { keyIds: string[] }, trusted: (keyId: string) => boolean): Promise<void> {
     await this.write(['catalogs'], async (tx) => {
-      const last = await tx.objectStore('catalogs').get(stamp.url);
-      if (last && (stamp.version < last.version || (stamp.version === last.version && stamp.sha256 !== last.sha256))) {
-        throw new DowngradeError(`The model catalog is older than one this device already saw (version ${stamp.version}, last ${last.version}); it was refused as a replay.`, { version: stamp.version, last: last.version });
-      }
+      assertCatalogAcceptable(await tx.objectStore('catalogs').get(stamp.url), stamp, trusted);
       await tx.objectStore('catalogs').put(stamp);
     });
   }

@@ -174,7 +174,8 @@ export class ModelRegistry {
 
   /**
    * A publisher's signed catalog: signature by a key whose scope covers every listed id, not
-   * expired, and not older than the last catalog this device accepted from that URL.
+   * expired, and acceptable after the last catalog this device accepted from that URL (same
+   * publisher, not older: assertCatalogAcceptable).
    */
   async catalog(url = this.options.catalogUrl): Promise<Release[]> {
     if (!url) return [];
@@ -185,9 +186,9 @@ export class ModelRegistry {
     ]);
     const signers = await this.trust.signers(bytes, parseSignatureFile(sigBytes), 'model catalog');
     const catalog = parseCatalog(bytes);
-    this.trust.authorize(signers, catalog.releases.map((r) => r.id));
+    const keyIds = this.trust.authorize(signers, catalog.releases.map((r) => r.id));
     assertCatalogFresh(catalog);
-    await this.options.store.acceptCatalog({ url: href, version: catalog.version, sha256: await sha256Hex(bytes) });
+    await this.options.store.acceptCatalog({ url: href, version: catalog.version, sha256: await sha256Hex(bytes), keyIds }, (keyId) => this.trust.has(keyId));
     return releasesOf(catalog, href);
   }
 

@@ -99,6 +99,11 @@ export class TrustStore {
     return new TrustStore(parseSchema(TrustStoreSchema, json, 'The trust store'));
   }
 
+  /** Whether `keyId` is in the trust store at all (whatever its scope). */
+  has(keyId: string): boolean {
+    return this.byId.has(keyId);
+  }
+
   /** Whether `keyId` is in the trust store and its scope covers model `id`. */
   allows(keyId: string, id: string): boolean {
     const entry = this.byId.get(keyId);
