@@ -1,5 +1,6 @@
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from './backend.ts';
 import { defaultWorker } from './default-worker.ts';
+import { goldenValidator } from './golden-gate.ts';
 import { CancelledError, deserializeError, IntegrityError, LanternError, SignatureError, throwIfAborted, WorkerCrashedError, type ErrorCode } from './errors.ts';
 import { resendable, toWireInput, type LanternInput, type WireInput } from './inputs.ts';
 import { keptOrtWasm } from './ort-cache.ts';
@@ -196,7 +197,8 @@ export class Lantern {
   }
 
   constructor(private readonly options: LanternOptions = {}) {
-    this.source = options.models ?? signedStore();
+    // The default store runs a release's golden set on this runtime before activating it.
+    this.source = options.models ?? signedStore({ validate: goldenValidator(() => this) });
     const backlogWorkers = Math.max(0, options.backlogWorkers ?? defaultBacklogWorkers());
     this.pool = new PoolPolicy({ backlogWorkers, running: (worker) => this.clients[worker]!.running });
     this.clients = Array.from({ length: this.pool.workers }, (_, worker) => new WorkerClient({

@@ -1,4 +1,5 @@
 import { openRegistry } from './bootstrap.ts';
+import type { CandidateValidator } from './registry.ts';
 import { StoreModelSource } from './store-model-source.ts';
 
 export interface SignedStoreOptions {
@@ -10,6 +11,12 @@ export interface SignedStoreOptions {
   /** IndexedDB database name; two stores on one origin need different names. */
   dbName?: string;
   fetch?: typeof fetch;
+  /**
+   * Runs a release's signed golden set before it is activated (`goldenValidator(() => lantern)`);
+   * without it a gated release is activated unchecked. The store a Lantern creates by default
+   * gates with that Lantern.
+   */
+  validate?: CandidateValidator;
 }
 
 /**
@@ -23,6 +30,7 @@ export function signedStore(options: SignedStoreOptions = {}): StoreModelSource 
       installBuiltins: false,
       ...(options.dbName ? { dbName: options.dbName } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.validate ? { validate: options.validate } : {}),
       ...(globalThis.navigator?.storage ? { storage: navigator.storage } : {}),
     });
     return opened.registry;
