@@ -68,4 +68,26 @@ describe('automatic staged updates', () => {
     await installRolledOut(registry, [entry('1.1.0', 2, 0.5)], bucket(0.3), () => true);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.1.0');
   });
+
+  it('a release the device refused is not downloaded again at the next start', async () => {
+    const store = await freshStore();
+    const server = new FakeServer();
+    const v1 = await makeRelease(key, { version: '1.0.0', sequence: 1 });
+    const gated = await makeRelease(key, { version: '1.1.0', sequence: 2, validation: { threshold: 1, items: [{ input: { kind: 'text', text: 'golden' }, label: 'a' }] } });
+    server.add(v1);
+    server.add(gated);
+    const registry = new ModelRegistry({
+      store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2,
+      validate: async () => ({ total: 1, correct: 0, failed: 0 }),
+    });
+    await registry.install(entry('1.0.0', 1));
+    const update = { ...entry('1.1.0', 2, 1), size: totalSize(gated.manifest) };
+    const [refusal] = await installRolledOut(registry, [update], bucket(0), () => true);
+    expect(refusal?.code).toBe('VALIDATION');
+    expect((await store.version('demo@1.1.0'))?.status).toBe('rejected');
+    const served = server.served.length;
+    expect(await installRolledOut(registry, [update], bucket(0), () => true)).toEqual([]);
+    expect(server.served.length).toBe(served);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+  });
 });

@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DowngradeError, IntegrityError, SignatureError, StorageError, ValidationError } from '../errors.ts';
 import { MAX_LABELS } from '../schema-limits.ts';
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
@@ -130,6 +130,23 @@ describe('attack: a trusted publisher signs a manifest built to exhaust the devi
     await expect(install(registry, hostile)).rejects.toThrow(ValidationError);
     await expect(registry.installBundle(bundleOf(hostile))).rejects.toThrow(ValidationError);
     await expectAnswers(registry, v1);
+  });
+
+  it('checks one signature per key: a file repeating the trusted key 400 times costs one verification', async () => {
+    const { registry, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    const padded = { ...v2, signatures: { signatures: Array.from({ length: 400 }, () => v2.signatures.signatures[0]!) } };
+    publish(v1, padded);
+    await install(registry, v1);
+    const verify = vi.spyOn(globalThis.crypto.subtle, 'verify');
+    try {
+      await install(registry, padded);
+      expect(verify).toHaveBeenCalledTimes(1);
+    } finally {
+      verify.mockRestore();
+    }
+    await expectAnswers(registry, padded);
   });
 
   it('refuses a bundle declaring a 3 GB manifest before reading it; the active version answers', async () => {

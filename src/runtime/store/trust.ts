@@ -113,14 +113,20 @@ export class TrustStore {
   /**
    * The ids of the trusted keys whose signature over `bytes` verifies, or a SignatureError: no
    * signature at all, signatures only from keys we do not trust, or a trusted key id whose
-   * signature does not verify (altered bytes). Scope is checked separately (`authorize`), once
-   * the signed bytes have been parsed and the model ids they speak for are known.
+   * signature does not verify (altered bytes). Only a key's first signature is checked. Scope is
+   * checked separately (`authorize`), once the signed bytes have been parsed and the model ids
+   * they speak for are known.
    */
   async signers(bytes: Uint8Array, signatures: SignatureFile, what = 'release'): Promise<string[]> {
     if (signatures.signatures.length === 0) throw new SignatureError(`The ${what} is not signed.`);
     let sawTrusted = false;
     const valid: string[] = [];
+    // One signature per key counts (its first): a file repeating a trusted key id hundreds of
+    // times costs one verification of up to a 4 MiB manifest, not hundreds.
+    const tried = new Set<string>();
     for (const s of signatures.signatures) {
+      if (tried.has(s.keyId)) continue;
+      tried.add(s.keyId);
       const key = await this.keys.get(s.keyId);
       if (!key) continue;
       sawTrusted = true;
