@@ -1,5 +1,5 @@
 import { BusyError, IntegrityError, isAbortError, LanternError, ModelLoadError, NetworkError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
-import type { BundleSource } from './bundle.ts';
+import { bundleParts, openBundle, type BundleSource } from './bundle.ts';
 import { assertCatalogFresh, catalogSignatureUrl, parseCatalog, releasesOf, type Release } from './catalog.ts';
 import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
 import { downloadRelease } from './downloader.ts';
@@ -254,8 +254,6 @@ export class ModelRegistry {
 
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
   async installBundle(source: BundleSource, signal?: AbortSignal): Promise<VersionRecord> {
-    // The bundle format loads when a bundle is used, not with the first screen's code.
-    const { openBundle } = await import('./bundle.ts');
     const bundle = await openBundle(source);
     const { manifest, keyIds } = await this.verify(bundle.manifestBytes, bundle.signatures);
     await assertWholeFiles(manifest, bundle.readChunk, signal);
@@ -441,7 +439,6 @@ export class ModelRegistry {
     const read = await readVerified(store, manifest);
     if (!read.ok) throw new IntegrityError(`The stored copy of ${manifest.id} ${manifest.version} no longer matches its signed manifest; it cannot be shared.`, { key });
     const files = manifest.files.map((f) => ({ path: f.path, bytes: read.byPath.get(f.path)! }));
-    const { bundleParts } = await import('./bundle.ts');
     const parts = bundleParts(new Uint8Array(record.bytes), record.signatures, files);
     return { name: `${manifest.id}-${manifest.version}.lantern`, blob: new Blob(parts, { type: 'application/octet-stream' }) };
   }
