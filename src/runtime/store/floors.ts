@@ -1,10 +1,11 @@
 import { DowngradeError, SignatureError } from '../errors.ts';
 
 /**
- * Rollback protection per model, TUF style: a release must be strictly newer than the last one
+ * Rollback protection, TUF style. Per model: a release must be strictly newer than the last one
  * activated, except the identical manifest (a re-install). Each floor remembers which key set it,
  * so when a deployment revokes a key (or narrows its scope) the floor that key's releases set no
- * longer blocks the rightful publisher: an abused key cannot freeze a model forever.
+ * longer blocks the rightful publisher: an abused key cannot freeze a model forever. Per catalog
+ * URL, the same for catalogs (assertCatalogAcceptable).
  */
 
 /** The highest sequence a key's releases reached for one model, and that manifest's sha256. */

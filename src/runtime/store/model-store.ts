@@ -75,7 +75,6 @@ interface StoreSchema extends DBSchema {
   catalogs: { key: string; value: CatalogStamp };
 }
 
-
 /** A version taken out of service because its key is no longer trusted for its model. */
 export interface Revocation {
   id: string;
@@ -487,10 +486,6 @@ export class ModelStore {
     await this.write(['deployment'], (tx) => tx.objectStore('deployment').put({ name, json }));
   }
 
-  /**
-   * Accepts a verified catalog only if it is newer than the last one seen from that URL (or the
-   * identical one again), and remembers it; throws DowngradeError for a replayed older catalog.
-   */
   /** Records a verified catalog as the last one from its URL, unless assertCatalogAcceptable refuses it. */
   async acceptCatalog(stamp: CatalogStamp & { keyIds: string[] }, trusted: (keyId: string) => boolean): Promise<void> {
     await this.write(['catalogs'], async (tx) => {
