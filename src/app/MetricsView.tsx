@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { DeviceReport } from '../runtime/index.ts';
 import { type BenchmarkRow, MemorySampler, type MetricsAggregator, type MetricsPersistence, RELATIVE_ERROR } from '../runtime/metrics/index.ts';
-import { t, tCount } from './i18n/index.ts';
+import { enMetrics } from './i18n/en-metrics.ts';
+import { addEnglish, t, tCount } from './i18n/index.ts';
 import { BenchmarkCard } from './metrics/BenchmarkCard.tsx';
 import { DeviceCard } from './metrics/DeviceCard.tsx';
 import { DistributionCard } from './metrics/DistributionCard.tsx';
@@ -12,6 +13,9 @@ import { MemoryCard } from './metrics/MemoryCard.tsx';
 import { ShadowCard } from './metrics/ShadowCard.tsx';
 import { StartCard } from './metrics/StartCard.tsx';
 import type { AppMetrics, Services } from './services.ts';
+
+// Before any card renders: this screen's English messages come with its code.
+addEnglish(enMetrics);
 
 /** Redraws at most this often while requests stream in. */
 const REFRESH_MS = 1000;

@@ -1,20 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { en } from './en.ts';
+import { en, type MessageKey } from './en.ts';
+import { enMetrics } from './en-metrics.ts';
 import { hi } from './hi.ts';
-import { detectLanguage, language, LANGUAGES, setLanguage, t, tCount } from './index.ts';
+import { addEnglish, detectLanguage, language, LANGUAGES, setLanguage, t, tCount } from './index.ts';
 
 const placeholders = (message: string) => [...message.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 describe('message catalog', () => {
-  const keys = Object.keys(en).sort();
+  const english: Record<MessageKey, string> = { ...en, ...enMetrics };
+  const keys = Object.keys(english).sort() as MessageKey[];
+
+  it('the first download\'s English holds no Metrics screen message; that screen\'s come with its code', () => {
+    expect(Object.keys(en).filter((k) => k.startsWith('metrics.'))).toEqual([]);
+    expect(Object.keys(enMetrics).every((k) => k.startsWith('metrics.'))).toBe(true);
+  });
+
   for (const [lang, language] of Object.entries(LANGUAGES)) {
     it(`${lang} has every key, no extra key, no empty message and the same placeholders`, async () => {
+      addEnglish(enMetrics);
       const messages = await language.messages();
       expect(Object.keys(messages).sort()).toEqual(keys);
       for (const key of keys) {
-        const message = messages[key as keyof typeof en];
+        const message = messages[key] ?? '';
         expect(message.trim(), `${lang} ${key}`).not.toBe('');
-        expect(placeholders(message), `${lang} ${key}`).toEqual(placeholders(en[key as keyof typeof en]));
+        expect(placeholders(message), `${lang} ${key}`).toEqual(placeholders(english[key]));
       }
     });
   }

@@ -10,14 +10,25 @@ export type Messages = Record<MessageKey, string>;
  * reader of one language does not pay for the others before the first screen.
  */
 export const LANGUAGES = {
-  en: { name: 'English', messages: async (): Promise<Messages> => en },
-  hi: { name: 'हिन्दी', messages: async (): Promise<Messages> => (await import('./hi.ts')).hi },
-} satisfies Record<string, { name: string; messages: () => Promise<Messages> }>;
+  en: { name: 'English', messages: async (): Promise<Partial<Messages>> => english },
+  hi: { name: 'हिन्दी', messages: async (): Promise<Partial<Messages>> => (await import('./hi.ts')).hi },
+} satisfies Record<string, { name: string; messages: () => Promise<Partial<Messages>> }>;
 export type Language = keyof typeof LANGUAGES;
+
+/**
+ * English, every language's fallback: the first screen's messages, and a lazily loaded screen's
+ * own once its code has loaded (addEnglish).
+ */
+const english: Partial<Messages> = { ...en };
+
+/** A lazily loaded screen's English messages, which come with its code, not the first download. */
+export function addEnglish(messages: Partial<Messages>): void {
+  Object.assign(english, messages);
+}
 
 const STORAGE_KEY = 'lantern.language';
 const listeners = new Listeners();
-const loaded: Partial<Record<Language, Messages>> = { en };
+const loaded: Partial<Record<Language, Partial<Messages>>> = { en: english };
 let current: Language = 'en';
 /** The latest choice: a catalog that arrives after a newer choice is not applied. */
 let latestChoice = 0;
@@ -85,7 +96,7 @@ export function onLanguageChange(listener: () => void): () => void {
 
 /** Looks a message up and fills `{name}` placeholders. */
 export function t(key: MessageKey, params: Record<string, string | number> = {}): string {
-  return (loaded[current] ?? en)[key].replace(/\{(\w+)\}/g, (_, name: string) => {
+  return (loaded[current]?.[key] ?? english[key] ?? key).replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) return `{${name}}`;
     return typeof value === 'number' ? formatNumber(value) : value;
