@@ -243,6 +243,23 @@ describe('attack: sequence abuse', () => {
   });
 });
 
+describe('attack: a release signed without an expiry date', () => {
+  it('is refused over the network and as a bundle (it could be served forever); the active version answers', async () => {
+    const { registry, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const good = await release(builtin, 'spam-filter', '2.0.0', 2);
+    const json = JSON.parse(new TextDecoder().decode(good.bytes)) as Record<string, unknown>;
+    delete json.expiresAt;
+    const bytes = new TextEncoder().encode(JSON.stringify(json));
+    const timeless = { ...good, bytes, manifest: parseManifest(bytes), signatures: { signatures: [await sign(bytes, builtin)] } };
+    publish(v1, timeless);
+    await install(registry, v1);
+    await expect(install(registry, timeless)).rejects.toThrow(/has no expiry date/);
+    await expect(registry.installBundle(bundleOf(timeless))).rejects.toThrow(ValidationError);
+    await expectAnswers(registry, v1);
+  });
+});
+
 describe('attack: a replay after a key rotation', () => {
   /** A release signed by each of `keys`, in that order (the signature file is not itself signed: a mirror may reorder it). */
   async function signedBy(keys: KeyFile[], version: string, sequence: number): Promise<TestRelease> {

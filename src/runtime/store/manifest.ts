@@ -97,9 +97,17 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   return parseSchema(ManifestSchema, json, 'The release manifest');
 }
 
-/** Expiry is checked when installing; an installed model keeps working offline after it. */
+/**
+ * Expiry is checked when installing; an installed model keeps working offline after it. A release
+ * that never expires is refused too (TUF: all signed metadata expires), so one a careless
+ * publisher's own tooling signed without a date cannot be installed from a mirror forever;
+ * `model:pack` always sets one. Versions installed before this rule keep answering.
+ */
 export function assertNotExpired(manifest: Manifest, now = Date.now()): void {
-  if (manifest.expiresAt && Date.parse(manifest.expiresAt) <= now) {
+  if (!manifest.expiresAt) {
+    throw new ValidationError(`Release ${manifest.version} of ${manifest.id} has no expiry date; a release must expire (model:pack sets one).`, { id: manifest.id, version: manifest.version });
+  }
+  if (Date.parse(manifest.expiresAt) <= now) {
     throw new ValidationError(`Release ${manifest.version} of ${manifest.id} has expired; ask the publisher for a newer one.`, { id: manifest.id, version: manifest.version });
   }
 }

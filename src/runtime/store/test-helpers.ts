@@ -29,7 +29,7 @@ export async function makeRelease(key: KeyFile, overrides: Partial<PackInput> & 
   const config = new TextEncoder().encode(JSON.stringify({ id2label: { 0: 'a', 1: 'b' }, lantern: { id: 'demo', version: overrides.version, task: 'text-classification' } }));
   const input: PackInput = {
     id: 'demo', task: 'text-classification', title: 'Demo', batch: 'dynamic', labels: ['a', 'b'],
-    createdAt: '2026-01-01T00:00:00.000Z', chunkSize: 4096,
+    createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2099-01-01T00:00:00.000Z', chunkSize: 4096,
     files: [{ path: 'onnx/model.onnx', role: 'onnx', bytes: onnx }, { path: 'config.json', role: 'config', bytes: config }],
     ...overrides,
   };
