@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DowngradeError, IntegrityError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
+import { BusyError, DowngradeError, IntegrityError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { writeBundle } from './bundle.ts';
 import { installBuiltins } from './bootstrap.ts';
 import { parseCatalog } from './catalog.ts';
@@ -120,6 +120,17 @@ describe('ModelRegistry.install', () => {
   it('only fetches from allowed origins', async () => {
     const { registry } = await setup(['1.0.0', 1]);
     await expect(registry.install({ manifestUrl: 'https://evil.example/m.json', signatureUrl: 'https://evil.example/s.json' })).rejects.toThrow(NetworkError);
+  });
+
+  it('a second install of a model already installing is busy, not a second download of the same bytes', async () => {
+    const { registry, server, store } = await setup(['1.0.0', 1]);
+    const [first, second] = await Promise.allSettled([registry.install(urls('1.0.0')), registry.install(urls('1.0.0'))]);
+    expect(first.status).toBe('fulfilled');
+    expect(second.status === 'rejected' && second.reason).toBeInstanceOf(BusyError);
+    // 10,000 bytes in chunks of 4,096: three range requests, once.
+    expect(server.served.filter((path) => path.includes('model.onnx'))).toHaveLength(3);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+    expect(registry.activeTransfers()).toEqual([]);
   });
 
   it('stops before downloading when the quota is too small, touching nothing', async () => {

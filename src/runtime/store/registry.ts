@@ -303,13 +303,15 @@ export class ModelRegistry {
     const key = versionKey(manifest);
     if (this.transfers.has(manifest.id)) throw new BusyError(`${manifest.id} is already being installed.`, { id: manifest.id });
     const { store } = this.options;
-    const record = await store.beginInstall(manifest, bytes, signatures, origin);
-    if (record.status !== 'ready') {
-      await this.ensureSpace(manifest);
-      const entry: Transfer = { id: manifest.id, version: manifest.version, progress: { bytes: 0, total: record.sizeBytes, percent: 0, rate: 0 } };
-      this.transfers.set(manifest.id, entry);
-      this.changed();
-      try {
+    // Claimed before the first await: a second install of this model (an automatic update and a
+    // tap on Update at once) is busy, not a second download of the same bytes.
+    const entry: Transfer = { id: manifest.id, version: manifest.version, progress: { bytes: 0, total: totalSize(manifest), percent: 0, rate: 0 } };
+    this.transfers.set(manifest.id, entry);
+    try {
+      const record = await store.beginInstall(manifest, bytes, signatures, origin);
+      if (record.status !== 'ready') {
+        await this.ensureSpace(manifest);
+        this.changed();
         await transfer((progress) => {
           entry.progress = progress;
           this.changed();
@@ -318,10 +320,10 @@ export class ModelRegistry {
         if (!check.ok) throw await this.refuseInconsistent(manifest, check);
         // Until the gate passes the version stays "downloading": a reload here leaves the old one active.
         await this.gate(manifest, check);
-      } finally {
-        this.transfers.delete(manifest.id);
-        this.changed();
       }
+    } finally {
+      this.transfers.delete(manifest.id);
+      this.changed();
     }
     // Shadow needs an active version to compare with; a first install is simply activated.
     if ((mode ?? (manifest.shadow ? 'shadow' : 'activate')) === 'shadow' && await store.pointer(manifest.id)) await store.enterShadow(key);
