@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { deflateSync } from 'node:zlib';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { test, type Page } from '@playwright/test';
 import { CHROMIUM, CHROMIUM_ARGS } from '../playwright.config.ts';
 import type { Lantern } from '../src/runtime/lantern.ts';
@@ -10,6 +10,8 @@ import type { Lantern } from '../src/runtime/lantern.ts';
 export { CHROMIUM, CHROMIUM_ARGS };
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The build under test: playwright.config.ts serves E2E_DIST, relative to the repository or absolute. */
+export const DIST = resolve(ROOT, process.env.E2E_DIST ?? 'dist');
 /** The shared folder next to the repo (tests read it; it is never copied into the repo). */
 export const SHARED = join(ROOT, '..', 'shared');
 

@@ -2,11 +2,11 @@ import { chromium, expect, test, type Page } from '@playwright/test';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Backend } from '../src/runtime/index.ts';
 import type { OfflineFiles } from '../src/app/offline-files.ts';
 import { ORT_FILE } from '../workers/ort-offline.ts';
-import { CHROMIUM, CHROMIUM_ARGS, logPage, meteredConnection, ROOT, seriousViolations, waitForServiceWorker, withLantern } from './fixtures.ts';
+import { CHROMIUM, CHROMIUM_ARGS, DIST, logPage, meteredConnection, ROOT, seriousViolations, waitForServiceWorker, withLantern } from './fixtures.ts';
 import { count, ortCache, recordRequests } from './ort-files.ts';
 
 // These tests need the service worker (the rest of the suite blocks it for isolation).
@@ -25,8 +25,6 @@ async function classifyBoth(page: Page): Promise<void> {
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
 }
 
-/** The build under test: playwright.config.ts serves E2E_DIST, relative to the repository or absolute. */
-const DIST = resolve(ROOT, process.env.E2E_DIST ?? 'dist');
 /** The build's list of what a device stores offline (src/app/offline-files.ts). */
 const offlineFiles = JSON.parse(readFileSync(join(DIST, 'offline-files.json'), 'utf8')) as OfflineFiles;
 const sum = (files: { size: number }[]) => files.reduce((total, f) => total + f.size, 0);
