@@ -74,6 +74,12 @@ test('a release below its accuracy threshold is rejected with the reason, and th
   await expect(versionRow(page, 'spam-filter@1.1.0')).toContainText('below the release\'s threshold');
   await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+  // The refused release is no longer offered, even after a reload (the catalog still lists it):
+  // tapping Update again would only download it to refuse it again.
+  await openModels(page);
+  await expect(versionRow(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'rejected');
+  await expect(page.getByTestId('check-updates')).toHaveText('Check for updates');
+  await expect(page.getByTestId('update-spam-filter')).toHaveCount(0);
 });
 
 test('a reload during validation never leaves a half-installed version active; resume validates again', async ({ context, page }) => {

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ModelDescriptor } from '../runtime/index.ts';
-import { updatesFor } from '../runtime/release/index.ts';
+import { isUpdate, updatesFor } from '../runtime/release/index.ts';
 import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type StorageState, type Transfer } from '../runtime/store/index.ts';
 import { AddModel } from './AddModel.tsx';
 import { ConfirmDownload, type DownloadRequest } from './ConfirmDownload.tsx';
@@ -51,6 +51,8 @@ export function ModelsView({ services }: { services: Services }) {
   const [busy, setBusy] = useState(false);
   const [confirm, setConfirm] = useState<DownloadRequest | null>(null);
   const [autoSkipped, setAutoSkipped] = useState(false);
+  /** A catalog check is under way: on a slow link it takes seconds, and the button says so. */
+  const [checking, setChecking] = useState(false);
   const controllers = useRef(new Map<string, AbortController>());
   const savedCatalogs = useMemo(() => new SavedCatalogs(globalThis.localStorage), []);
   const online = useOnline();
@@ -64,6 +66,7 @@ export function ModelsView({ services }: { services: Services }) {
     if (!registry || !opened) return;
     setCatalogError(null);
     setAutoSkipped(false);
+    setChecking(true);
     // A revocation published since start applies before any new release is offered.
     opened.refreshTrust().catch(() => undefined)
       .then(() => releasesFrom((url) => registry.catalog(url), savedCatalogs.list()))
@@ -71,7 +74,8 @@ export function ModelsView({ services }: { services: Services }) {
         setReleases(found);
         setNotYet((await updatesFor(registry, found, services.release.bucketFor)).notYet);
       })
-      .catch(setCatalogError);
+      .catch(setCatalogError)
+      .finally(() => setChecking(false));
   }, [opened, registry, savedCatalogs, services]);
 
   useEffect(() => {
@@ -161,7 +165,7 @@ export function ModelsView({ services }: { services: Services }) {
       )}
       <StorageStatus storage={state.storage} keep={() => registry.requestPersistentStorage()} />
       <p class="actions">
-        <button type="button" data-testid="check-updates" onClick={checkUpdates}>{t('models.checkUpdates')}</button>
+        <button type="button" data-testid="check-updates" disabled={checking} aria-busy={checking} onClick={checkUpdates}>{t(checking ? 'models.checking' : 'models.checkUpdates')}</button>
         <label class="button">
           {t('models.loadBundle')}
           <input
@@ -182,9 +186,7 @@ export function ModelsView({ services }: { services: Services }) {
 
       {state.models.map((model) => {
         const release = latest.get(model.id);
-        // A release already in shadow is decided by Promote / Reject, not installed again.
-        const inShadow = release !== undefined && model.pointer?.shadow === `${release.id}@${release.version}`;
-        const update = release && !inShadow && release.sequence > (model.highestSequence ?? -1) ? release : undefined;
+        const update = release && isUpdate(release, model) ? release : undefined;
         return (
           <ModelCard key={model.id} model={model} update={update} transfer={state.transfers.find((tr) => tr.id === model.id)} busy={busy} actions={actions}>
             {update && notYet.some((r) => r.id === model.id && r.version === update.version) && (

@@ -70,6 +70,7 @@ export const en = {
   'models.cancel': 'Cancel',
   'models.available': 'Available models',
   'models.checkUpdates': 'Check for updates',
+  'models.checking': 'Checking for updates…',
   'models.loadBundle': 'Load bundle file',
   'models.add.title': 'Add a model',
   'models.add.catalogUrl': 'Catalog URL',

@@ -67,6 +67,7 @@ export const hi: Record<MessageKey, string> = {
   'models.cancel': 'रद्द करें',
   'models.available': 'उपलब्ध मॉडल',
   'models.checkUpdates': 'अपडेट जाँचें',
+  'models.checking': 'अपडेट जाँचे जा रहे हैं…',
   'models.loadBundle': 'बंडल फ़ाइल लोड करें',
   'models.add.title': 'मॉडल जोड़ें',
   'models.add.catalogUrl': 'कैटलॉग URL',

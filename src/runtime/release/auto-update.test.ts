@@ -6,7 +6,7 @@ import { OriginPolicy } from '../store/net.ts';
 import { ModelRegistry } from '../store/registry.ts';
 import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from '../store/test-helpers.ts';
 import type { KeyFile, TrustStore } from '../store/trust.ts';
-import { installRolledOut, updatesFor } from './auto-update.ts';
+import { installRolledOut, isUpdate, updatesFor } from './auto-update.ts';
 
 let key: KeyFile;
 let trust: TrustStore;
@@ -90,4 +90,17 @@ describe('automatic staged updates', () => {
     expect(server.served.length).toBe(served);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
   });
+
+  it('isUpdate: newer than anything activated, not the candidate in shadow, not a release this device refused', () => {
+    const release = entry('1.1.0', 2, 1);
+    const version = (status: 'ready' | 'rejected') => ({ key: 'demo@1.1.0', id: 'demo', version: '1.1.0', sequence: 2, status, sizeBytes: 1, addedAt: 0 });
+    const model = { pointer: { id: 'demo', active: 'demo@1.0.0' }, highestSequence: 1, versions: [] };
+    expect(isUpdate(release, model)).toBe(true);
+    expect(isUpdate(release, { ...model, highestSequence: 2 })).toBe(false);
+    expect(isUpdate(release, { ...model, pointer: { ...model.pointer, shadow: 'demo@1.1.0' } })).toBe(false);
+    expect(isUpdate(release, { ...model, versions: [version('rejected')] })).toBe(false);
+    // A model with no working version left (all revoked) is still offered the update.
+    expect(isUpdate(release, { highestSequence: 1, versions: [] })).toBe(true);
+  });
 });
+

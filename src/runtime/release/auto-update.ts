@@ -2,7 +2,7 @@ import { LanternError, NetworkError } from '../errors.ts';
 import { latestReleases, type Release } from '../store/catalog.ts';
 import { releasesFrom } from '../store/catalog-sources.ts';
 import { versionKey } from '../store/manifest.ts';
-import type { ModelRegistry } from '../store/registry.ts';
+import type { ModelOverview, ModelRegistry } from '../store/registry.ts';
 import { byRollout } from './rollout.ts';
 
 /**
@@ -13,18 +13,24 @@ import { byRollout } from './rollout.ts';
  * never a release this device already refused.
  */
 export async function updatesFor(registry: ModelRegistry, releases: readonly Release[], bucketFor: (modelId: string) => Promise<number>): Promise<{ now: Release[]; notYet: Release[] }> {
-  const updates: Release[] = [];
-  for (const release of latestReleases(releases).values()) {
-    const installed = await registry.store.pointer(release.id);
-    const highest = await registry.store.highestSequence(release.id);
-    const key = versionKey(release);
-    const inShadow = installed?.shadow === key;
-    // A release this device refused (its golden set failed, its files did not match) is not
-    // downloaded again at every start: on a metered link that would cost its size each time.
-    const refused = (await registry.store.version(key))?.status === 'rejected';
-    if (installed && release.sequence > (highest ?? -1) && !inShadow && !refused) updates.push(release);
-  }
+  const models = new Map((await registry.overview()).map((m) => [m.id, m]));
+  const updates = [...latestReleases(releases).values()].filter((release) => {
+    const model = models.get(release.id);
+    return model?.pointer !== undefined && isUpdate(release, model);
+  });
   return byRollout(updates, bucketFor);
+}
+
+/**
+ * Whether `release` is an update for its model, for the fleet path and the Models screen alike:
+ * newer than anything activated, not the candidate already in shadow (Promote / Reject decide
+ * that one), and not a release this device refused (its golden set failed, its files did not
+ * match): offering it again would download it, on a metered link perhaps, only to refuse it.
+ */
+export function isUpdate(release: Release, model: Pick<ModelOverview, 'pointer' | 'highestSequence' | 'versions'>): boolean {
+  const key = versionKey(release);
+  const refused = model.versions.some((v) => v.key === key && v.status === 'rejected');
+  return release.sequence > (model.highestSequence ?? -1) && model.pointer?.shadow !== key && !refused;
 }
 
 export async function installRolledOut(registry: ModelRegistry, releases: readonly Release[], bucketFor: (modelId: string) => Promise<number>, mayDownload: () => boolean): Promise<LanternError[]> {

@@ -4,7 +4,7 @@
  * them to their users, as the PWA's Models and Metrics screens do.
  */
 export { releaseControls, type ReleaseControls } from './controls.ts';
-export { autoUpdate, updatesFor } from './auto-update.ts';
+export { autoUpdate, isUpdate, updatesFor } from './auto-update.ts';
 export { agreement, latencyRatio, type ShadowFigures } from './shadow.ts';
 export type { ReleaseDecision } from './decisions.ts';
 export { sameLabels } from './fallback.ts';
