@@ -7,7 +7,6 @@ import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
 import { writeBundle } from './bundle.ts';
 import { OriginPolicy } from './net.ts';
 import { parseManifest, totalSize } from './manifest.ts';
-import type { ModelStore } from './model-store.ts';
 import { ModelRegistry } from './registry.ts';
 import { FakeServer, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile } from './trust.ts';
@@ -50,13 +49,20 @@ async function expectAnswers(registry: ModelRegistry, r: TestRelease): Promise<v
 
 const bundleOf = (r: TestRelease) => new Blob([writeBundle(r.bytes, r.signatures, [...r.files].map(([path, bytes]) => ({ path, bytes })))]);
 
+/** `r` with `edit` applied to its manifest's JSON, signed again by `key`: validly signed, whatever it now says. */
+async function resigned(r: TestRelease, key: KeyFile, edit: (json: Record<string, unknown>) => void): Promise<TestRelease> {
+  const json = JSON.parse(new TextDecoder().decode(r.bytes)) as Record<string, unknown>;
+  edit(json);
+  const bytes = new TextEncoder().encode(JSON.stringify(json));
+  return { ...r, bytes, signatures: { signatures: [await sign(bytes, key)] } };
+}
+
 /** A validly signed release whose chunks are all right but whose onnx file hash is not: a publisher's mistake. */
 async function inconsistent(key: KeyFile, id: string, version: string, sequence: number, onnx: Uint8Array): Promise<TestRelease> {
-  const good = await makeRelease(key, { id, version, sequence }, onnx);
-  const json = JSON.parse(new TextDecoder().decode(good.bytes)) as { files: { role: string; sha256: string }[] };
-  json.files.find((f) => f.role === 'onnx')!.sha256 = 'f'.repeat(64);
-  const bytes = new TextEncoder().encode(JSON.stringify(json));
-  return { ...good, manifest: parseManifest(bytes), bytes, signatures: { signatures: [await sign(bytes, key)] } };
+  const edited = await resigned(await makeRelease(key, { id, version, sequence }, onnx), key, (json) => {
+    (json.files as { role: string; sha256: string }[]).find((f) => f.role === 'onnx')!.sha256 = 'f'.repeat(64);
+  });
+  return { ...edited, manifest: parseManifest(edited.bytes) };
 }
 
 const allChunks = (r: TestRelease) => r.manifest.files.flatMap((f) => f.chunks);
@@ -105,13 +111,7 @@ describe('attack: another publisher signs a model outside its scope', () => {
 
 describe('attack: a trusted publisher signs a manifest built to exhaust the device', () => {
   /** `edit` applied to a valid manifest of spam-filter 2.0.0, re-signed by the rightful key. */
-  async function signedEdit(edit: (json: Record<string, unknown>) => void): Promise<TestRelease> {
-    const good = await release(builtin, 'spam-filter', '2.0.0', 2);
-    const json = JSON.parse(new TextDecoder().decode(good.bytes)) as Record<string, unknown>;
-    edit(json);
-    const bytes = new TextEncoder().encode(JSON.stringify(json));
-    return { ...good, bytes, signatures: { signatures: [await sign(bytes, builtin)] } };
-  }
+  const signedEdit = async (edit: (json: Record<string, unknown>) => void) => resigned(await release(builtin, 'spam-filter', '2.0.0', 2), builtin, edit);
 
   it.each([
     ['100,000 labels', (json: Record<string, unknown>) => { json.labels = Array.from({ length: MAX_LABELS + 1 }, (_, i) => `l${i}`); }],
@@ -147,6 +147,20 @@ describe('attack: a trusted publisher signs a manifest built to exhaust the devi
       verify.mockRestore();
     }
     await expectAnswers(registry, padded);
+  });
+
+  it('the first signature of a key is the one that counts: a bogus one before the real one is refused as altered', async () => {
+    const { registry, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    const [real] = v2.signatures.signatures;
+    const shadowed = { ...v2, signatures: { signatures: [{ ...real!, sig: v1.signatures.signatures[0]!.sig }, real!] } };
+    publish(v1, shadowed);
+    await install(registry, v1);
+    const error = await errorOf(install(registry, shadowed));
+    expect(error).toBeInstanceOf(SignatureError);
+    expect((error as SignatureError).message).toMatch(/altered after signing/);
+    await expectAnswers(registry, v1);
   });
 
   it('refuses a bundle declaring a 3 GB manifest before reading it; the active version answers', async () => {
@@ -247,14 +261,14 @@ describe('attack: a release signed without an expiry date', () => {
   it('is refused over the network and as a bundle (it could be served forever); the active version answers', async () => {
     const { registry, publish } = await world();
     const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
-    const good = await release(builtin, 'spam-filter', '2.0.0', 2);
-    const json = JSON.parse(new TextDecoder().decode(good.bytes)) as Record<string, unknown>;
-    delete json.expiresAt;
-    const bytes = new TextEncoder().encode(JSON.stringify(json));
-    const timeless = { ...good, bytes, manifest: parseManifest(bytes), signatures: { signatures: [await sign(bytes, builtin)] } };
+    const timeless = await resigned(await release(builtin, 'spam-filter', '2.0.0', 2), builtin, (json) => {
+      delete json.expiresAt;
+    });
     publish(v1, timeless);
     await install(registry, v1);
-    await expect(install(registry, timeless)).rejects.toThrow(/has no expiry date/);
+    const error = await errorOf(install(registry, timeless));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toMatch(/has no expiry date/);
     await expect(registry.installBundle(bundleOf(timeless))).rejects.toThrow(ValidationError);
     await expectAnswers(registry, v1);
   });
