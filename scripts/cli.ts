@@ -57,12 +57,12 @@ const processIo: CliIo = {
   },
 };
 
-export const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
+const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
 /**
  * Only as the first argument: after a command, `--version` is that command's own option
  * (`lantern-model pack … --version 1.2.0` names the release being packed).
  */
-export const wantsVersion = (args: readonly string[]) => args[0] === '--version' || args[0] === '-V';
+const wantsVersion = (args: readonly string[]) => args[0] === '--version' || args[0] === '-V';
 
 /**
  * Runs `main(args)` under the conventions above. Resolves with the exit code (also set on the

@@ -47,7 +47,7 @@ async function extraTrustedKeys(): Promise<TrustStoreFile['keys']> {
 }
 
 /** Every published file by URL path (no leading slash). */
-export async function publishBuiltinModels(dir = MODELS_DIR): Promise<Map<string, Uint8Array>> {
+async function publishBuiltinModels(dir = MODELS_DIR): Promise<Map<string, Uint8Array>> {
   const key = await signingKey();
   const out = new Map<string, Uint8Array>();
   const entries = [];

@@ -83,7 +83,7 @@ export function sendBody(req, res, body, headers) {
  * Decodes a URL path; `undefined` for a malformed escape (`/%`) or a NUL byte.
  * @param {string} pathname
  */
-export function decodePath(pathname) {
+function decodePath(pathname) {
   try {
     const decoded = decodeURIComponent(pathname);
     return decoded.includes('\0') ? undefined : decoded;
@@ -128,7 +128,7 @@ export const realRoot = (dir) => realpath(resolve(dir));
 const isInside = (root, path) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 
 /** Content types for what Lantern serves. */
-export const CONTENT_TYPES = /** @type {Record<string, string>} */ ({
+const CONTENT_TYPES = /** @type {Record<string, string>} */ ({
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',

@@ -27,7 +27,7 @@ async function canDecodeAvif(): Promise<boolean> {
 }
 
 /** Largest encoded file we accept; photos from phones are far below this. */
-export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 
 /** One canvas for every image this worker reads: camera frames and photo batches share a size. */
 let canvas: OffscreenCanvas | undefined;

@@ -42,7 +42,7 @@ export interface PackOptions {
 /** How long a release may be installed after it was packed, unless the publisher says otherwise. */
 export const RELEASE_VALIDITY_DAYS = 365;
 /** How long a catalog vouches for "this is the newest": the publisher re-signs it before then. */
-export const CATALOG_VALIDITY_DAYS = 30;
+const CATALOG_VALIDITY_DAYS = 30;
 
 export const daysAfter = (iso: string, days: number): string => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
 

@@ -78,7 +78,7 @@ function numbers(value: string, flag: string, channels: number): number[] {
 }
 
 /** Labels from a labels file: a JSON array, a JSON {"0": "label"} map, or one label per line. */
-export function parseLabels(bytes: Uint8Array, json: boolean): string[] {
+function parseLabels(bytes: Uint8Array, json: boolean): string[] {
   const content = new TextDecoder().decode(bytes);
   if (!json) return content.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
   let parsed: unknown;

@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { t } from './i18n/index.ts';
 
 /** Continuous mode classifies at most this many frames a second (battery, and a cheap CPU's pace). */
-export const MAX_FPS = 2;
+const MAX_FPS = 2;
 
 interface Props {
   /** Classifies one frame; resolves when done, so continuous mode knows when it may send another. */

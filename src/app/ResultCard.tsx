@@ -11,7 +11,7 @@ export function shownName(p: Prediction): string {
 }
 
 /** The answer in one line, for sharing: "Bag 43% (unsure) · fashion-mnist v1.0.0". */
-export function resultSummary(result: ClassificationResult): string {
+function resultSummary(result: ClassificationResult): string {
   const top = result.predictions[0];
   const answer = top ? `${shownName(top)} ${formatPercent(top.score)}` : '';
   return t(result.unsure ? 'result.share.textUnsure' : 'result.share.text', { answer, id: result.modelId, version: result.version });

@@ -61,7 +61,7 @@ export function topK(
 }
 
 /** Independent probabilities per label (multi-label heads). */
-export function sigmoid(values: ArrayLike<number>): Float64Array {
+function sigmoid(values: ArrayLike<number>): Float64Array {
   return Float64Array.from(values, (v) => 1 / (1 + Math.exp(-v)));
 }
 

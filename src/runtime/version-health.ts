@@ -13,7 +13,7 @@ export interface HealthPolicy {
   minRequests: number;
   failureRate: number;
 }
-export const DEFAULT_HEALTH_POLICY: HealthPolicy = { window: 20, minRequests: 5, failureRate: 0.5 };
+const DEFAULT_HEALTH_POLICY: HealthPolicy = { window: 20, minRequests: 5, failureRate: 0.5 };
 
 /** Error codes that say nothing about the model version (a runtime that could not start neither). */
 const NOT_THE_MODELS_FAULT = new Set(['INPUT', 'RUNTIME_UNAVAILABLE', ...REJECTION_CODES]);

@@ -9,7 +9,7 @@ interface UserAgentData {
 }
 
 /** The browser, from client hints where present (the UA string is frozen in Chromium). */
-export function browserName(nav: Navigator & { userAgentData?: UserAgentData } = navigator): string {
+function browserName(nav: Navigator & { userAgentData?: UserAgentData } = navigator): string {
   const data = nav.userAgentData;
   const brands = data?.brands?.filter((b) => !/not.?a.?brand/i.test(b.brand)).map((b) => `${b.brand} ${b.version}`);
   if (brands?.length) return `${brands.join(', ')}${data?.platform ? ` · ${data.platform}` : ''}${data?.mobile ? ' · mobile' : ''}`;

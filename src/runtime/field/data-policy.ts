@@ -8,7 +8,7 @@ import { Listeners } from '../listeners.ts';
  */
 export type DataPreference = 'wifi-only' | 'any' | 'never';
 export const DATA_PREFERENCES: readonly DataPreference[] = ['wifi-only', 'any', 'never'];
-export const DEFAULT_PREFERENCE: DataPreference = 'wifi-only';
+const DEFAULT_PREFERENCE: DataPreference = 'wifi-only';
 
 /** The subset of NetworkInformation we read; every field is optional in the wild. */
 export interface ConnectionInfo {

@@ -19,10 +19,10 @@ export interface RuntimeDefaults {
   metricsWindowMs: number;
 }
 
-export const LOW_END_MEMORY_GB = 2;
-export const LOW_END_CORES = 2;
+const LOW_END_MEMORY_GB = 2;
+const LOW_END_CORES = 2;
 /** Memory at or under which a 2-core device counts as low-end. */
-export const LOW_END_PAIRED_MEMORY_GB = 4;
+const LOW_END_PAIRED_MEMORY_GB = 4;
 
 /**
  * Little memory alone makes a device low-end; few cores only together with modest memory

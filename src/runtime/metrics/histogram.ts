@@ -37,7 +37,7 @@ export interface Bucket {
   count: number;
 }
 
-export const STANDARD_QUANTILES = [0.5, 0.9, 0.95, 0.99] as const;
+const STANDARD_QUANTILES = [0.5, 0.9, 0.95, 0.99] as const;
 export type Percentiles = { p50: number; p90: number; p95: number; p99: number };
 
 function indexOf(value: number): number {

@@ -8,7 +8,7 @@ import { concatBytes, sha256Hex } from '../store/bytes.ts';
  * cannot tell apart (same tokens, same pixels after resizing) share an entry, while a new version
  * never answers from an old version's results. Least recently used entries go first.
  */
-export const DEFAULT_MAX_ENTRIES = 512;
+const DEFAULT_MAX_ENTRIES = 512;
 
 /** The cache key of one preprocessed input (token ids or an image tensor) for one version and top-k. */
 export async function cacheKey(versionKey: string, k: number, input: Uint32Array | Float32Array): Promise<string> {

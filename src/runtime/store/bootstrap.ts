@@ -32,7 +32,7 @@ export interface OpenedRegistry {
  * would otherwise hold the app until the stall timeout, 30 s per request. The answer is still
  * used when it comes.
  */
-export const NETWORK_WAIT_MS = 2000;
+const NETWORK_WAIT_MS = 2000;
 
 const asLanternError = (error: unknown): LanternError => (error instanceof LanternError ? error : new LanternError(String(error)));
 

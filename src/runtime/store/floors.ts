@@ -35,7 +35,7 @@ function floorsOf(record: SequenceRecord | undefined): Floor[] {
 }
 
 /** The floors still in force: set by a key the policy trusts for this id, or by an unknown key. */
-export function activeFloors(record: SequenceRecord | undefined, policy: KeyPolicy): Floor[] {
+function activeFloors(record: SequenceRecord | undefined, policy: KeyPolicy): Floor[] {
   return floorsOf(record).filter((f) => f.keyId === undefined || policy(f.keyId, record!.id));
 }
 

@@ -13,7 +13,7 @@ import { sha256Hex } from './bytes.ts';
  * signed are the manifest.json file exactly as served, never a re-serialisation, so the
  * verifier needs no canonical JSON.
  */
-export const MANIFEST_FORMAT = 'lantern-manifest/1';
+const MANIFEST_FORMAT = 'lantern-manifest/1';
 
 const Sha256 = z.string().check(z.regex(/^[0-9a-f]{64}$/, 'expected a lowercase hex sha256'));
 /** Relative, no `..`, no empty segments: a path can never climb out of its release folder. */
@@ -133,7 +133,7 @@ export async function verifyChunk(file: ManifestFile, index: number, bytes: Uint
 }
 
 /** Default chunk size: small enough to resume cheaply on a poor link, big enough to keep requests few. */
-export const DEFAULT_CHUNK_SIZE = 256 * 1024;
+const DEFAULT_CHUNK_SIZE = 256 * 1024;
 
 export interface PackInput {
   id: string;

@@ -88,7 +88,7 @@ type Name = StoreNames<StoreSchema>;
 type WriteTx<S extends Name[]> = IDBPTransaction<StoreSchema, S, 'readwrite'>;
 const ALL: Name[] = ['chunks', 'manifests', 'versions', 'pointers', 'sequences'];
 
-export const isQuotaError = (error: unknown): boolean =>
+const isQuotaError = (error: unknown): boolean =>
   error instanceof DOMException && (error.name === 'QuotaExceededError' || error.code === 22);
 
 function storageError(error: unknown): LanternError {

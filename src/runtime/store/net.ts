@@ -23,13 +23,13 @@ export const DOCUMENT_LIMITS = {
 } as const;
 
 /** No byte for this long means the connection is dead, however slow the link. */
-export const DEFAULT_STALL_MS = 30_000;
+const DEFAULT_STALL_MS = 30_000;
 /**
  * Fewer bytes than this within one stall time is a stall too (TUF's slow retrieval): a server
  * dripping a byte now and then must not hold a download, and the model's install slot, for
  * days. 16 KiB in 30 s is ~550 B/s, a tenth of what a 2G (GPRS) link carries.
  */
-export const MIN_BYTES_PER_STALL = 16 * 1024;
+const MIN_BYTES_PER_STALL = 16 * 1024;
 
 /**
  * Which origins the registry may fetch from: the app's own plus those the deployment lists.

@@ -517,7 +517,7 @@ export class ModelRegistry {
 }
 
 /** Why a golden-set outcome fails the gate (a fixed sentence with numbers), or undefined when it passes. */
-export function gateFailure(outcome: GoldenOutcome, threshold: number): string | undefined {
+function gateFailure(outcome: GoldenOutcome, threshold: number): string | undefined {
   if (outcome.failed > 0) return `${outcome.failed} of ${outcome.total} validation items failed to run`;
   const accuracy = outcome.total > 0 ? outcome.correct / outcome.total : 0;
   if (accuracy < threshold) return `validation accuracy ${pct(accuracy)} is below the release's threshold of ${pct(threshold)}`;

@@ -15,7 +15,7 @@ export interface TestRelease {
 }
 
 /** Deterministic pseudo-random bytes so different versions get different chunks. */
-export function fakeBytes(length: number, seed: number): Uint8Array {
+function fakeBytes(length: number, seed: number): Uint8Array {
   const out = new Uint8Array(length);
   let x = seed * 2654435761 >>> 0 || 1;
   for (let i = 0; i < length; i++) {

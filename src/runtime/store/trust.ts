@@ -40,7 +40,7 @@ export const KeyFileSchema = z.object({
 export type KeyFile = z.infer<typeof KeyFileSchema>;
 
 /** Key ids are derived from the public key, so two keys can never share one by accident. */
-export async function keyIdFor(publicKeyRaw: Uint8Array): Promise<string> {
+async function keyIdFor(publicKeyRaw: Uint8Array): Promise<string> {
   return `ed25519:${(await sha256Hex(publicKeyRaw)).slice(0, 16)}`;
 }
 
@@ -66,7 +66,7 @@ export async function sign(bytes: Uint8Array, key: KeyFile): Promise<SignatureFi
 export const trustEntryFor = (key: KeyFile, scope: readonly string[]): TrustStoreFile['keys'][number] => ({ keyId: key.keyId, publicKey: key.publicKey, name: key.name, scope: [...scope] });
 
 /** Whether a scope (exact ids and `namespace/` prefixes) covers a model id. */
-export const scopeCovers = (scope: readonly string[], id: string): boolean => scope.some((s) => (s.endsWith('/') ? id.startsWith(s) : s === id));
+const scopeCovers = (scope: readonly string[], id: string): boolean => scope.some((s) => (s.endsWith('/') ? id.startsWith(s) : s === id));
 
 export function parseSignatureFile(bytes: Uint8Array): SignatureFile {
   let json: unknown;
