@@ -213,15 +213,9 @@ async function decodeJpegWhole(bytes: Uint8Array): Promise<Pixels | undefined> {
  * one by createImageBitmap's resize to the working size. EXIF orientation is applied.
  */
 async function decode(input: ImageSource, config: PreprocessorConfig, notes: Note[]): Promise<Pixels> {
+  // A bitmap or frame is freed by the engine once its batch is done (inference-engine.ts).
   if (input instanceof ImageBitmap) return readPixels(input, input.width, input.height);
-  if ('displayWidth' in input) {
-    // The worker's clone of the page's frame: free it as soon as its pixels are read.
-    try {
-      return await readPixels(input, input.displayWidth, input.displayHeight);
-    } finally {
-      input.close();
-    }
-  }
+  if ('displayWidth' in input) return readPixels(input, input.displayWidth, input.displayHeight);
   if (!(input instanceof Blob) && !(input instanceof ArrayBuffer)) {
     if (!(input.data instanceof Uint8ClampedArray) || input.data.length !== input.width * input.height * 4) throw new InputError('The pixel data does not match the image size (RGBA expected).', { reason: 'bad-pixels' });
     return input;

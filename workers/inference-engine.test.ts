@@ -166,3 +166,56 @@ describe('InferenceEngine (image)', () => {
     await expect(engineWith([{ name: 'a', type: 'float32' }, { name: 'b', type: 'float32' }], imageFiles())).rejects.toThrow(/one pixel input/);
   });
 });
+
+describe('InferenceEngine (frames and bitmaps the page sent)', () => {
+  /** The worker's structured clone of a page VideoFrame: only what the engine touches. */
+  class FakeFrame {
+    displayWidth = 4;
+    displayHeight = 4;
+    closed = false;
+    close() { this.closed = true; }
+  }
+  class FakeBitmap {
+    width = 4;
+    height = 4;
+    closed = false;
+    close() { this.closed = true; }
+  }
+  /** Enough of OffscreenCanvas for readPixels: every pixel white. */
+  class FakeCanvas {
+    constructor(public width: number, public height: number) {}
+    getContext() {
+      return { clearRect() {}, drawImage() {}, getImageData: (_x: number, _y: number, w: number, h: number) => ({ data: new Uint8ClampedArray(w * h * 4).fill(255) }) };
+    }
+  }
+  const imageFiles = (): ModelFiles => ({
+    key: 'img@1.0.0', onnx: new ArrayBuffer(8),
+    config: { id2label: { 0: 'a', 1: 'b' }, lantern: { id: 'img', version: '1.0.0', task: 'image-classification' } },
+    preprocessor: { size: { height: 4, width: 4 } },
+  });
+  const image = (source: FakeFrame | FakeBitmap) => ({ kind: 'image' as const, image: source as unknown as VideoFrame });
+
+  it('frees a bitmap once its batch is answered, and frames refused before decoding or sent for a model it does not hold', async () => {
+    vi.stubGlobal('ImageBitmap', FakeBitmap);
+    vi.stubGlobal('OffscreenCanvas', FakeCanvas);
+    try {
+      const { engine } = await engineWith([{ name: 'pixel_values', type: 'float32' }], imageFiles());
+      const bitmap = new FakeBitmap();
+      const batch = await engine.classify('img@1.0.0', [image(bitmap)], 1);
+      expect(batch.items[0]!.ok).toBe(true);
+      expect(bitmap.closed).toBe(true);
+
+      const text = await engineWith([{ name: 'input_ids', type: INT64 }, { name: 'attention_mask', type: INT64 }]);
+      const refused = new FakeFrame();
+      const answer = await text.engine.classify('spam-filter@1.0.0', [image(refused)], 1);
+      expect(answer.items[0]).toMatchObject({ ok: false, error: { name: 'InputError' } });
+      expect(refused.closed).toBe(true);
+
+      const orphan = new FakeFrame();
+      await expect(engine.classify('gone@1.0.0', [image(orphan)], 1)).rejects.toThrow(ModelLoadError);
+      expect(orphan.closed).toBe(true);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});

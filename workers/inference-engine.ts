@@ -77,11 +77,18 @@ export class InferenceEngine {
 
   /** `cache`: the model's result cache is on; when it is off, the version's entries are dropped. */
   async classify(key: string, inputs: ClassifyInput[], k: number, cache = false): Promise<BatchReport> {
-    const model = this.models.get(key);
-    if (!model) throw new ModelLoadError(`Model ${key} is not loaded in this worker.`, { key });
-    if (!cache) this.results.dropVersion(key);
-    // Narrowed by kind so each task's prepared items go back to that task's feeds.
-    return model.task.kind === 'image' ? this.classifyWith(model, model.task, inputs, k, cache) : this.classifyWith(model, model.task, inputs, k, cache);
+    try {
+      const model = this.models.get(key);
+      if (!model) throw new ModelLoadError(`Model ${key} is not loaded in this worker.`, { key });
+      if (!cache) this.results.dropVersion(key);
+      // Narrowed by kind so each task's prepared items go back to that task's feeds.
+      return model.task.kind === 'image' ? await this.classifyWith(model, model.task, inputs, k, cache) : await this.classifyWith(model, model.task, inputs, k, cache);
+    } finally {
+      // The frames and bitmaps that came with the batch are this worker's copies, and only it can
+      // free them, whatever became of their item (read, refused, or never reached: a camera
+      // stalls once too many frames are open).
+      for (const input of inputs) if (input.kind === 'image' && 'close' in input.image) input.image.close();
+    }
   }
 
   private async classifyWith<P>(model: LoadedModel, task: TaskAdapter<P>, inputs: ClassifyInput[], k: number, cache: boolean): Promise<BatchReport> {

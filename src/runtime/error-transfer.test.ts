@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expose, wrap } from 'comlink';
 import { MessageChannel } from 'node:worker_threads';
 import { installErrorTransfer } from './error-transfer.ts';
-import { BusyError, InputError, IntegrityError, LanternError } from './errors.ts';
+import { BusyError, InputError, IntegrityError, LanternError, ModelLoadError } from './errors.ts';
 
 installErrorTransfer();
 
@@ -15,6 +15,9 @@ const api = {
   },
   async failPlain(): Promise<void> {
     throw new TypeError('boom');
+  },
+  async failWithCause(): Promise<void> {
+    throw new ModelLoadError('The session could not be created.', { key: 'm@1' }, { cause: new RangeError('ORT: protobuf parsing failed', { cause: new InputError('inner', { reason: 'corrupt' }) }) });
   },
 };
 
@@ -40,13 +43,27 @@ describe('errors across the comlink boundary', () => {
     close();
   });
 
-  it('turn unknown errors into plain errors with the same name', async () => {
+  it('turn unknown errors into LanternErrors (code INTERNAL) whose cause is the original, by name and message', async () => {
     const { remote, close } = connect();
-    const error = await remote.failPlain().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(Error);
-    expect(error).not.toBeInstanceOf(LanternError);
-    expect((error as Error).name).toBe('TypeError');
-    expect((error as Error).message).toBe('boom');
+    const error = await remote.failPlain().catch((e: unknown) => e) as LanternError;
+    expect(error).toBeInstanceOf(LanternError);
+    expect(error.code).toBe('INTERNAL');
+    expect(error.message).toBe('TypeError: boom');
+    expect(error.cause).toBeInstanceOf(Error);
+    expect(error.cause).toMatchObject({ name: 'TypeError', message: 'boom' });
+    close();
+  });
+
+  it('keep their causes, each with its own class', async () => {
+    const { remote, close } = connect();
+    const error = await remote.failWithCause().catch((e: unknown) => e) as ModelLoadError;
+    expect(error).toBeInstanceOf(ModelLoadError);
+    expect(error.details).toEqual({ key: 'm@1' });
+    const cause = error.cause as Error;
+    expect(cause).not.toBeInstanceOf(LanternError);
+    expect(cause).toMatchObject({ name: 'RangeError', message: 'ORT: protobuf parsing failed' });
+    expect(cause.cause).toBeInstanceOf(InputError);
+    expect((cause.cause as InputError).details).toEqual({ reason: 'corrupt' });
     close();
   });
 

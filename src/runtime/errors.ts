@@ -112,36 +112,50 @@ const classes = {
 
 export type ErrorClassName = keyof typeof classes;
 
-/** Plain-object form of an error, safe for structured clone. */
+/** Plain-object form of an error, safe for structured clone; `cause` is serialised the same way. */
 export interface SerializedError {
   name: string;
   message: string;
   details: ErrorDetails;
   stack?: string;
+  cause?: SerializedError;
 }
 
-export function serializeError(error: unknown): SerializedError {
-  if (error instanceof LanternError) {
-    return { name: error.name, message: error.message, details: error.details, stack: error.stack };
-  }
-  if (error instanceof Error) {
-    return { name: error.name, message: error.message, details: {}, stack: error.stack };
-  }
-  return { name: 'Error', message: String(error), details: {} };
+/** Causes kept across the boundary: a chain deeper than this is cut (a cycle would never end). */
+const MAX_CAUSE_DEPTH = 4;
+
+export function serializeError(error: unknown, depth = 0): SerializedError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error), details: {} };
+  const serialized: SerializedError = { name: error.name, message: error.message, details: error instanceof LanternError ? error.details : {} };
+  if (error.stack) serialized.stack = error.stack;
+  if (error.cause !== undefined && depth < MAX_CAUSE_DEPTH) serialized.cause = serializeError(error.cause, depth + 1);
+  return serialized;
 }
 
-/** Rebuilds the original class when known; anything else becomes a plain Error with its name. */
-export function deserializeError(serialized: SerializedError): Error {
+/**
+ * Rebuilds the original class when it is a Lantern error. Anything else (ORT's own errors, a
+ * DataCloneError) becomes a LanternError with code INTERNAL whose `cause` is the original, by
+ * name and message: every failure a caller sees is a LanternError (docs/API.md).
+ */
+export function deserializeError(serialized: SerializedError): LanternError {
+  return asLanternError(rebuild(serialized));
+}
+
+/** The error as it was thrown: its Lantern class, or a plain Error of the same name; causes too. */
+function rebuild(serialized: SerializedError): Error {
+  const options = serialized.cause && { cause: rebuild(serialized.cause) };
   const Ctor = (classes as Record<string, typeof LanternError | undefined>)[serialized.name];
-  if (Ctor) {
-    const error = new Ctor(serialized.message, serialized.details);
-    if (serialized.stack) error.stack = serialized.stack;
-    return error;
-  }
-  const plain = new Error(serialized.message);
-  plain.name = serialized.name;
-  if (serialized.stack) plain.stack = serialized.stack;
-  return plain;
+  const error = Ctor ? new Ctor(serialized.message, serialized.details, options) : new Error(serialized.message, options);
+  if (!Ctor) error.name = serialized.name;
+  if (serialized.stack) error.stack = serialized.stack;
+  return error;
+}
+
+/** What the front door rethrows: a LanternError as it is, anything else wrapped as INTERNAL (its cause). */
+export function asLanternError(error: unknown): LanternError {
+  if (error instanceof LanternError) return error;
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new LanternError(message, {}, { cause: error });
 }
 
 export function isAbortError(error: unknown): boolean {

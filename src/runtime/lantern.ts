@@ -1,7 +1,7 @@
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from './backend.ts';
 import { defaultWorker } from './default-worker.ts';
 import { goldenValidator } from './golden-gate.ts';
-import { CancelledError, deserializeError, IntegrityError, LanternError, SignatureError, throwIfAborted, WorkerCrashedError, type ErrorCode } from './errors.ts';
+import { asLanternError, CancelledError, deserializeError, IntegrityError, SignatureError, throwIfAborted, WorkerCrashedError, type ErrorCode } from './errors.ts';
 import { resendable, toWireInput, type LanternInput, type WireInput } from './inputs.ts';
 import { keptOrtWasm } from './ort-cache.ts';
 import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
@@ -10,6 +10,7 @@ import type { Prediction } from './postprocess.ts';
 import { fallbackTrigger, primaryDeadline, sameLabels } from './release/fallback.ts';
 import { DEFAULT_BACKLOG_WORKERS, PoolPolicy } from './pool-policy.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
+import { SharedWork } from './shared-work.ts';
 import { signedStore } from './store/signed-store.ts';
 import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles, type WasmMemoryReading } from './worker-client.ts';
 
@@ -132,6 +133,11 @@ interface Job {
   wire: WireInput;
   /** Set once the input's buffers went to a worker: a crash retry cannot send them again. */
   handedOver: boolean;
+  /**
+   * Set once the request settled (cancelled, past its deadline) while its batch waits for the
+   * model: it is not sent, and its input snapshot is already released.
+   */
+  settled: boolean;
   topK: number;
   submittedAt: number;
 }
@@ -152,6 +158,9 @@ interface Runnable {
   key: string;
   files: (options: FetchOptions) => Promise<ModelFiles>;
 }
+
+/** Scheduling ids of candidates start with this; a model id never has a colon. */
+const CANDIDATE_PREFIX = 'candidate:';
 
 type JobOutcome = Omit<ClassificationResult, 'timings' | 'retried'> & { timings: Omit<StageTimings, 'queueMs' | 'totalMs'> };
 
@@ -180,7 +189,8 @@ export class Lantern {
   private readonly candidates = new Map<string, { descriptor: ModelDescriptor; files: () => Promise<ModelFiles> }>();
   private readonly scheduler: Scheduler<Job, JobOutcome>;
   private readonly descriptors = new Map<string, ModelDescriptor>();
-  private readonly describing = new Map<string, Promise<ModelDescriptor>>();
+  /** First requests for a model share one install (a second one would be refused as busy). */
+  private readonly describing = new SharedWork<ModelDescriptor, LoadProgress>();
   /** The model version each worker currently holds, so an activation/rollback unloads the old one. */
   private readonly loadedKey: Map<string, string>[] = [];
 
@@ -296,7 +306,7 @@ export class Lantern {
    */
   candidate(descriptor: ModelDescriptor, files: ModelFiles | (() => Promise<ModelFiles>)): CandidateRun {
     // A key of its own: the candidate's session never stands in for an installed version.
-    const id = `candidate:${crypto.randomUUID()}`;
+    const id = `${CANDIDATE_PREFIX}${crypto.randomUUID()}`;
     const read = typeof files === 'function' ? files : () => Promise.resolve(files);
     this.candidates.set(id, { descriptor, files: async () => ({ ...(await read()), key: id }) });
     return {
@@ -318,23 +328,21 @@ export class Lantern {
    */
   async load(modelId: string, options: LoadOptions = {}): Promise<LoadedModel> {
     const { signal } = options;
-    let descriptor: ModelDescriptor;
     try {
-      descriptor = await this.describe(modelId, options);
+      const descriptor = await this.describe(modelId, options);
+      throwIfAborted(signal);
+      const warm = await this.ensureModel(modelId, 0, options);
+      options.onProgress?.({ phase: 'ready' });
+      return {
+        descriptor,
+        backend: warm.report.backend,
+        backendReason: warm.report.fallback ?? warm.report.reason,
+        coldStart: warm.cold,
+        ...(warm.cold ? { load: { filesMs: warm.filesMs, createMs: warm.report.createMs } } : {}),
+      };
     } catch (error) {
-      // However the download noticed the abort (fetch's AbortError, a failed chunk...), it was a cancel.
-      throw signal?.aborted ? new CancelledError('The load was cancelled.') : error;
+      throw asLanternError(error);
     }
-    throwIfAborted(signal);
-    const warm = await this.ensureModel(modelId, 0, signal, options.onProgress);
-    options.onProgress?.({ phase: 'ready' });
-    return {
-      descriptor,
-      backend: warm.report.backend,
-      backendReason: warm.report.fallback ?? warm.report.reason,
-      coldStart: warm.cold,
-      ...(warm.cold ? { load: { filesMs: warm.filesMs, createMs: warm.report.createMs } } : {}),
-    };
   }
 
   /**
@@ -344,13 +352,7 @@ export class Lantern {
   private describe(modelId: string, fetch: FetchOptions = {}): Promise<ModelDescriptor> {
     const cached = this.descriptors.get(modelId);
     if (cached) return Promise.resolve(cached);
-    // Concurrent first requests share one install (a second one would be refused as busy).
-    let pending = this.describing.get(modelId);
-    if (!pending) {
-      pending = this.fetchDescriptor(modelId, fetch).finally(() => this.describing.delete(modelId));
-      this.describing.set(modelId, pending);
-    }
-    return pending;
+    return this.describing.join(modelId, (signal, onProgress) => this.fetchDescriptor(modelId, { signal, onProgress }), fetch);
   }
 
   private async fetchDescriptor(modelId: string, fetch: FetchOptions): Promise<ModelDescriptor> {
@@ -414,10 +416,8 @@ export class Lantern {
       });
       return result;
     } catch (error) {
-      const err = error instanceof Error ? error : new LanternError(String(error));
-      this.options.onRecord?.({
-        ok: false, modelId, errorCode: err instanceof LanternError ? err.code : 'INTERNAL', errorName: err.name, totalMs: performance.now() - submittedAt,
-      });
+      const err = asLanternError(error);
+      this.options.onRecord?.({ ok: false, modelId, errorCode: err.code, errorName: err.name, totalMs: performance.now() - submittedAt });
       throw err;
     }
   }
@@ -425,8 +425,8 @@ export class Lantern {
   /** `deadline` (a performance.now() time) overrides the one `timeoutMs` gives. */
   private async run(modelId: string, input: LanternInput, options: ClassifyOptions & { deadline?: number | undefined }, submittedAt = performance.now()): Promise<ClassificationResult> {
     const wire = await toWireInput(input);
+    const job: Job = { wire, handedOver: false, settled: false, topK: options.topK ?? 3, submittedAt };
     try {
-      const job: Job = { wire, handedOver: false, topK: options.topK ?? 3, submittedAt };
       const deadline = options.deadline ?? (options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined);
       const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
       const out = scheduled.value;
@@ -437,14 +437,18 @@ export class Lantern {
         timings: { ...out.timings, queueMs: scheduled.queueMs, totalMs: performance.now() - submittedAt },
       };
     } finally {
+      job.settled = true;
       wire.release?.();
     }
   }
 
   /** What runs under a scheduling id: a candidate, or the source's active version of a model. */
   private async runnable(modelId: string): Promise<Runnable> {
-    const candidate = this.candidates.get(modelId);
-    if (candidate) return { descriptor: candidate.descriptor, key: modelId, files: candidate.files };
+    if (modelId.startsWith(CANDIDATE_PREFIX)) {
+      const candidate = this.candidates.get(modelId);
+      if (!candidate) throw new CancelledError('The candidate was closed.');
+      return { descriptor: candidate.descriptor, key: modelId, files: candidate.files };
+    }
     const descriptor = await this.describe(modelId);
     return { descriptor, key: `${descriptor.id}@${descriptor.version}`, files: (options) => this.source.files(modelId, options) };
   }
@@ -489,7 +493,7 @@ export class Lantern {
   }
 
   /** Loads the model's active version into one worker (unloading a replaced version first). */
-  private async ensureModel(modelId: string, worker: number, signal?: AbortSignal, onProgress?: LoadOptions['onProgress']) {
+  private async ensureModel(modelId: string, worker: number, options: LoadOptions = {}) {
     const client = this.clients[worker]!;
     const { descriptor, key, files: readFiles } = await this.runnable(modelId);
     const held = (this.loadedKey[worker] ??= new Map());
@@ -498,23 +502,29 @@ export class Lantern {
     if (previous && previous !== key) await client.unload(previous).catch(() => undefined);
     const loadStarted = performance.now();
     let filesMs = 0;
-    const { report, cold } = await client.ensureLoaded(key, async () => {
+    const { report, cold } = await client.ensureLoaded(key, async (signal, onProgress) => {
       const started = performance.now();
       const files = await readFiles({ signal, onProgress });
       filesMs = performance.now() - started;
-      onProgress?.({ phase: 'session' });
+      onProgress({ phase: 'session' });
       return files;
-    }, signal);
+    }, options);
+    if (modelId.startsWith(CANDIDATE_PREFIX) && !this.candidates.has(modelId)) {
+      // Closed while its session loaded: close() could not free what this worker did not yet hold.
+      await client.unload(key).catch(() => undefined);
+      throw new CancelledError('The candidate was closed.');
+    }
     held.set(modelId, key);
     return { descriptor, key, report, cold, filesMs, loadMs: cold ? performance.now() - loadStarted : 0 };
   }
 
   private async executeOnce(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
     const client = this.clients[worker]!;
-    const { descriptor, key, report, cold, filesMs, loadMs } = await this.ensureModel(modelId, worker, signal);
+    const { descriptor, key, report, cold, filesMs, loadMs } = await this.ensureModel(modelId, worker, { signal });
     // A crash retry cannot resend pixels that were moved into the worker that died.
     const lost = jobs.map((j) => j.handedOver && j.wire.transfer.length > 0);
-    const sending = jobs.filter((_, i) => !lost[i]);
+    const sent = jobs.map((j, i) => !lost[i] && !j.settled);
+    const sending = jobs.filter((_, i) => sent[i]);
     for (const job of sending) job.handedOver = true;
     const batch = await client.classify(key, sending.map((j) => j.wire.input), MAX_TOP_K, signal, sending.flatMap((j) => j.wire.transfer), this.options.policies?.cacheEnabled(modelId) ?? false);
     if (batch.backend === 'webgpu') this.onGpu = true;
@@ -522,8 +532,9 @@ export class Lantern {
     const notes = fallbacks.map((reason): Note => ({ kind: 'backend-fallback', reason }));
     const items = [...batch.items];
     return {
-      outcomes: lost.map((wasLost) => {
-        if (wasLost) return new WorkerCrashedError('The worker stopped while holding this image\'s pixels (they were transferred to it); send the image again.');
+      outcomes: jobs.map((_, i) => {
+        if (lost[i]) return new WorkerCrashedError('The worker stopped while holding this image\'s pixels (they were transferred to it); send the image again.');
+        if (!sent[i]) return new CancelledError('The request was cancelled.');
         const item = items.shift()!;
         if (!item.ok) return deserializeError(item.error);
         return {
@@ -550,7 +561,9 @@ export class Lantern {
     };
   }
 
+  /** Stops the workers; every request, queued or running, and every later one fails with WorkerCrashedError. */
   dispose(): void {
+    this.scheduler.close(new WorkerCrashedError('This Lantern was disposed.'));
     for (const client of this.clients) client.dispose();
   }
 }

@@ -323,4 +323,23 @@ describe('Scheduler', () => {
     pool.batches[1]!.release();
     expect((await waiting).value).toBe(20);
   });
+  it('close() fails queued and running requests and later ones, and does not retry a crash it causes', async () => {
+    const pool = new FakePool();
+    const s = make(pool);
+    const running = s.submit('m', 1);
+    await tick();
+    const queued = s.submit('m', 2);
+    const disposed = new WorkerCrashedError('disposed');
+    s.close(disposed);
+    await expect(running).rejects.toBe(disposed);
+    await expect(queued).rejects.toBe(disposed);
+    expect(pool.batches[0]!.signal.aborted).toBe(true);
+    // The executor's own crash report, as the terminated worker gives it, starts nothing new.
+    pool.batches[0]!.release(new WorkerCrashedError('terminated'));
+    await tick();
+    expect(pool.batches).toHaveLength(1);
+    await expect(s.submit('m', 3)).rejects.toBe(disposed);
+    await s.whenIdle();
+    expect(s.depth).toBe(0);
+  });
 });

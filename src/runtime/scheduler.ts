@@ -89,7 +89,10 @@ export class Scheduler<I, O> {
   private readonly queues = new Map<string, ModelQueue<I, O>>();
   private readonly freeSlots: number[];
   private queued = 0;
-  private running = 0;
+  /** Batches running now. */
+  private readonly running = new Set<Pending<I, O>[]>();
+  /** Set by close(): what every request fails with from then on. */
+  private closed?: Error;
   private timer?: ReturnType<typeof setTimeout>;
   private pumpQueued = false;
   private idleWaiters: (() => void)[] = [];
@@ -104,6 +107,7 @@ export class Scheduler<I, O> {
 
   submit(modelId: string, input: I, options: ScheduleOptions = {}): Promise<Scheduled<O>> {
     const { signal, deadline } = options;
+    if (this.closed) return Promise.reject(this.closed);
     if (signal?.aborted) {
       this.stats.cancelled++;
       return Promise.reject(new CancelledError('The request was cancelled.'));
@@ -192,12 +196,12 @@ export class Scheduler<I, O> {
 
   /** Resolves once nothing is queued or running (e.g. before swapping the app's code). */
   whenIdle(): Promise<void> {
-    if (this.queued === 0 && this.running === 0) return Promise.resolve();
+    if (this.queued === 0 && this.running.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   private notifyIdle(): void {
-    if (this.queued !== 0 || this.running !== 0) return;
+    if (this.queued !== 0 || this.running.size !== 0) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
@@ -209,6 +213,17 @@ export class Scheduler<I, O> {
    */
   pause(): void {
     this.paused = true;
+  }
+
+  /**
+   * Fails every request, queued or running, with `error`, and every later one (the runtime was
+   * disposed). A running batch's executor is aborted; a crash it reports is not retried.
+   */
+  close(error: Error): void {
+    this.closed = error;
+    const queued = [...this.queues.values()].flatMap((queue) => [...queue.interactive, ...queue.background]);
+    const running = [...this.running].flat();
+    for (const pending of [...queued, ...running]) this.fail(pending, error, 'crashed');
   }
 
   /** Dispatches what waits, now that `slotAvailable` may answer differently. */
@@ -293,12 +308,12 @@ export class Scheduler<I, O> {
       if (batch.every((p) => p.settled)) controller.abort();
     };
     for (const p of batch) p.onSettledEarly = abortIfAllGone;
-    this.running++;
-    this.stats.running = this.running;
+    this.running.add(batch);
+    this.stats.running = this.running.size;
     const finish = () => {
       for (const p of batch) p.onSettledEarly = undefined;
-      this.running--;
-      this.stats.running = this.running;
+      this.running.delete(batch);
+      this.stats.running = this.running.size;
       this.freeSlots.push(slot);
       this.pump();
       this.notifyIdle();

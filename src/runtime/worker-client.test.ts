@@ -111,6 +111,28 @@ describe('WorkerClient', () => {
     expectStopsAfter(client, ABANDONED_CALL_LIMIT_MS);
   });
 
+  it('restarts for an abandoned call only once no wanted call is ahead of it in the worker', async () => {
+    useFakeClock();
+    const { client, log } = setup();
+    await client.ensureLoaded('m@1', files('m@1'));
+    const held: (() => void)[] = [];
+    log.gate = () => new Promise<void>((resolve) => held.push(resolve));
+    const wanted = client.classify('m@1', [text('long')], 1);
+    const controller = new AbortController();
+    const abandoned = client.classify('m@1', [text('gone')], 1, controller.signal);
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    controller.abort();
+    await expect(abandoned).rejects.toThrow(CancelledError);
+    // The wanted call ahead runs long (a large model on a slow device): no restart under it.
+    vi.advanceTimersByTime(2 * ABANDONED_CALL_LIMIT_MS);
+    expect(client.running).toBe(true);
+    held[0]!();
+    await expect(wanted).resolves.toMatchObject({ items: [{ ok: true }] });
+    // Now the abandoned call is the oldest, and still busy a limit later: the worker restarts.
+    expectStopsAfter(client, ABANDONED_CALL_LIMIT_MS);
+    expect(log.started).toHaveLength(1);
+  });
+
   it('stops an idle worker after idleMs, not before', async () => {
     useFakeClock();
     const { client, log } = setup(60_000);

@@ -2,8 +2,10 @@ import { transfer, wrap, type Remote } from 'comlink';
 import type { BackendPreference } from './backend.ts';
 import { installErrorTransfer } from './error-transfer.ts';
 import { CancelledError, RuntimeUnavailableError, WorkerCrashedError } from './errors.ts';
+import type { LoadProgress } from './model-source.ts';
 import type { KeptOrtWasm } from './ort-cache.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, InferenceWorkerApi, LoadReport, ModelFiles, WasmMemoryReading } from './protocol.ts';
+import { SharedWork, type JoinOptions } from './shared-work.ts';
 
 export type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles, WasmMemoryReading };
 
@@ -11,8 +13,9 @@ export type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles, 
 const START_TIMEOUT_MS = 30_000;
 /**
  * How long an abandoned call (every request in it cancelled or past its deadline) may keep the
- * worker busy before the worker is taken for stuck and restarted. Runs take milliseconds to
- * seconds: a second click never waits this long, a hung model does not hold the queue forever.
+ * worker busy, once no call before it is left, before the worker is taken for stuck and
+ * restarted. Runs take milliseconds to seconds: a second click never waits this long, a hung
+ * model does not hold the queue forever.
  */
 export const ABANDONED_CALL_LIMIT_MS = 10_000;
 
@@ -35,15 +38,26 @@ export interface WorkerClientOptions {
 
 type StopReason = 'idle' | 'stuck' | 'crashed' | 'disposed';
 
+/** A call the worker has not finished. */
+interface Call {
+  /** Every request in it was cancelled or is past its deadline: its answer will be dropped. */
+  abandoned: boolean;
+  stuckTimer?: ReturnType<typeof setTimeout>;
+}
+
 interface LiveWorker {
   name: string;
   worker: Worker;
   remote: Remote<InferenceWorkerApi>;
   device: Promise<DeviceReport>;
-  loads: Map<string, Promise<LoadReport>>;
+  startTimer?: ReturnType<typeof setTimeout>;
+  /** Sessions this worker holds, by key. */
+  loaded: Map<string, LoadReport>;
+  /** Sessions being loaded: concurrent callers share one load, each with its own signal. */
+  loading: SharedWork<LoadReport, LoadProgress>;
   inFlight: Set<(error: Error) => void>;
-  /** Calls the worker is still executing, including abandoned ones whose answer will be dropped. */
-  busy: number;
+  /** Calls the worker is still executing, abandoned ones included, oldest first (a Set keeps insertion order). */
+  calls: Set<Call>;
   dead: boolean;
 }
 
@@ -59,6 +73,7 @@ export class WorkerClient {
   private idleTimer?: ReturnType<typeof setTimeout>;
   /** When the last call ended (performance.now()); the idle timer runs until idleMs have passed since. */
   private lastUse = 0;
+  private disposed = false;
 
   constructor(private readonly options: WorkerClientOptions) {
     installErrorTransfer();
@@ -66,24 +81,24 @@ export class WorkerClient {
 
   private start(): LiveWorker {
     if (this.live && !this.live.dead) return this.live;
+    if (this.disposed) throw new WorkerCrashedError('This Lantern was disposed.');
     const name = `lantern-inference-${crypto.randomUUID()}`;
     const worker = this.options.createWorker(name);
     const remote = wrap<InferenceWorkerApi>(worker);
-    const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, loads: new Map(), inFlight: new Set(), busy: 0, dead: false };
+    const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, loaded: new Map(), loading: new SharedWork(), inFlight: new Set(), calls: new Set(), dead: false };
     worker.addEventListener('error', (event) => this.stop(live, 'crashed', `the worker failed: ${event.message || 'unknown error'}`));
     // Until init returns, the worker holds no liveness lock: a worker that dies while starting
     // would otherwise leave every call waiting forever. Init is sent once the page has read the
     // kept ORT wasm, which overlaps the worker script's load.
-    let startTimer: ReturnType<typeof setTimeout> | undefined;
     const init = (wasm?: KeptOrtWasm) => {
-      startTimer = setTimeout(() => this.stop(live, 'crashed', 'the worker did not start'), START_TIMEOUT_MS);
+      live.startTimer = setTimeout(() => this.stop(live, 'crashed', 'the worker did not start'), START_TIMEOUT_MS);
       const { backend, splitCoresBy, threads } = this.options;
       return remote.init(backend, splitCoresBy, threads, wasm && transfer(wasm, [wasm.bytes]));
     };
     const { keptOrtWasm } = this.options;
     live.device = (keptOrtWasm ? keptOrtWasm().catch(() => undefined).then(init) : init()).then(
       (device) => {
-        clearTimeout(startTimer);
+        clearTimeout(live.startTimer);
         // Granted only once the worker no longer holds it, i.e. when it has died.
         void navigator.locks.request(`lantern-alive:${name}`, () => {
           if (!live.dead) this.stop(live, 'crashed', 'the worker stopped unexpectedly');
@@ -91,7 +106,6 @@ export class WorkerClient {
         return device;
       },
       (error: unknown) => {
-        clearTimeout(startTimer);
         this.stop(live, 'crashed', 'the worker failed to start');
         throw error;
       },
@@ -104,6 +118,10 @@ export class WorkerClient {
     if (live.dead) return;
     live.dead = true;
     live.worker.terminate();
+    clearTimeout(live.startTimer);
+    // The calls of a terminated worker never finish: their timers go with it.
+    for (const call of live.calls) clearTimeout(call.stuckTimer);
+    live.calls.clear();
     if (this.live === live) this.live = undefined;
     const error = reason === 'stuck'
       ? new WorkerCrashedError('The worker was restarted: a cancelled request kept it busy too long.')
@@ -122,12 +140,12 @@ export class WorkerClient {
     let rejectCall!: (error: Error) => void;
     const guard = new Promise<never>((_, reject) => (rejectCall = reject));
     live.inFlight.add(rejectCall);
-    let stuckTimer: ReturnType<typeof setTimeout> | undefined;
-    live.busy++;
+    const call: Call = { abandoned: false };
+    live.calls.add(call);
     const work = fn(live);
     const done = () => {
-      live.busy--;
-      clearTimeout(stuckTimer);
+      live.calls.delete(call);
+      clearTimeout(call.stuckTimer);
       this.armIdle(live);
     };
     work.then(done, (error: unknown) => {
@@ -138,7 +156,8 @@ export class WorkerClient {
     const onAbort = () => {
       live.inFlight.delete(rejectCall);
       rejectCall(new CancelledError('The request was cancelled.'));
-      stuckTimer = setTimeout(() => this.stop(live, 'stuck'), ABANDONED_CALL_LIMIT_MS);
+      call.abandoned = true;
+      this.watchAbandoned(live, call);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -150,12 +169,26 @@ export class WorkerClient {
   }
 
   /**
+   * Restarts the worker if an abandoned call keeps it busy. The call may only be waiting in the
+   * worker behind calls that are still wanted (a batch runs after the one before it), and
+   * restarting then would fail them and cost the next request a cold start: the worker is taken
+   * for stuck only when its oldest unfinished call is an abandoned one.
+   */
+  private watchAbandoned(live: LiveWorker, call: Call): void {
+    call.stuckTimer = setTimeout(() => {
+      const oldest = live.calls.values().next().value;
+      if (oldest?.abandoned) this.stop(live, 'stuck');
+      else this.watchAbandoned(live, call);
+    }, ABANDONED_CALL_LIMIT_MS);
+  }
+
+  /**
    * Notes the end of a call. One timer serves a stream of calls: it re-arms itself for the time
    * left when it fires early, instead of every call re-arming it (a request makes two calls; the
    * timers showed in profiles of the app's page, docs/PERFORMANCE.md).
    */
   private armIdle(live: LiveWorker): void {
-    if (this.options.idleMs <= 0 || live.busy > 0 || live.dead) return;
+    if (this.options.idleMs <= 0 || live.calls.size > 0 || live.dead) return;
     this.lastUse = performance.now();
     this.idleTimer ??= setTimeout(() => this.stopIfIdle(), this.options.idleMs);
   }
@@ -164,7 +197,7 @@ export class WorkerClient {
   private stopIfIdle(): void {
     this.idleTimer = undefined;
     const live = this.live;
-    if (!live || live.dead || live.busy > 0) return;
+    if (!live || live.dead || live.calls.size > 0) return;
     const left = this.options.idleMs - (performance.now() - this.lastUse);
     if (left > 0) this.idleTimer = setTimeout(() => this.stopIfIdle(), left);
     else this.stop(live, 'idle');
@@ -176,18 +209,28 @@ export class WorkerClient {
 
   /**
    * Makes sure `key` is loaded in the current worker, fetching its files only when needed.
-   * Returns the load report and whether this call did the load (a cold start).
+   * Returns the load report and whether this call started the load (a cold start). Callers that
+   * come while it loads share it (see SharedWork): `files` gets the load's own signal and
+   * progress, not any one caller's.
    */
-  ensureLoaded(key: string, files: () => Promise<ModelFiles>, signal?: AbortSignal): Promise<{ report: LoadReport; cold: boolean }> {
+  ensureLoaded(
+    key: string,
+    files: (signal: AbortSignal, onProgress: (progress: LoadProgress) => void) => Promise<ModelFiles>,
+    options: JoinOptions<LoadProgress> = {},
+  ): Promise<{ report: LoadReport; cold: boolean }> {
     return this.call(async (live) => {
-      const existing = live.loads.get(key);
-      if (existing) return { report: await existing, cold: false };
-      // Reading the model from the store overlaps the worker's start (adapter probe, ORT init).
-      const loading = Promise.all([files(), live.device]).then(([f]) => live.remote.load(transfer(f, [f.onnx])));
-      live.loads.set(key, loading);
-      loading.catch(() => live.loads.delete(key));
-      return { report: await loading, cold: true };
-    }, signal);
+      const loaded = live.loaded.get(key);
+      if (loaded) return { report: loaded, cold: false };
+      const cold = !live.loading.has(key);
+      const report = await live.loading.join(key, async (signal, onProgress) => {
+        // Reading the model from the store overlaps the worker's start (adapter probe, ORT init).
+        const [f] = await Promise.all([files(signal, onProgress), live.device]);
+        const loadReport = await live.remote.load(transfer(f, [f.onnx]));
+        live.loaded.set(key, loadReport);
+        return loadReport;
+      }, options);
+      return { report, cold };
+    }, options.signal);
   }
 
   /**
@@ -201,7 +244,7 @@ export class WorkerClient {
   unload(key: string): Promise<void> {
     if (!this.running) return Promise.resolve();
     return this.call(async (live) => {
-      live.loads.delete(key);
+      live.loaded.delete(key);
       await live.remote.unload(key);
     });
   }
@@ -235,7 +278,9 @@ export class WorkerClient {
     return Boolean(this.live && !this.live.dead);
   }
 
+  /** Stops the worker for good: calls in flight fail with WorkerCrashedError, and so does every later one. */
   dispose(): void {
+    this.disposed = true;
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
     if (this.live) this.stop(this.live, 'disposed');

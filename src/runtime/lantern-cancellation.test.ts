@@ -1,0 +1,310 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CancelledError, LanternError, WorkerCrashedError } from './errors.ts';
+import { Lantern } from './lantern.ts';
+import type { FetchOptions, ModelDescriptor, ModelSource } from './model-source.ts';
+import { ABANDONED_CALL_LIMIT_MS } from './worker-client.ts';
+import { FakeLocks, fakeSource, fakeWorkers } from './worker.test-helpers.ts';
+
+/**
+ * What cancelling, disposing and failing do to everything else in flight: other callers sharing
+ * an install or a session load, the other requests of a batch, healthy work queued in the same
+ * worker, a candidate's session, timers. Lantern over real WorkerClients and comlink, with fake
+ * workers on MessageChannels (worker.test-helpers.ts).
+ */
+let lantern: Lantern | undefined;
+beforeEach(() => {
+  vi.stubGlobal('navigator', { locks: new FakeLocks(), hardwareConcurrency: 2 });
+});
+afterEach(() => {
+  lantern?.dispose();
+  lantern = undefined;
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+const text = (t: string) => ({ kind: 'text' as const, text: t });
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+function setup(source: ModelSource = fakeSource(['spam']), extra: Partial<ConstructorParameters<typeof Lantern>[0]> = {}) {
+  const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+  lantern = new Lantern({ createWorker, models: source, idleMs: 0, backlogWorkers: 0, ...extra });
+  return { lantern, log };
+}
+
+const desc = (id: string): ModelDescriptor => ({ id, version: '1.0.0', title: id, task: 'text-classification', batch: 'dynamic', labels: [], sizeBytes: 0, samples: [], signed: true });
+
+/** Rejects with CancelledError when `signal` aborts, as the store's downloads do (net.ts). */
+function abortable(signal: AbortSignal | undefined, until: Promise<void>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(new CancelledError('The download was cancelled.'));
+    signal?.addEventListener('abort', () => reject(new CancelledError('The download was cancelled.')), { once: true });
+    void until.then(resolve);
+  });
+}
+
+describe('dispose()', () => {
+  it('fails a running request with WorkerCrashedError instead of retrying it on a fresh worker', async () => {
+    const { lantern, log } = setup();
+    await lantern.classify('spam', text('warm'));
+    let release!: () => void;
+    log.gate = () => new Promise<void>((r) => (release = r));
+    const running = lantern.classify('spam', text('a'));
+    await vi.waitFor(() => expect(release).toBeDefined());
+    log.gate = undefined;
+    lantern.dispose();
+    const outcome = await running.then((r) => r, (e: unknown) => e);
+    // docs/API.md: "dispose(): stops the workers; pending requests fail with WorkerCrashedError."
+    expect(outcome).toBeInstanceOf(WorkerCrashedError);
+    // ...and no worker is running after dispose().
+    expect(log.started.filter((w) => !w.dead)).toHaveLength(0);
+  });
+
+  it('fails queued requests too, and later ones, and starts no worker for them', async () => {
+    const { lantern, log } = setup();
+    await lantern.classify('spam', text('warm'));
+    lantern.pause();
+    const queued = lantern.classify('spam', text('q'));
+    await vi.waitFor(() => expect(lantern.queueDepth).toBe(1));
+    lantern.dispose();
+    lantern.resume();
+    await expect(queued).rejects.toBeInstanceOf(WorkerCrashedError);
+    await expect(lantern.classify('spam', text('later'))).rejects.toBeInstanceOf(WorkerCrashedError);
+    await expect(lantern.load('spam')).rejects.toBeInstanceOf(WorkerCrashedError);
+    expect(log.started.filter((w) => !w.dead)).toHaveLength(0);
+  });
+});
+
+describe('a model install shared by concurrent callers, each with its own signal', () => {
+  /** A source whose install (prepare) downloads until `finish`, honouring its signal as the store does. */
+  function slowSource() {
+    let finish!: () => void;
+    const done = new Promise<void>((r) => (finish = r));
+    let installed = false;
+    const installSignals: AbortSignal[] = [];
+    const source: ModelSource = {
+      list: async () => [desc('m')],
+      describe: async (id) => {
+        if (!installed) throw new Error('not installed');
+        return desc(id);
+      },
+      prepare: async (_id, options: FetchOptions = {}) => {
+        if (installed) return;
+        installSignals.push(options.signal!);
+        options.onProgress?.({ phase: 'download', loadedBytes: 1, totalBytes: 2 });
+        await abortable(options.signal, done);
+        installed = true;
+      },
+      files: async (id) => ({ key: `${id}@1.0.0`, onnx: new ArrayBuffer(8), config: {} }),
+    };
+    return { source, finish, installSignals };
+  }
+
+  it('one caller aborting does not cancel another caller that shares the install', async () => {
+    const { source, finish, installSignals } = slowSource();
+    const { lantern } = setup(source);
+    const a = new AbortController();
+    const first = lantern.classify('m', text('a'), { signal: a.signal });
+    const second = lantern.classify('m', text('b')); // no signal: never cancelled
+    await tick();
+    a.abort();
+    await expect(first).rejects.toBeInstanceOf(CancelledError);
+    expect(installSignals.map((s) => s.aborted)).toEqual([false]);
+    finish();
+    // B never aborted: A's cancel is A's alone.
+    await expect(second).resolves.toMatchObject({ predictions: [expect.objectContaining({ label: 'b' }), expect.anything()] });
+  });
+
+  it('a caller that joins a pending install cancels its own request before the install ends', async () => {
+    const { source, finish } = slowSource();
+    const { lantern } = setup(source);
+    const first = lantern.classify('m', text('a')); // starts the install, no signal
+    const b = new AbortController();
+    const second = lantern.classify('m', text('b'), { signal: b.signal });
+    await tick();
+    b.abort();
+    // Settles now: the install has not finished (it would wait for ever without finish()).
+    await expect(second).rejects.toBeInstanceOf(CancelledError);
+    finish();
+    await expect(first).resolves.toMatchObject({ modelId: 'm' });
+  });
+
+  it('load() joining a pending install hears its progress and can be cancelled before it ends', async () => {
+    const { source, finish } = slowSource();
+    const { lantern } = setup(source);
+    const first = lantern.classify('m', text('a'));
+    const b = new AbortController();
+    const progress: string[] = [];
+    const loading = lantern.load('m', { signal: b.signal, onProgress: (p) => progress.push(p.phase) });
+    await tick();
+    expect(progress).toEqual(['download']);
+    b.abort();
+    await expect(loading).rejects.toBeInstanceOf(CancelledError);
+    finish();
+    await expect(first).resolves.toMatchObject({ modelId: 'm' });
+  });
+
+  it('stops the install once every caller has cancelled, and a later request installs afresh', async () => {
+    const { source, finish, installSignals } = slowSource();
+    const { lantern } = setup(source);
+    const a = new AbortController();
+    const b = new AbortController();
+    const requests = [lantern.classify('m', text('a'), { signal: a.signal }), lantern.load('m', { signal: b.signal })];
+    await tick();
+    a.abort();
+    b.abort();
+    for (const request of requests) await expect(request).rejects.toBeInstanceOf(CancelledError);
+    expect(installSignals.map((s) => s.aborted)).toEqual([true]);
+    const again = lantern.classify('m', text('c'));
+    await tick();
+    expect(installSignals).toHaveLength(2);
+    finish();
+    await expect(again).resolves.toMatchObject({ modelId: 'm' });
+  });
+});
+
+describe('a session load shared by concurrent callers, each with its own signal', () => {
+  it('aborting load() does not fail a concurrent classify that shares the load (a source honouring the signal, like FolderModelSource)', async () => {
+    let finish!: () => void;
+    const done = new Promise<void>((r) => (finish = r));
+    const source: ModelSource = {
+      list: async () => [desc('m')],
+      describe: async (id) => desc(id),
+      files: async (id, options: FetchOptions = {}) => {
+        await abortable(options.signal, done);
+        return { key: `${id}@1.0.0`, onnx: new ArrayBuffer(8), config: {} };
+      },
+    };
+    const { lantern } = setup(source);
+    const controller = new AbortController();
+    const loading = lantern.load('m', { signal: controller.signal });
+    await tick();
+    const request = lantern.classify('m', text('b')); // joins the load
+    await tick();
+    await tick();
+    controller.abort();
+    await expect(loading).rejects.toBeInstanceOf(CancelledError);
+    finish();
+    await expect(request).resolves.toMatchObject({ predictions: [expect.objectContaining({ label: 'b' }), expect.anything()] });
+  });
+});
+
+describe('cancellation of one request in a batch', () => {
+  it('a request cancelled while its batch waits for the model is not sent, and the others are answered', async () => {
+    // Browser semantics: posting a closed ImageBitmap throws DataCloneError. Here close() makes
+    // the fake bitmap uncloneable the same way (a function property).
+    class FakeBitmap {
+      width = 2;
+      height = 2;
+      closed = false;
+      detached?: () => void;
+      close() {
+        this.closed = true;
+        this.detached = () => undefined;
+      }
+    }
+    class FakeOffscreenCanvas {}
+    vi.stubGlobal('OffscreenCanvas', FakeOffscreenCanvas);
+    vi.stubGlobal('createImageBitmap', async () => new FakeBitmap());
+    let finish!: () => void;
+    const done = new Promise<void>((r) => (finish = r));
+    const source: ModelSource = {
+      list: async () => [desc('m')],
+      describe: async (id) => desc(id),
+      files: async (id) => {
+        await done; // a cold start: the batch waits for its model
+        return { key: `${id}@1.0.0`, onnx: new ArrayBuffer(8), config: {} };
+      },
+    };
+    const { lantern } = setup(source);
+    await lantern.models();
+    lantern.pause();
+    const controller = new AbortController();
+    const image = lantern.classify('m', new FakeOffscreenCanvas() as unknown as OffscreenCanvas, { signal: controller.signal });
+    const words = lantern.classify('m', text('b'));
+    await vi.waitFor(() => expect(lantern.queueDepth).toBe(2));
+    lantern.resume();
+    await tick();
+    controller.abort(); // while the batch of two waits for the model
+    await expect(image).rejects.toBeInstanceOf(CancelledError);
+    finish();
+    await expect(words).resolves.toMatchObject({ predictions: [expect.objectContaining({ label: 'b' }), expect.anything()] });
+  });
+});
+
+describe('restart of a worker kept busy by an abandoned call', () => {
+  it('does not kill a healthy batch that the abandoned one was only waiting behind', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { lantern, log } = setup();
+    await lantern.classify('spam', text('warm'));
+    // Batches run one after another in a worker (one session lane): the first one is long.
+    const holds: (() => void)[] = [];
+    log.gate = () => new Promise<void>((r) => holds.push(r));
+    const healthy = lantern.classify('spam', text('long'));
+    await vi.waitFor(() => expect(holds).toHaveLength(1));
+    const controller = new AbortController();
+    const abandoned = lantern.classify('spam', text('cancelled'), { signal: controller.signal });
+    await vi.waitFor(() => expect(log.started[0]!.batches).toHaveLength(3));
+    controller.abort();
+    await expect(abandoned).rejects.toBeInstanceOf(CancelledError);
+    // The healthy run takes 12 s (e.g. a large image model on a slow device).
+    vi.advanceTimersByTime(ABANDONED_CALL_LIMIT_MS + 2_000);
+    log.gate = undefined;
+    holds.forEach((r) => r());
+    const result = await healthy;
+    // It was answered by the first worker, not retried on a fresh (cold) one.
+    expect(result.retried).toBe(false);
+    expect(log.started).toHaveLength(1);
+  });
+});
+
+describe('typed errors at the front door', () => {
+  it('an unknown error thrown in the worker reaches the caller as a LanternError (docs: every failure is one), the original as its cause', async () => {
+    const { lantern, log } = setup();
+    await lantern.classify('spam', text('warm'));
+    log.onClassify = () => {
+      throw new RangeError('ORT: offset is out of bounds');
+    };
+    const error = await lantern.classify('spam', text('a')).catch((e: unknown) => e) as LanternError;
+    expect(error).toBeInstanceOf(LanternError);
+    expect(error.code).toBe('INTERNAL');
+    expect(error.cause).toMatchObject({ name: 'RangeError', message: 'ORT: offset is out of bounds' });
+  });
+});
+
+describe('CandidateRun.close() racing a run (ShadowRunner.refresh closes runs without waiting for them)', () => {
+  it('leaves no candidate session in the worker once the run in flight ends', async () => {
+    const { lantern, log } = setup();
+    await lantern.classify('spam', text('warm'));
+    let finish!: () => void;
+    const done = new Promise<void>((r) => (finish = r));
+    const candidate = lantern.candidate(desc('spam'), async () => {
+      await done; // the candidate's files are still being read (re-verified) when close() comes
+      return { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} };
+    });
+    const run = candidate.classify(text('x'));
+    await tick();
+    await candidate.close();
+    finish();
+    await run.catch(() => undefined);
+    await lantern.whenIdle();
+    const worker = log.started[0]!;
+    expect([...worker.loaded].filter((k) => k.startsWith('candidate:'))).toEqual([]);
+  });
+});
+
+describe('timers after dispose()', () => {
+  it('leaves no timer running once disposed (a cancelled run\'s restart timer included)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { lantern, log } = setup(fakeSource(['spam']), { idleMs: 60_000 });
+    await lantern.classify('spam', text('warm'));
+    log.gate = () => new Promise<void>(() => undefined); // a run that never ends
+    const controller = new AbortController();
+    const running = lantern.classify('spam', text('a'), { signal: controller.signal });
+    await vi.waitFor(() => expect(log.started[0]!.batches).toHaveLength(2));
+    controller.abort();
+    await expect(running).rejects.toBeInstanceOf(CancelledError);
+    lantern.dispose();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
