@@ -140,6 +140,18 @@ describe('InferenceEngine (text)', () => {
     await expect(engineWith([{ name: 'input_ids', type: INT64 }], bad)).rejects.toThrow(/tokenizer_config\.json is not valid at "model_max_length"/);
   });
 
+  it('fails a text its tokenizer has no ids for with the model\'s error, not an answer about padding', async () => {
+    const unknownKind = spamFiles();
+    const tokenizer = json('tokenizer.json') as { model: { vocab: Record<string, number> } };
+    // The library runs a kind it does not know when it has a vocabulary, giving null for a word outside it.
+    unknownKind.tokenizer = { ...tokenizer, model: { type: 'Foo', vocab: tokenizer.model.vocab } };
+    unknownKind.tokenizerConfig = {};
+    const { engine, sessions } = await engineWith([{ name: 'input_ids', type: INT64 }, { name: 'attention_mask', type: INT64 }], unknownKind);
+    const batch = await engine.classify('spam-filter@1.0.0', [{ kind: 'text', text: 'hello qwzxv' }, { kind: 'text', text: 'hello world' }], 1);
+    expect(batch.items.map((i) => (i.ok ? 'answered' : i.error.name))).toEqual(['ModelLoadError', 'answered']);
+    expect(sessions.runs[0]!.input_ids!.dims[0]).toBe(1);
+  });
+
   it('loads a version once, unloads it, and then refuses to run it', async () => {
     const { engine, sessions, report } = await engineWith([{ name: 'input_ids', type: INT64 }, { name: 'attention_mask', type: INT64 }]);
     expect(report).toMatchObject({ key: 'spam-filter@1.0.0', backend: 'wasm', inputNames: ['input_ids', 'attention_mask'], outputNames: ['logits'] });

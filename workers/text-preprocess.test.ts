@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { padBatch, TokenEncoder } from './text-preprocess.ts';
-import { InputError } from '../src/runtime/errors.ts';
+import { InputError, ModelLoadError } from '../src/runtime/errors.ts';
 
 /** A tiny real WordPiece tokenizer.json, built inline so the test does not depend on a model. */
 const vocab = { '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3, hello: 4, world: 5, win: 6, money: 7, '!': 8 };
@@ -41,6 +41,25 @@ describe('TokenEncoder', () => {
     const e = encoder.encode('win money '.repeat(100_000));
     expect(e.truncated).toBe(true);
     expect(e.ids).toEqual([2, 6, 7, 6, 7, 3]);
+  });
+});
+
+describe('TokenEncoder with a tokenizer the library cannot run', () => {
+  /** A WordLevel tokenizer with no unknown token: the library gives `null` for a word outside its vocabulary. */
+  const wordLevel = (words: string[]) => ({
+    version: '1.0', added_tokens: [], normalizer: { type: 'Lowercase' }, pre_tokenizer: { type: 'Whitespace' }, post_processor: null, decoder: null,
+    model: { type: 'WordLevel', vocab: Object.fromEntries(words.map((word, id) => [word, id])) },
+  });
+
+  it('refuses at load a tokenizer that gives no ids for ordinary text (not pad tokens for every answer)', () => {
+    expect(() => new TokenEncoder({ ...tokenizerJson, model: { type: 'Foo', vocab } }, {})).toThrow(/no token ids/);
+    expect(() => new TokenEncoder(wordLevel(['zebra']), {})).toThrow(/no token ids/);
+  });
+
+  it('fails a text with a word its vocabulary cannot encode with a ModelLoadError, not a silent pad', () => {
+    const encoder = new TokenEncoder(wordLevel(['hello', 'world', ',', 'this', 'is', 'a', 'test', '1', '.']), {});
+    expect(encoder.encode('Hello world').ids).toEqual([0, 1]);
+    expect(() => encoder.encode('hello zebra')).toThrow(ModelLoadError);
   });
 });
 

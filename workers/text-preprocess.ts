@@ -1,5 +1,5 @@
 import { Tokenizer } from '@huggingface/tokenizers';
-import { InputError } from '../src/runtime/errors.ts';
+import { InputError, ModelLoadError } from '../src/runtime/errors.ts';
 import type { TokenizerConfig } from '../src/runtime/model-config.ts';
 import { FastWordPiece } from './wordpiece-fast.ts';
 
@@ -21,6 +21,18 @@ const CHARS_PER_TOKEN_BOUND = 64;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
+/** Words, punctuation and a digit: what any text classifier's tokenizer must be able to encode. */
+const PROBE_TEXT = 'Hello world, this is a test 1.';
+
+/**
+ * Token ids are non-negative integers. A tokenizer the library cannot run (a model type it does
+ * not know, a vocabulary with no unknown token for a word outside it) gives `null` instead, which
+ * padding would silently turn into pad tokens: every answer would be about an empty text.
+ */
+function hasOnlyIds(ids: readonly unknown[]): boolean {
+  return ids.every((id) => Number.isInteger(id) && (id as number) >= 0);
+}
+
 export class TokenEncoder {
   readonly maxLength: number;
   readonly padId: number;
@@ -36,6 +48,8 @@ export class TokenEncoder {
     this.maxLength = Math.min(configured, MAX_SEQUENCE);
     const pad = tokenizerConfig.pad_token;
     this.padId = (pad !== undefined ? this.tokenizer.token_to_id(pad) : undefined) ?? 0;
+    const probed = this.tokenizer.encode(PROBE_TEXT, { add_special_tokens: true }).ids;
+    if (probed.length === 0 || !hasOnlyIds(probed)) throw new Error(`it gives no token ids for the text "${PROBE_TEXT}" (a tokenizer kind the library does not support, or a vocabulary without an unknown token)`);
     // Learn where the template puts its special tokens by encoding a probe both ways.
     const probe = 'a';
     const plain = this.tokenizer.encode(probe, { add_special_tokens: false }).ids;
@@ -47,7 +61,9 @@ export class TokenEncoder {
   }
 
   private content(text: string): number[] {
-    return this.tokenizer.encode(text.replace(LONE_SURROGATE, '\uFFFD'), { add_special_tokens: false }).ids;
+    const { ids } = this.tokenizer.encode(text.replace(LONE_SURROGATE, '\uFFFD'), { add_special_tokens: false });
+    if (!hasOnlyIds(ids)) throw new ModelLoadError('The model\'s tokenizer has no id for part of this text (tokenizer.json has no unknown token): the model cannot read it.', { file: 'tokenizer.json' });
+    return ids;
   }
 
   encode(text: string): EncodedText {

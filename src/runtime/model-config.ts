@@ -161,5 +161,8 @@ export const TokenizerConfigSchema = z.looseObject({
 });
 export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 
-/** `tokenizer.json` is validated by the tokenizer library itself; we only check its shape. */
+/**
+ * Only `tokenizer.json`'s shape: whether the tokenizer library can run it is checked when the
+ * worker builds its encoder (text-preprocess.ts encodes a probe text and wants token ids).
+ */
 export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.optional(z.string()) }) });
