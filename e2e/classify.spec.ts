@@ -423,3 +423,48 @@ test('an image given as bytes (ArrayBuffer) answers as the same file does, and a
   expect(out.refusal).toBe('INPUT too-many-pixels');
   expect(out.afterwards).toEqual(out.fromFile);
 });
+
+test.describe('what the Classify screen does with a running request', () => {
+  const bag = readFileSync(join(ROOT, 'models/fashion-mnist/samples/bag.png'));
+  /** A PNG that keeps the worker decoding long enough to act while it runs. */
+  const big = () => encodePng(4000, 4000, (x, y) => ((x >> 7) + (y >> 7)) % 2 ? [255, 255, 255] : [0, 0, 0]);
+
+  test('a pick of more files than the queue holds: every file is answered, none refused as busy', async ({ page }) => {
+    // The queue of a low-end device is 64; this one is smaller still.
+    await openModel(page, 'fashion-mnist', '&maxQueued=16');
+    await page.getByTestId('image-file').setInputFiles(Array.from({ length: 30 }, (_, i) => ({ name: `bag-${i}.png`, mimeType: 'image/png', buffer: bag })));
+    const batch = page.getByTestId('batch');
+    await expect(batch.locator('tr[data-status="done"]')).toHaveCount(30);
+    await expect(batch.locator('tr[data-label="Bag"]')).toHaveCount(30);
+    expect(await withLantern(page, (lantern) => lantern.schedulerStats.rejectedBusy)).toBe(0);
+  });
+
+  test('choosing another model while an image runs drops that request: its answer never shows under the new model', async ({ page }) => {
+    await openModel(page, 'doc-orientation', '&backlogWorkers=0');
+    await page.getByTestId('image-file').setInputFiles({ name: 'big.png', mimeType: 'image/png', buffer: big() });
+    await expect(page.getByTestId('status').locator('[aria-busy="true"]')).toBeVisible();
+    await page.getByTestId('model-select').selectOption('spam-filter');
+    expect(await withLantern(page, async (lantern) => {
+      await lantern.whenIdle();
+      return lantern.schedulerStats.cancelled;
+    })).toBe(1);
+    await expect(page.getByTestId('text-input')).toBeVisible();
+    await expect(page.getByTestId('top-label')).toHaveCount(0);
+  });
+
+  test('Cancel says it was cancelled, quietly: not an error', async ({ page }) => {
+    await openModel(page, 'doc-orientation', '&backlogWorkers=0');
+    await page.getByTestId('image-file').setInputFiles({ name: 'big.png', mimeType: 'image/png', buffer: big() });
+    await page.getByTestId('status').getByRole('button').click();
+    await expect(page.getByTestId('cancelled')).toHaveText('Cancelled.');
+    await expect(page.getByRole('alert')).toHaveCount(0);
+  });
+
+  test('a sample that cannot be downloaded (offline: samples live on the model\'s server) says so', async ({ page }) => {
+    await openModel(page, 'fashion-mnist');
+    await page.route('**/samples/**', (route) => route.abort('internetdisconnected'));
+    await page.getByTestId('sample-bag').click();
+    await expect(page.getByTestId('error')).toHaveAttribute('data-code', 'NETWORK');
+    await expect(page.getByTestId('error')).toContainText('The download failed');
+  });
+});

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ClassificationResult, ClassifyInput, Lantern, ModelDescriptor } from '../runtime/index.ts';
+import { NetworkError, type ClassificationResult, type ClassifyInput, type Lantern, type ModelDescriptor } from '../runtime/index.ts';
 import { formatPercent } from './format.ts';
 import { t, tCount } from './i18n/index.ts';
 import { errorText } from './i18n/runtime-text.ts';
@@ -14,10 +14,18 @@ type State =
   /** `previous` stays on screen while the next answer is computed (camera use). */
   | { kind: 'working'; controller: AbortController; previous?: ClassificationResult }
   | { kind: 'done'; result: ClassificationResult }
-  | { kind: 'failed'; error: Error };
+  | { kind: 'failed'; error: Error }
+  /** The user pressed Cancel: said quietly, not shown as an error. */
+  | { kind: 'cancelled' };
 
 /** One file of a multi-file run, with its own status. */
 type BatchRow = { file: File } & ({ status: 'working' } | { status: 'done'; result: ClassificationResult } | { status: 'failed'; error: Error });
+
+/**
+ * Files of a multi-file pick in the queue at once. The scheduler still batches them, and a pick
+ * of hundreds never overflows the queue (64 requests on a low-end device) into BusyErrors.
+ */
+const FILES_IN_FLIGHT = 16;
 
 function BatchRowView({ row, index }: { row: BatchRow; index: number }) {
   const thumbnail = useObjectUrl(row.file);
@@ -87,15 +95,21 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
       setImage(input.kind === 'image' && input.image instanceof Blob ? input.image : undefined);
       setState({ kind: 'done', result });
     } catch (error) {
-      if (current.current === controller) setState({ kind: 'failed', error: error as Error });
+      if (current.current === controller) setState(controller.signal.aborted ? { kind: 'cancelled' } : { kind: 'failed', error: error as Error });
     }
+  };
+
+  /** Stops what runs for the screen: its answer would no longer match what is shown. */
+  const abandon = () => {
+    current.current?.abort();
+    current.current = null;
   };
 
   /** Several files: each its own request (the scheduler batches them), each its own row. */
   const runFiles = (files: File[]) => {
     if (!model) return;
     if (files.length === 1) return void run({ kind: 'image', image: files[0]! });
-    current.current?.abort();
+    abandon();
     const controller = new AbortController();
     current.current = controller;
     setState({ kind: 'idle' });
@@ -104,12 +118,20 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
     const settle = (index: number, row: BatchRow) => {
       if (current.current === controller) setBatch((rows) => rows && rows.map((r, i) => (i === index ? row : r)));
     };
-    files.forEach((file, index) => {
-      lantern.classify(model.id, { kind: 'image', image: file }, { signal: controller.signal, topK: 3 }).then(
-        (result) => settle(index, { file, status: 'done', result }),
-        (error: Error) => settle(index, { file, status: 'failed', error }),
-      );
-    });
+    let next = 0;
+    // Each feeder sends its next file when its last one is answered, until none is left.
+    const feed = async () => {
+      while (next < files.length && !controller.signal.aborted) {
+        const index = next++;
+        const file = files[index]!;
+        try {
+          settle(index, { file, status: 'done', result: await lantern.classify(model.id, { kind: 'image', image: file }, { signal: controller.signal, topK: 3 }) });
+        } catch (error) {
+          settle(index, { file, status: 'failed', error: error as Error });
+        }
+      }
+    };
+    for (let i = 0; i < Math.min(FILES_IN_FLIGHT, files.length); i++) void feed();
   };
 
   // Paste anywhere: images go to an image model; text (outside a text field) to a text model.
@@ -146,7 +168,14 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
   }, [model, launched]);
 
   const runSample = async (url: string, kind: 'text' | 'image') => {
-    const response = await fetch(url);
+    // Samples live on the model's server, not on the device: offline, say so.
+    const response = await fetch(url).catch(() => undefined);
+    if (!response?.ok) {
+      abandon();
+      setBatch(null);
+      setState({ kind: 'failed', error: new NetworkError('The sample could not be downloaded; the device may be offline.') });
+      return;
+    }
     if (kind === 'text') {
       const sample = await response.text();
       setText(sample);
@@ -164,7 +193,7 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
     <div class="classify">
       <label class="field">
         {t('classify.model')}
-        <select data-testid="model-select" value={modelId} onChange={(e) => { setModelId(e.currentTarget.value); setState({ kind: 'idle' }); setBatch(null); }}>
+        <select data-testid="model-select" value={modelId} onChange={(e) => { abandon(); setModelId(e.currentTarget.value); setState({ kind: 'idle' }); setBatch(null); }}>
           {models.map((m) => <option key={m.id} value={m.id}>{t('classify.modelOption', { title: m.title, version: m.version })}</option>)}
         </select>
       </label>
@@ -202,6 +231,7 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
         {state.kind === 'done' && <ResultCard result={state.result} thumbnail={thumbnail} />}
         {batch && <BatchTable rows={batch} />}
         {state.kind === 'failed' && <ErrorCard error={state.error} />}
+        {state.kind === 'cancelled' && <p data-testid="cancelled">{t('error.CANCELLED')}</p>}
       </div>
     </div>
   );
