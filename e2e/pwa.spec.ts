@@ -92,6 +92,42 @@ test('first visit: the download for offline use shows its size and progress, the
   await context.setOffline(false);
 });
 
+test('a first visit cut by a lost connection resumes when it comes back: the shell, the built-in models and ORT, and the model list grows', async ({ page, context }) => {
+  logPage(page);
+  // One file of each part is held until the connection drops, and fails with it: ORT's wasm (the
+  // worker), a built-in model (the store) and a precached file only the service worker asks for.
+  const cut = [ORT_WASM, /\/models\/spam-filter\/1\.0\.0\/onnx\//, /\/assets\/hi-[^/]*\.js$/];
+  let drop!: () => void;
+  const dropped = new Promise<void>((resolve) => (drop = resolve));
+  const held = new Set<RegExp>();
+  for (const pattern of cut) {
+    await context.route(pattern, async (route) => {
+      held.add(pattern);
+      await dropped;
+      await route.abort('internetdisconnected');
+    });
+  }
+  await page.goto('/?model=spam-filter');
+  await expect.poll(() => held.size).toBe(cut.length);
+  await context.setOffline(true);
+  drop();
+  // The cut parts failed: the download stops short, and the model cut off is not in the list.
+  await expect(page.getByTestId('model-select')).toBeVisible();
+  await expect(page.getByTestId('model-select').locator('option[value="spam-filter"]')).toHaveCount(0);
+  for (const pattern of cut) await context.unroute(pattern);
+
+  await context.setOffline(false);
+  const status = page.getByTestId('offline-status');
+  await expect(status).toHaveAttribute('data-phase', 'ready', { timeout: 60_000 });
+  await expect(page.getByTestId('model-select').locator('option[value="spam-filter"]')).toHaveCount(1);
+  // Offline now, everything is there.
+  await context.setOffline(true);
+  await page.reload();
+  await expect(page.getByTestId('offline-ready')).toBeVisible();
+  await classifyBoth(page);
+  await context.setOffline(false);
+});
+
 test('first visit on a metered connection: the size comes first, ORT downloads only after the yes', async ({ page, context }) => {
   logPage(page);
   await meteredConnection(page);

@@ -96,7 +96,7 @@ export function App({ services }: { services: Services }) {
         ))}
       </nav>
       <main>
-        {tab === 'classify' && <ClassifyView lantern={lantern} />}
+        {tab === 'classify' && <ClassifyView lantern={lantern} installed={services.models} />}
         {tab === 'models' && <LazyView load={loadModelsView} services={services} />}
         {tab === 'metrics' && <LazyView load={loadMetricsView} services={services} />}
       </main>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { NetworkError, type ClassificationResult, type ClassifyInput, type Lantern, type ModelDescriptor } from '../runtime/index.ts';
+import type { OpenedRegistry } from '../runtime/store/index.ts';
 import { formatPercent } from './format.ts';
 import { t, tCount } from './i18n/index.ts';
 import { errorText } from './i18n/runtime-text.ts';
@@ -58,7 +59,8 @@ function BatchTable({ rows }: { rows: BatchRow[] }) {
   );
 }
 
-export function ClassifyView({ lantern }: { lantern: Lantern }) {
+/** `installed`: the model store, whose changes (a model installed after the start) update the list. */
+export function ClassifyView({ lantern, installed }: { lantern: Lantern; installed: Promise<OpenedRegistry> }) {
   const [models, setModels] = useState<ModelDescriptor[] | null>(null);
   const [listError, setListError] = useState<Error | null>(null);
   const [modelId, setModelId] = useState('');
@@ -72,12 +74,23 @@ export function ClassifyView({ lantern }: { lantern: Lantern }) {
   const current = useRef<AbortController | null>(null);
 
   useEffect(() => {
-    lantern.models().then((list) => {
+    const read = () => lantern.models().then((list) => {
       setModels(list);
-      setModelId(launchModel(list, launchFromUrl(location.search))?.id ?? '');
+      // The model chosen stays; the launch's model is chosen when there is none (yet).
+      setModelId((id) => (list.some((m) => m.id === id) ? id : launchModel(list, launchFromUrl(location.search))?.id ?? ''));
     }, setListError);
+    read();
     consumeLaunchedFiles((files) => setLaunched({ files }));
-  }, [lantern]);
+    let unsubscribe: (() => void) | undefined;
+    let gone = false;
+    installed.then(({ registry }) => {
+      if (!gone) unsubscribe = registry.subscribe(() => void read());
+    }, () => undefined);
+    return () => {
+      gone = true;
+      unsubscribe?.();
+    };
+  }, [lantern, installed]);
 
   const model = models?.find((m) => m.id === modelId);
 

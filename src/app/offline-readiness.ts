@@ -27,6 +27,11 @@ export interface OfflineReadinessDeps {
   data: DataPolicy;
   /** Which ORT build this device will use, without downloading it (Lantern.plannedBackend). */
   plannedBackend: () => Promise<Backend>;
+  /**
+   * Fetches again what a lost connection cut short (the shell's precache, the built-in models,
+   * ORT): called when the connection comes back while the download is not done.
+   */
+  resume: () => Promise<void>;
   base: string;
 }
 
@@ -74,6 +79,10 @@ export class OfflineReadiness {
       if (document.visibilityState === 'visible') measure();
     }, POLL_MS);
     this.stops.push(() => clearInterval(timer));
+    // Nothing retries a download that a lost connection failed: the first visit resumes when it comes back.
+    const resume = () => void this.deps.resume().catch(() => undefined).then(measure);
+    addEventListener('online', resume);
+    this.stops.push(() => removeEventListener('online', resume));
     await this.measure(registration, files, build);
   }
 
@@ -103,16 +112,18 @@ export class OfflineReadiness {
     if (this.state.phase === 'ready') return;
     // Only the newest reading counts: a slow one must not overwrite a later one.
     const reading = ++this.measuring;
+    // The registration of the start, or the one a resume made after its first install failed.
+    const current = await navigator.serviceWorker.getRegistration().catch(() => undefined) ?? registration;
     const [cachedPaths, models] = await Promise.all([cachedPathnames(), this.modelSnapshot(files)]);
     if (reading !== this.measuring) return;
-    const progress = offlineProgress(files, build, { shellActive: Boolean(registration.active), cachedPaths, ...models }, this.deps.base);
+    const progress = offlineProgress(files, build, { shellActive: Boolean(current.active), cachedPaths, ...models }, this.deps.base);
     const phase = offlinePhase(progress, this.deps.data.confirmDownloads, this.accepted);
     if (phase !== 'ask') this.allowRuntime();
     // The model store opens only once the built-ins are checked (a network round trip when online;
     // on a device with models, at most NETWORK_WAIT_MS).
     // With the shell and ORT stored this is almost surely a later visit: show nothing meanwhile
     // rather than a download that is not happening.
-    if (!this.registry && progress.runtimeStored && registration.active) return;
+    if (!this.registry && progress.runtimeStored && current.active) return;
     if (phase === 'ready') {
       for (const stop of this.stops.splice(0)) stop();
       this.set({ phase, justFinished: this.state.phase !== 'checking' });

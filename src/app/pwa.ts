@@ -47,12 +47,20 @@ export class PwaController {
 
   /** workbox-window is fetched here rather than with the first screen: registering can wait. */
   private async register(): Promise<void> {
+    const workbox = await this.registerWorkbox();
+    this.resolveRegistered(workbox && await navigator.serviceWorker.getRegistration().catch(() => undefined));
+    // Check for a new version whenever the app comes back to the foreground (no polling).
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'visible' && navigator.onLine) void this.workbox?.update();
+    });
+  }
+
+  private async registerWorkbox(): Promise<Workbox | undefined> {
     let workbox: Workbox;
     try {
       workbox = new (await import('workbox-window')).Workbox('/sw.js', { scope: '/' });
     } catch {
-      this.resolveRegistered(undefined);
-      return;
+      return undefined;
     }
     this.workbox = workbox;
     workbox.addEventListener('waiting', () => this.set({ updateWaiting: true }));
@@ -63,11 +71,19 @@ export class PwaController {
     // Registration can be refused (private mode, policies): the app then simply runs online.
     // Asked afterwards rather than taken from register(), which does not always reject then.
     await workbox.register().catch(() => undefined);
-    this.resolveRegistered(await navigator.serviceWorker.getRegistration().catch(() => undefined));
-    // Check for a new version whenever the app comes back to the foreground (no polling).
-    document.addEventListener('visibilitychange', () => {
-      if (document.visibilityState === 'visible' && navigator.onLine) void workbox.update();
-    });
+    return workbox;
+  }
+
+  /**
+   * Registers the service worker again when its first install failed (the connection dropped
+   * while it precached the app): the browser then drops the registration and tries nothing more.
+   * A Workbox instance registers once, so this is a new one.
+   */
+  async resume(): Promise<void> {
+    if (!this.workbox) return;
+    const registration = await navigator.serviceWorker.getRegistration().catch(() => undefined);
+    if (registration?.active || registration?.waiting || registration?.installing) return;
+    await this.registerWorkbox();
   }
 
   /** Applies a waiting update once `whenIdle` resolves; the page reloads on 'controlling'. */

@@ -99,7 +99,19 @@ export function createServices(): Services {
   });
   const pwa = new PwaController();
   pwa.start();
-  const offline = new OfflineReadiness({ registered: pwa.registered, models, data, plannedBackend: () => lantern.plannedBackend(), base: document.baseURI });
+  /**
+   * What a first visit cut by a lost connection fetches again when it comes back: the shell, the
+   * built-in models, then ORT, by loading the model used last (or the first one), which warms it.
+   */
+  const resume = async () => {
+    const [, opened] = await Promise.all([pwa.resume(), models]);
+    await opened.installMissingBuiltins();
+    lantern.refreshModels();
+    await offline.runtimeAllowed;
+    const wanted = lastModel ?? (await lantern.models())[0]?.id;
+    if (wanted) await lantern.load(wanted);
+  };
+  const offline = new OfflineReadiness({ registered: pwa.registered, models, data, plannedBackend: () => lantern.plannedBackend(), resume, base: document.baseURI });
   void offline.start();
   // The model used last is loaded while the app is idle after start-up: its first request is warm.
   let lastModel = readLastModel();

@@ -158,6 +158,16 @@ export function asLanternError(error: unknown): LanternError {
   return new LanternError(message, {}, { cause: error });
 }
 
+/**
+ * The worker failed, not the request: it died, or ONNX Runtime could not start in it (which it
+ * cannot do twice in one worker, so the worker is replaced). A fresh worker may well succeed (a
+ * crash is rare; a download cut by a lost connection is fetched again), so the work is tried once
+ * more there.
+ */
+export function worthAFreshWorker(error: unknown): boolean {
+  return error instanceof WorkerCrashedError || error instanceof RuntimeUnavailableError;
+}
+
 export function isAbortError(error: unknown): boolean {
   return error instanceof CancelledError || (error instanceof DOMException && error.name === 'AbortError');
 }

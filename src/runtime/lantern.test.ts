@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CancelledError, InputError, WorkerCrashedError } from './errors.ts';
+import { CancelledError, InputError, RuntimeUnavailableError, WorkerCrashedError } from './errors.ts';
 import { Lantern, type RequestRecord } from './lantern.ts';
 import { LOAD_GAP_MS, SUSTAINED_LOAD_MS } from './pool-policy.ts';
 import { FakeLocks, fakeSource, fakeWorkers, type FakeInference } from './worker.test-helpers.ts';
@@ -62,6 +62,19 @@ describe('Lantern', () => {
     const result = await lantern.classify('spam', text('ham'), { topK: 1 });
     expect(result).toMatchObject({ predictions: [{ label: 'ham' }], retried: true });
     expect(log.started).toHaveLength(2);
+  });
+
+  it('answers on a fresh worker when ONNX Runtime could not start in the first (a download the connection cut), for a request and for load()', async () => {
+    for (const ask of ['classify', 'load'] as const) {
+      const { lantern, log } = setup();
+      log.onLoad = (_key, worker) => {
+        if (worker === log.started[0]) throw new RuntimeUnavailableError('ONNX Runtime could not start: Failed to fetch');
+      };
+      const answer = ask === 'classify' ? await lantern.classify('spam', text('ham')) : await lantern.load('spam');
+      expect(answer).toMatchObject(ask === 'classify' ? { predictions: [{ label: 'ham' }, { label: 'other' }], retried: true } : { coldStart: true });
+      expect(log.started.map((w) => w.dead)).toEqual([true, false]);
+      lantern.dispose();
+    }
   });
 
   it('reports worker memory only for running workers', async () => {

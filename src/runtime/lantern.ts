@@ -1,7 +1,7 @@
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from './backend.ts';
 import { defaultWorker } from './default-worker.ts';
 import { goldenValidator } from './golden-gate.ts';
-import { asLanternError, CancelledError, deserializeError, IntegrityError, SignatureError, throwIfAborted, WorkerCrashedError, type ErrorCode } from './errors.ts';
+import { asLanternError, CancelledError, deserializeError, IntegrityError, SignatureError, throwIfAborted, WorkerCrashedError, worthAFreshWorker, type ErrorCode } from './errors.ts';
 import { resendable, toWireInput, type LanternInput, type WireInput } from './inputs.ts';
 import { keptOrtWasm } from './ort-cache.ts';
 import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
@@ -331,7 +331,12 @@ export class Lantern {
     try {
       const descriptor = await this.describe(modelId, options);
       throwIfAborted(signal);
-      const warm = await this.ensureModel(modelId, 0, options);
+      // As a request's batch does (Scheduler): a worker that died, or whose ONNX Runtime could
+      // not start, is replaced and the load tried once more there.
+      const warm = await this.ensureModel(modelId, 0, options).catch((error: unknown) => {
+        if (!worthAFreshWorker(error)) throw error;
+        return this.ensureModel(modelId, 0, options);
+      });
       options.onProgress?.({ phase: 'ready' });
       return {
         descriptor,

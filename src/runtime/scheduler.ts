@@ -1,4 +1,4 @@
-import { BusyError, CancelledError, LanternError, TimeoutError, WorkerCrashedError } from './errors.ts';
+import { BusyError, CancelledError, LanternError, TimeoutError, WorkerCrashedError, worthAFreshWorker } from './errors.ts';
 
 /**
  * Request scheduling: bounded per-model queues with two priorities, continuous batching onto a
@@ -335,8 +335,8 @@ export class Scheduler<I, O> {
         const err = error instanceof Error ? error : new LanternError(String(error));
         for (const p of batch) {
           if (p.settled) continue;
-          if (err instanceof WorkerCrashedError && !p.retried) {
-            // Classification is idempotent: a crash gets one more try on a fresh worker.
+          if (worthAFreshWorker(err) && !p.retried) {
+            // Classification is idempotent: it gets one more try on a fresh worker.
             p.retried = true;
             this.enqueue(p, true);
           } else if (err instanceof WorkerCrashedError) {

@@ -23,6 +23,11 @@ export interface OpenedRegistry {
    * use), built-in models that could not be installed (e.g. first start offline).
    */
   checked: Promise<LanternError[]>;
+  /**
+   * Installs the built-in models the start could not (a first visit whose connection dropped):
+   * what the start did, asked again, e.g. when the connection comes back. Resolves with what failed.
+   */
+  installMissingBuiltins(): Promise<LanternError[]>;
 }
 
 /**
@@ -117,15 +122,16 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
   const refreshTrust = async () => registry.applyTrust((await deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse)).value);
   const lateFiles = Promise.all([config.late, lateTrust]).then((answers) => answers.flatMap((answer) => (answer && 'error' in answer ? [asLanternError(answer.error)] : [])));
   // An embedding app installs models on demand (Lantern.load) instead of all built-ins up front.
-  if (options.installBuiltins === false) return { registry, config: config.value, refreshTrust, checked: lateFiles };
-  const builtins = installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload);
+  if (options.installBuiltins === false) return { registry, config: config.value, refreshTrust, checked: lateFiles, installMissingBuiltins: async () => [] };
+  const installMissingBuiltins = () => installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload);
+  const builtins = installMissingBuiltins();
   // A first start has nothing to run without the built-ins; a device with models installed
   // waits for the list only as long as for the files above (a newer built-in installs when it comes).
   if ((await store.versions()).length === 0) await builtins;
   else await within(outcomeOf(builtins), waitMs);
   // Settles either way: nothing need be waiting for it.
   const checked = Promise.all([lateFiles, builtins.catch((error: unknown) => [asLanternError(error)])]).then(([late, errors]) => [...late, ...errors]);
-  return { registry, config: config.value, refreshTrust, checked };
+  return { registry, config: config.value, refreshTrust, checked, installMissingBuiltins };
 }
 
 /**
