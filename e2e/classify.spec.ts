@@ -468,3 +468,19 @@ test.describe('what the Classify screen does with a running request', () => {
     await expect(page.getByTestId('error')).toContainText('The download failed');
   });
 });
+
+test('a text the model cannot read: one in a language outside its vocabulary carries a note, one of invisible characters is refused as empty', async ({ page }) => {
+  await openModel(page, 'spam-filter');
+  // "Shall we have lunch together tomorrow?" in Hindi: the spam filter read only English mail.
+  await page.getByTestId('text-input').fill('क्या हम कल दोपहर का खाना साथ खाएँ?');
+  await page.getByTestId('classify-text').click();
+  await expect(page.getByTestId('notes').locator('[data-kind="unknown-words"]')).toHaveText(/^\d+% of these words are unknown to this model/);
+  await page.getByTestId('text-input').fill('\u200b\u200b\u200b');
+  await page.getByTestId('classify-text').click();
+  await expect(page.getByTestId('error')).toHaveAttribute('data-code', 'INPUT');
+  await expect(page.getByTestId('error')).toContainText('The text is empty');
+  // An English mail carries no such note.
+  await page.getByTestId('sample-ham').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'ham');
+  await expect(page.getByTestId('notes')).toHaveCount(0);
+});

@@ -37,6 +37,16 @@ describe('TokenEncoder', () => {
     expect(encoder.encode('hello \uD800 world').ids[1]).toBe(4);
   });
   // How fast is the benchmark's business (npm run bench); here, what comes out.
+  it('says which share of the words it read are unknown to the vocabulary', () => {
+    expect(encoder.encode('hello world').unknownShare).toBe(0);
+    expect(encoder.encode('Hello zebra world').unknownShare).toBeCloseTo(1 / 3);
+    expect(encoder.encode('नमस्ते दुनिया').unknownShare).toBe(1);
+  });
+  it('refuses a text of only characters the tokenizer drops (zero-width spaces, control characters) as empty', () => {
+    for (const text of ['\u200b\u200b\u200b', '\u0001\u0002']) {
+      expect(() => encoder.encode(text)).toThrow(expect.objectContaining({ details: { reason: 'empty-text' } }));
+    }
+  });
   it('cuts a 1 MB text to the model length, keeps the special tokens and says it was cut', () => {
     const e = encoder.encode('win money '.repeat(100_000));
     expect(e.truncated).toBe(true);
@@ -65,14 +75,14 @@ describe('TokenEncoder with a tokenizer the library cannot run', () => {
 
 describe('padBatch', () => {
   it('pads right with the pad id and masks padding', () => {
-    const { ids, mask, length } = padBatch([{ ids: [2, 4, 3], truncated: false }, { ids: [2, 3], truncated: false }], 0);
+    const { ids, mask, length } = padBatch([{ ids: [2, 4, 3] }, { ids: [2, 3] }], 0);
     expect(length).toBe(3);
     expect(Array.from(ids)).toEqual([2n, 4n, 3n, 2n, 3n, 0n]);
     expect(Array.from(mask)).toEqual([1n, 1n, 1n, 1n, 1n, 0n]);
   });
   it('writes every value of reused arrays: stale ids, masks and high words do not leak into a batch', () => {
     const stale = (length: number) => new BigInt64Array(length).fill(-1n);
-    const { ids, mask } = padBatch([{ ids: [2, 4, 3], truncated: false }, { ids: [2, 3], truncated: false }], 7, stale);
+    const { ids, mask } = padBatch([{ ids: [2, 4, 3] }, { ids: [2, 3] }], 7, stale);
     expect(Array.from(ids)).toEqual([2n, 4n, 3n, 2n, 3n, 7n]);
     expect(Array.from(mask)).toEqual([1n, 1n, 1n, 1n, 1n, 0n]);
   });

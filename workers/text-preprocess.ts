@@ -12,6 +12,8 @@ export interface EncodedText {
   ids: number[];
   /** The text was longer than the model accepts and was cut. */
   truncated: boolean;
+  /** Of the text's tokens the model reads, the share that are its unknown token (words outside its vocabulary). */
+  unknownShare: number;
 }
 
 /** HF writes huge sentinels (1e30) for "no limit"; no classifier here needs more than this. */
@@ -41,6 +43,8 @@ export class TokenEncoder {
   private readonly fast?: FastWordPiece;
   private readonly prefix: number[];
   private readonly suffix: number[];
+  /** The vocabulary's unknown token, when it has one. */
+  private readonly unknownId?: number;
 
   constructor(tokenizerJson: object, tokenizerConfig: TokenizerConfig, maxLength?: number) {
     this.tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
@@ -48,6 +52,9 @@ export class TokenEncoder {
     this.maxLength = Math.min(configured, MAX_SEQUENCE);
     const pad = tokenizerConfig.pad_token;
     this.padId = (pad !== undefined ? this.tokenizer.token_to_id(pad) : undefined) ?? 0;
+    const unknown = tokenizerConfig.unk_token ?? (tokenizerJson as { model?: { unk_token?: unknown } }).model?.unk_token;
+    const unknownId = typeof unknown === 'string' ? this.tokenizer.token_to_id(unknown) : undefined;
+    if (unknownId !== undefined) this.unknownId = unknownId;
     const probed = this.tokenizer.encode(PROBE_TEXT, { add_special_tokens: true }).ids;
     if (probed.length === 0 || !hasOnlyIds(probed)) throw new Error(`it gives no token ids for the text "${PROBE_TEXT}" (a tokenizer kind the library does not support, or a vocabulary without an unknown token)`);
     // Learn where the template puts its special tokens by encoding a probe both ways.
@@ -74,9 +81,16 @@ export class TokenEncoder {
     const kept = cut ? text.slice(0, charLimit) : text;
     // The fast path stops one token past the budget: enough to know the text was cut.
     const content = this.fast ? this.fast.encode(kept, budget) : this.content(kept);
+    // Only characters the tokenizer drops (zero-width spaces, control characters): the model
+    // would classify its bare special tokens, and answer with confidence about nothing.
+    if (content.length === 0) throw new InputError('The text has nothing this model can read.', { reason: 'empty-text' });
+    const read = content.slice(0, budget);
+    let unknown = 0;
+    for (const id of read) if (id === this.unknownId) unknown++;
     return {
-      ids: [...this.prefix, ...content.slice(0, budget), ...this.suffix],
+      ids: [...this.prefix, ...read, ...this.suffix],
       truncated: cut || content.length > budget,
+      unknownShare: unknown / read.length,
     };
   }
 }
@@ -97,7 +111,7 @@ export interface PaddedBatch {
  * non-negative integers, so each int64 is written as two 32-bit words through an Int32Array
  * view of the same memory: no BigInt per token.
  */
-export function padBatch(encodings: readonly EncodedText[], padId: number, allocate = (length: number) => new BigInt64Array(length)): PaddedBatch {
+export function padBatch(encodings: readonly Pick<EncodedText, 'ids'>[], padId: number, allocate = (length: number) => new BigInt64Array(length)): PaddedBatch {
   const length = Math.max(1, ...encodings.map((e) => e.ids.length));
   const ids = allocate(encodings.length * length);
   const mask = allocate(encodings.length * length);

@@ -7,6 +7,8 @@ import type { BackendReason } from './backend.ts';
 export type Note =
   | { kind: 'downscaled'; width: number; height: number; toWidth: number; toHeight: number }
   | { kind: 'truncated'; maxTokens: number }
+  /** Most of the text's words are outside the model's vocabulary (e.g. another language): its answer says little. */
+  | { kind: 'unknown-words'; percent: number }
   /** WebGPU failed (loading, running, or a lost device) and WASM answered. */
   | { kind: 'backend-fallback'; reason: BackendReason }
   /** The active version failed re-verification; the previous good one answered. */

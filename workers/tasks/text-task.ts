@@ -12,6 +12,12 @@ type Role = 'ids' | 'mask' | 'typeIds';
 /** The names hub exports (and transformers.js) use for a text classifier's inputs. */
 const ROLES: Record<string, Role> = { input_ids: 'ids', attention_mask: 'mask', token_type_ids: 'typeIds' };
 
+/**
+ * From this share of unknown tokens an answer carries a note: a model that knows half the words
+ * or fewer (a text in a language it never read) answers about what it could read, confidently.
+ */
+const UNKNOWN_WORDS_NOTE_AT = 0.5;
+
 /** Text classification: tokenise each input, pad the batch, feed ids / mask / type ids by role. */
 export class TextTask implements TaskAdapter<EncodedText> {
   readonly kind = 'text' as const;
@@ -32,6 +38,7 @@ export class TextTask implements TaskAdapter<EncodedText> {
     if (typeof input.text !== 'string') throw new InputError('The text is not a string.', { reason: 'not-text' });
     const encoded = this.encoder.encode(input.text);
     const notes: Note[] = encoded.truncated ? [{ kind: 'truncated', maxTokens: this.encoder.maxLength }] : [];
+    if (encoded.unknownShare >= UNKNOWN_WORDS_NOTE_AT) notes.push({ kind: 'unknown-words', percent: Math.round(encoded.unknownShare * 100) });
     return { item: encoded, notes };
   }
 

@@ -185,6 +185,7 @@ export const en = {
   'adapter.request-failed': 'the adapter request failed',
   'note.downscaled': 'Downscaled from {from} to {to} before classifying.',
   'note.truncated': 'The text was truncated to the model\'s {tokens} tokens.',
+  'note.unknown-words': '{percent} of these words are unknown to this model (it may not read this language): take its answer with caution.',
   'note.backend-fallback': '{reason}',
   'note.version-fallback': 'Version {version} of {id} failed its integrity check; version {fallback} answered.',
   'result.thumbnail': 'The classified image',

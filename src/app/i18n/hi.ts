@@ -267,6 +267,7 @@ export const hi: Record<MessageKey, string> = {
   'adapter.request-failed': 'एडैप्टर का अनुरोध विफल रहा',
   'note.downscaled': 'वर्गीकरण से पहले {from} से {to} तक छोटा किया गया।',
   'note.truncated': 'टेक्स्ट को मॉडल के {tokens} टोकन तक काटा गया।',
+  'note.unknown-words': 'इनमें से {percent} शब्द इस मॉडल के लिए अनजान हैं (शायद यह यह भाषा नहीं पढ़ता): इसके उत्तर पर सावधानी से भरोसा करें।',
   'note.backend-fallback': '{reason}',
   'note.version-fallback': '{id} का संस्करण {version} अखंडता जाँच में विफल रहा; संस्करण {fallback} ने जवाब दिया।',
   'result.thumbnail': 'वर्गीकृत चित्र',

@@ -1,5 +1,6 @@
 import { ERROR_CODES, INPUT_REASONS, type AdapterProblem, type BackendReason, type ErrorCode, type InputReason, type Note } from '../../runtime/index.ts';
 import { t, type MessageKey } from './index.ts';
+import { formatPercent } from '../format.ts';
 
 /**
  * The runtime reports what happened as codes, kinds and parameters; this module words them in
@@ -68,6 +69,7 @@ export const ADAPTER_TEXT: Record<AdapterProblem['kind'], MessageKey> = {
 export const NOTE_TEXT: Record<Note['kind'], MessageKey> = {
   downscaled: 'note.downscaled',
   truncated: 'note.truncated',
+  'unknown-words': 'note.unknown-words',
   'backend-fallback': 'note.backend-fallback',
   'version-fallback': 'note.version-fallback',
 };
@@ -99,6 +101,7 @@ export function noteText(note: Note): string {
   switch (note.kind) {
     case 'downscaled': return t(NOTE_TEXT.downscaled, { from: `${note.width}×${note.height}`, to: `${note.toWidth}×${note.toHeight}` });
     case 'truncated': return t(NOTE_TEXT.truncated, { tokens: note.maxTokens });
+    case 'unknown-words': return t(NOTE_TEXT['unknown-words'], { percent: formatPercent(note.percent / 100, 0) });
     case 'backend-fallback': return t(NOTE_TEXT['backend-fallback'], { reason: backendReasonText(note.reason) });
     case 'version-fallback': return t(NOTE_TEXT['version-fallback'], { id: note.id, version: note.version, fallback: note.fallback });
   }
