@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
-import { runCli, type Cli } from './cli.ts';
+import { runCli, type Cli } from './cli.mjs';
 import { modelCli, USAGE as MODEL_USAGE } from './model-cli.ts';
 import { serveCli, USAGE as SERVE_USAGE } from './model-serve.ts';
 
@@ -76,16 +78,32 @@ describe('lantern-model-serve (model-serve.ts)', () => {
 });
 
 describe('as processes', () => {
-  const spawn = (script: string, ...args: string[]) => new Promise<{ code: number; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', script), ...args], { cwd: ROOT, env: { ...process.env, LANTERN_DEBUG: '' } }, (error, _stdout, stderr) => {
+  const run = (command: string, args: string[]) => new Promise<{ code: number; stderr: string }>((resolve) => {
+    execFile(command, args, { cwd: ROOT, env: { ...process.env, LANTERN_DEBUG: '' } }, (error, _stdout, stderr) => {
       resolve({ code: error ? Number(error.code) : 0, stderr });
     });
   });
+  const spawn = (script: string, ...args: string[]) => run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', script), ...args]);
+  /** As the tools' `#!/usr/bin/env tsx` line starts them: tsx given the script's path. */
+  const spawnTsx = (script: string, ...args: string[]) => run(join(ROOT, 'node_modules/.bin/tsx'), [script, ...args]);
 
   // One run each: the exit code reaches the shell and nothing else is printed.
   it('exit with the code the conventions give', async () => {
     const [pack, serve] = await Promise.all([spawn('model-cli.ts', 'pack', '--bogus'), spawn('model-serve.ts', 'no-such-folder')]);
     expect(pack).toEqual({ code: 2, stderr: "lantern-model: Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--bogus\"\nRun with --help for usage.\n" });
     expect(serve).toEqual({ code: 1, stderr: 'lantern-model-serve: no-such-folder is not a folder.\n' });
+  }, 120_000);
+
+  it('run when started through a symlink, as npm\'s node_modules/.bin links start them', async () => {
+    const links = await mkdtemp(join(tmpdir(), 'lantern-bin-'));
+    try {
+      await symlink(join(ROOT, 'scripts', 'model-cli.ts'), join(links, 'lantern-model'));
+      await symlink(join(ROOT, 'scripts', 'model-serve.ts'), join(links, 'lantern-model-serve'));
+      const [pack, serve] = await Promise.all([spawnTsx(join(links, 'lantern-model'), 'publish'), spawnTsx(join(links, 'lantern-model-serve'), 'no-such-folder')]);
+      expect(pack).toEqual({ code: 2, stderr: 'lantern-model: unknown command "publish": use keygen, pack or catalog.\nRun with --help for usage.\n' });
+      expect(serve.code).toBe(1);
+    } finally {
+      await rm(links, { recursive: true, force: true });
+    }
   }, 120_000);
 });

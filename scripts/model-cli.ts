@@ -1,21 +1,19 @@
 #!/usr/bin/env tsx
 /**
- * Publisher CLI for signed model releases (usage below; `npm run model:keygen` / `model:pack`,
- * or `npx lantern-model`). The folder may be a Hugging Face transformers.js folder (its
+ * Publisher CLI for signed model releases (usage below; `npm run model:keygen` / `model:pack` /
+ * `model:catalog` in a clone of this repository). The folder may be a Hugging Face transformers.js folder (its
  * "lantern" block is derived from the graph). Missing values are asked for when stdin is a
  * terminal, otherwise they are errors. Keys stay with the publisher: never commit them.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
-import { fileURLToPath } from 'node:url';
-import { resolve } from 'node:path';
 import { ValidationError } from '../src/runtime/errors.ts';
 import { generateKey, parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
 import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
 import { readGoldenSet } from './model-pack/golden.ts';
 import { bundleOf, packRelease, resignCatalog, writeRelease } from './model-pack/release.ts';
-import { fractionOption, integerOption, parseCommandLine, runCli, UsageError } from './cli.ts';
+import { fractionOption, integerOption, isEntryPoint, parseCommandLine, runCli, UsageError } from './cli.mjs';
 
 export const USAGE = `Usage:
   lantern-model keygen --out key.json [--name "Publisher"] [--scope acme/,other-id]
@@ -131,6 +129,6 @@ export async function modelCli(args: string[]): Promise<void> {
   await run(rest);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+if (isEntryPoint(import.meta.url)) {
   void runCli({ name: 'lantern-model', usage: USAGE }, process.argv.slice(2), modelCli);
 }
