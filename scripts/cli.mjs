@@ -72,6 +72,29 @@ export function isEntryPoint(moduleUrl) {
 }
 
 /**
+ * What to tell the user for the system errors their own paths and ports cause, as one sentence
+ * naming the path (or port) and what to do; undefined for any other error.
+ * @param {unknown} error
+ * @returns {string | undefined}
+ */
+function systemErrorSentence(error) {
+  if (!(error instanceof Error)) return undefined;
+  const { code, path, port } = /** @type {NodeJS.ErrnoException & { port?: number }} */ (error);
+  if (port !== undefined && code === 'EADDRINUSE') return `Port ${port} is already in use: pass --port with a free port.`;
+  if (port !== undefined && code === 'EACCES') return `Port ${port} needs administrator rights: pass --port with a port above 1023.`;
+  if (path === undefined) return undefined;
+  switch (code) {
+    case 'ENOENT': return `${path} does not exist: check the path (files are written only into folders that exist).`;
+    case 'EEXIST': return `${path} already exists: choose another path, or move the file away (it is never overwritten).`;
+    case 'ENOTDIR': return `${path} cannot be used: a file stands where a folder is needed on that path; choose another path.`;
+    case 'EISDIR': return `${path} is a folder: name a file.`;
+    case 'EACCES':
+    case 'EPERM': return `${path} cannot be accessed: permission denied; choose a path you may use or change its permissions.`;
+    default: return undefined;
+  }
+}
+
+/**
  * @typedef {{ name: string, usage: string }} Cli `name`: what users type, e.g. "lantern-model".
  * @typedef {{ out: (text: string) => void, err: (text: string) => void, exit: (code: number) => void }} CliIo
  */
@@ -125,7 +148,7 @@ export async function runCli(cli, args, main, io = processIo) {
       io.err(`${cli.name}: ${error.message}\nRun with --help for usage.`);
       return done(2);
     }
-    const message = error instanceof Error ? error.message : String(error);
+    const message = systemErrorSentence(error) ?? (error instanceof Error ? error.message : String(error));
     io.err(`${cli.name}: ${message}`);
     if (process.env.LANTERN_DEBUG && error instanceof Error && error.stack) io.err(error.stack);
     return done(1);

@@ -57,7 +57,7 @@ describe('lantern-model (model-cli.ts)', () => {
 
   it('exits 1 with the message and no stack when the work fails', async () => {
     const result = await call(PACK, modelCli, 'pack', 'no-such-folder', '--key', 'no-such-key.json', '--out', 'out');
-    expect(result).toEqual({ code: 1, stdout: '', stderr: 'lantern-model: A --key file cannot be read.\n' });
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'lantern-model: no-such-key.json does not exist: check the path (files are written only into folders that exist).\n' });
   });
 });
 
