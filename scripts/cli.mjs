@@ -77,7 +77,7 @@ export function isEntryPoint(moduleUrl) {
  * @param {unknown} error
  * @returns {string | undefined}
  */
-function systemErrorSentence(error) {
+export function systemErrorSentence(error) {
   if (!(error instanceof Error)) return undefined;
   const { code, path, port } = /** @type {NodeJS.ErrnoException & { port?: number }} */ (error);
   if (port !== undefined && code === 'EADDRINUSE') return `Port ${port} is already in use: pass --port with a free port.`;
