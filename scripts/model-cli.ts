@@ -131,7 +131,7 @@ async function pack(args: string[]): Promise<void> {
     ...(sequence !== undefined ? { sequence } : {}),
     ...(chunkSize !== undefined ? { chunkSize } : {}),
     ...(expiresAt ? { expiresAt } : {}),
-    ...(values.golden ? { golden: await readGoldenSet(values.golden) } : {}),
+    ...(values.golden ? { golden: await readGoldenSet(values.golden, model.meta) } : {}),
     ...(shadow ? { shadow } : {}),
     ...(rollout !== undefined ? { rollout } : {}),
   });
