@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import pkg from '../package.json' with { type: 'json' };
 import { runCli, type Cli } from './cli.mjs';
 import { modelCli, USAGE as MODEL_USAGE } from './model-cli.ts';
 import { serveCli, USAGE as SERVE_USAGE } from './model-serve.ts';
+import { close, listen } from './raw-http.test-helpers.ts';
 
 /** The CLIs' conventions: help, version, exit codes, and messages without stack traces. */
 const ROOT = join(import.meta.dirname, '..');
@@ -74,6 +76,16 @@ describe('lantern-model-serve (model-serve.ts)', () => {
     const missing = await call(SERVE, serveCli, 'no-such-folder');
     expect(missing).toEqual({ code: 1, stdout: '', stderr: 'lantern-model-serve: no-such-folder is not a folder.\n' });
     expect(bad.stderr + missing.stderr).not.toMatch(STACK);
+  });
+
+  it('names a port in use and what to do, exit 1', async () => {
+    const busy = createServer();
+    const port = await listen(busy);
+    try {
+      expect(await call(SERVE, serveCli, 'scripts', '--port', String(port))).toEqual({ code: 1, stdout: '', stderr: `lantern-model-serve: Port ${port} is already in use: pass --port with a free port.\n` });
+    } finally {
+      await close(busy);
+    }
   });
 });
 
