@@ -12,6 +12,7 @@ import { isAcceptableModelOrigin } from '../src/runtime/store/secure-origin.mjs'
  * @param {string} origin
  */
 export function modelOrigin(origin) {
+  // "null": not a URL, or one without an origin (mailto:, data:…).
   const normalised = URL.canParse(origin) ? new URL(origin).origin : 'null';
   if (normalised === 'null') throw new Error(`${origin} is not an origin such as https://models.example.org.`);
   if (!isAcceptableModelOrigin(normalised)) throw new Error(`${normalised} is not an acceptable model origin: use https (plain http only for localhost).`);

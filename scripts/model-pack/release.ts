@@ -129,15 +129,20 @@ export async function readPublishedCatalog(outDir: string): Promise<PublishedCat
     throw error;
   });
   if (!bytes) return undefined;
-  const catalog = (() => {
-    try {
-      return parseCatalog(bytes);
-    } catch (error) {
-      throw new ValidationError(`${path} is not a catalog model:pack wrote: ${(error as Error).message}`);
-    }
-  })();
-  const signatureBytes = await readFile(join(outDir, 'catalog.sig.json')).catch(() => undefined);
-  const signers = signatureBytes ? parseSignatureFile(signatureBytes).signatures.map((s) => s.keyId) : [];
+  let catalog: ReleaseCatalog;
+  try {
+    catalog = parseCatalog(bytes);
+  } catch (error) {
+    throw new ValidationError(`${path} is not a catalog model:pack wrote: ${(error as Error).message}`);
+  }
+  const signaturePath = join(outDir, 'catalog.sig.json');
+  const signatureBytes = await readFile(signaturePath).catch(() => undefined);
+  let signers: string[] = [];
+  try {
+    signers = signatureBytes ? parseSignatureFile(signatureBytes).signatures.map((s) => s.keyId) : [];
+  } catch {
+    throw new ValidationError(`${signaturePath} is not a signature file model:pack wrote.`);
+  }
   return { catalog, signers };
 }
 
