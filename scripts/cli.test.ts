@@ -1,10 +1,14 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
-import { runCli, type Cli } from './cli.ts';
+import { runCli, type Cli } from './cli.mjs';
 import { modelCli, USAGE as MODEL_USAGE } from './model-cli.ts';
 import { serveCli, USAGE as SERVE_USAGE } from './model-serve.ts';
+import { close, listen } from './raw-http.test-helpers.ts';
 
 /** The CLIs' conventions: help, version, exit codes, and messages without stack traces. */
 const ROOT = join(import.meta.dirname, '..');
@@ -55,7 +59,7 @@ describe('lantern-model (model-cli.ts)', () => {
 
   it('exits 1 with the message and no stack when the work fails', async () => {
     const result = await call(PACK, modelCli, 'pack', 'no-such-folder', '--key', 'no-such-key.json', '--out', 'out');
-    expect(result).toEqual({ code: 1, stdout: '', stderr: 'lantern-model: A --key file cannot be read.\n' });
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'lantern-model: no-such-key.json does not exist: check the path (files are written only into folders that exist).\n' });
   });
 });
 
@@ -73,19 +77,45 @@ describe('lantern-model-serve (model-serve.ts)', () => {
     expect(missing).toEqual({ code: 1, stdout: '', stderr: 'lantern-model-serve: no-such-folder is not a folder.\n' });
     expect(bad.stderr + missing.stderr).not.toMatch(STACK);
   });
+
+  it('names a port in use and what to do, exit 1', async () => {
+    const busy = createServer();
+    const port = await listen(busy);
+    try {
+      expect(await call(SERVE, serveCli, 'scripts', '--port', String(port))).toEqual({ code: 1, stdout: '', stderr: `lantern-model-serve: Port ${port} is already in use: pass --port with a free port.\n` });
+    } finally {
+      await close(busy);
+    }
+  });
 });
 
 describe('as processes', () => {
-  const spawn = (script: string, ...args: string[]) => new Promise<{ code: number; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', script), ...args], { cwd: ROOT, env: { ...process.env, LANTERN_DEBUG: '' } }, (error, _stdout, stderr) => {
+  const run = (command: string, args: string[]) => new Promise<{ code: number; stderr: string }>((resolve) => {
+    execFile(command, args, { cwd: ROOT, env: { ...process.env, LANTERN_DEBUG: '' } }, (error, _stdout, stderr) => {
       resolve({ code: error ? Number(error.code) : 0, stderr });
     });
   });
+  const spawn = (script: string, ...args: string[]) => run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', script), ...args]);
+  /** As the tools' `#!/usr/bin/env tsx` line starts them: tsx given the script's path. */
+  const spawnTsx = (script: string, ...args: string[]) => run(join(ROOT, 'node_modules/.bin/tsx'), [script, ...args]);
 
   // One run each: the exit code reaches the shell and nothing else is printed.
   it('exit with the code the conventions give', async () => {
     const [pack, serve] = await Promise.all([spawn('model-cli.ts', 'pack', '--bogus'), spawn('model-serve.ts', 'no-such-folder')]);
     expect(pack).toEqual({ code: 2, stderr: "lantern-model: Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--bogus\"\nRun with --help for usage.\n" });
     expect(serve).toEqual({ code: 1, stderr: 'lantern-model-serve: no-such-folder is not a folder.\n' });
+  }, 120_000);
+
+  it('run when started through a symlink, as npm\'s node_modules/.bin links start them', async () => {
+    const links = await mkdtemp(join(tmpdir(), 'lantern-bin-'));
+    try {
+      await symlink(join(ROOT, 'scripts', 'model-cli.ts'), join(links, 'lantern-model'));
+      await symlink(join(ROOT, 'scripts', 'model-serve.ts'), join(links, 'lantern-model-serve'));
+      const [pack, serve] = await Promise.all([spawnTsx(join(links, 'lantern-model'), 'publish'), spawnTsx(join(links, 'lantern-model-serve'), 'no-such-folder')]);
+      expect(pack).toEqual({ code: 2, stderr: 'lantern-model: unknown command "publish": use keygen, pack or catalog.\nRun with --help for usage.\n' });
+      expect(serve.code).toBe(1);
+    } finally {
+      await rm(links, { recursive: true, force: true });
+    }
   }, 120_000);
 });

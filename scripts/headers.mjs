@@ -7,12 +7,14 @@
 import { isAcceptableModelOrigin } from '../src/runtime/store/secure-origin.mjs';
 
 /**
- * An extra connect-src origin (a model server), held to the same rule as the registry's
- * OriginPolicy (src/runtime/store/secure-origin.mjs).
+ * A model server's origin, normalised, held to the same rule as the registry's OriginPolicy
+ * (src/runtime/store/secure-origin.mjs): for the CSP connect-src and the build's allowed origins.
  * @param {string} origin
  */
-function modelOrigin(origin) {
-  const { origin: normalised } = new URL(origin);
+export function modelOrigin(origin) {
+  // "null": not a URL, or one without an origin (mailto:, data:…).
+  const normalised = URL.canParse(origin) ? new URL(origin).origin : 'null';
+  if (normalised === 'null') throw new Error(`${origin} is not an origin such as https://models.example.org.`);
   if (!isAcceptableModelOrigin(normalised)) throw new Error(`${normalised} is not an acceptable model origin: use https (plain http only for localhost).`);
   return normalised;
 }

@@ -1,21 +1,21 @@
 #!/usr/bin/env tsx
 /**
- * Publisher CLI for signed model releases (usage below; `npm run model:keygen` / `model:pack`,
- * or `npx lantern-model`). The folder may be a Hugging Face transformers.js folder (its
+ * Publisher CLI for signed model releases (usage below; `npm run model:keygen` / `model:pack` /
+ * `model:catalog` in a clone of this repository). The folder may be a Hugging Face transformers.js folder (its
  * "lantern" block is derived from the graph). Missing values are asked for when stdin is a
  * terminal, otherwise they are errors. Keys stay with the publisher: never commit them.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { fileURLToPath } from 'node:url';
-import { resolve } from 'node:path';
 import { ValidationError } from '../src/runtime/errors.ts';
-import { generateKey, parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
+import { ScopeEntry, trustEntryFor } from '../src/runtime/store/trust.ts';
 import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
 import { readGoldenSet } from './model-pack/golden.ts';
-import { bundleOf, packRelease, resignCatalog, writeRelease } from './model-pack/release.ts';
-import { fractionOption, integerOption, parseCommandLine, runCli, UsageError } from './cli.ts';
+import { checkScope, readPublisherKey, writePublisherKey } from './model-pack/keys.ts';
+import { bundleOf, packRelease, readPublishedCatalog, resignCatalog, writeRelease } from './model-pack/release.ts';
+import { fractionOption, integerOption, isEntryPoint, parseCommandLine, runCli, UsageError } from './cli.mjs';
 
 export const USAGE = `Usage:
   lantern-model keygen --out key.json [--name "Publisher"] [--scope acme/,other-id]
@@ -29,6 +29,7 @@ export const USAGE = `Usage:
       bare .onnx only: --labels labels.json|labels.txt [--size 224]
       [--resize stretch|shortest_edge:256] [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
   lantern-model catalog <dir> --key key.json [--expires ISO-DATE]   re-sign the catalog before it expires
+      [--replace-signer]       hand the catalog's URL to another key (devices that follow the old one refuse it)
   lantern-model --help | --version
 
 pack writes <dir>/<id>/<version>/... and adds the release to <dir>/catalog.json, signed
@@ -40,39 +41,54 @@ npm run model:catalog -- ... Exit codes: 0 done, 1 failed, 2 usage error.`;
 async function keygen(args: string[]): Promise<void> {
   const { values } = parseCommandLine({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' }, scope: { type: 'string' } } });
   if (!values.out) throw new UsageError('keygen needs --out <file>.');
-  // The scope is the deployment's decision (which model ids this key may sign); --scope only pre-fills it.
+  // The scope is the deployment's decision (which model ids this key may sign); --scope pre-fills
+  // the printed entry and is recorded in the key file, so that pack can refuse ids outside it.
   const scope = values.scope?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
-  const key = await generateKey(values.name);
-  await writeFile(values.out, `${JSON.stringify(key, null, 1)}\n`, { mode: 0o600, flag: 'wx' });
+  const badScope = scope.find((s) => !ScopeEntry.safeParse(s).success);
+  if (badScope !== undefined) throw new UsageError(`--scope entry "${badScope}" is not a model id or a namespace ending in /.`);
+  const key = await writePublisherKey(values.out, values.name, scope);
   console.log(`Wrote ${values.out}. Add this entry to the app's trust store${scope.length ? '' : ', with the model ids (or namespaces ending in /) it may sign in "scope"'}:\n${JSON.stringify(trustEntryFor(key, scope), null, 1)}`);
 }
 
-function readKeys(paths: readonly string[]) {
-  return Promise.all(paths.map(async (path) => {
-    const text = await readFile(path, 'utf8').catch(() => {
-      throw new ValidationError('A --key file cannot be read.');
-    });
-    try {
-      return parseKeyFile(JSON.parse(text));
-    } catch {
-      throw new ValidationError('A --key file is not a key file written by model:keygen.');
-    }
-  }));
-}
+const readKeys = (paths: readonly string[]) => Promise.all(paths.map(readPublisherKey));
 
-function isoDate(value: string, flag: string): string {
+/** A date option that is still to come: a release or catalog expiring in the past would be refused by every device. */
+function futureDate(value: string, flag: string): string {
   const time = Date.parse(value);
   if (Number.isNaN(time)) throw new UsageError(`${flag} must be a date such as 2027-06-30.`);
+  if (time <= Date.now()) throw new UsageError(`${flag} ${value} is in the past: what it signs would be expired already; give a later date.`);
   return new Date(time).toISOString();
 }
 
 /** Re-signs a release folder's catalog with a new version and expiry. */
 async function catalog(args: string[]): Promise<void> {
-  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { key: { type: 'string', multiple: true }, expires: { type: 'string' } } });
+  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { key: { type: 'string', multiple: true }, expires: { type: 'string' }, 'replace-signer': { type: 'boolean' } } });
   const [dir] = positionals;
   if (!dir || !values.key?.length) throw new UsageError('catalog needs a releases folder and --key <key.json>.');
-  await resignCatalog(dir, { keys: await readKeys(values.key), ...(values.expires ? { expiresAt: isoDate(values.expires, '--expires') } : {}) });
+  const expiresAt = values.expires === undefined ? undefined : futureDate(values.expires, '--expires');
+  if (!(await stat(dir)).isDirectory()) throw new ValidationError(`${dir} is not a folder: name the releases folder model:pack wrote.`);
+  const existing = await readPublishedCatalog(dir);
+  if (!existing) throw new ValidationError(`${dir} has no catalog.json to re-sign: model:pack creates it with the first release.`);
+  const keys = await readKeys(values.key);
+  checkScope(keys, existing.catalog.releases.map((r) => r.id));
+  await resignCatalog(dir, existing, { keys: keys.map((k) => k.key), replaceSigner: values['replace-signer'] === true, ...(expiresAt ? { expiresAt } : {}) });
   console.log(`Re-signed ${dir}/catalog.json.`);
+}
+
+/**
+ * Refuses, before anything is written, outputs that cannot be written: `--out` must be a folder
+ * or not exist yet (it is created), `--bundle` must name a file in a folder that exists.
+ */
+async function checkOutputs(out: string, bundle: string | undefined): Promise<void> {
+  const outInfo = await stat(out).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (outInfo && !outInfo.isDirectory()) throw new ValidationError(`--out ${out} is a file: name a folder (it is created if it does not exist).`);
+  if (bundle === undefined) return;
+  const folder = await stat(dirname(bundle)).catch(() => undefined);
+  if (!folder?.isDirectory()) throw new ValidationError(`--bundle ${bundle} cannot be written: the folder ${dirname(bundle)} does not exist; create it or choose another path.`);
+  if ((await stat(bundle).catch(() => undefined))?.isDirectory()) throw new ValidationError(`--bundle ${bundle} is a folder: name a file, e.g. model.lantern.`);
 }
 
 async function pack(args: string[]): Promise<void> {
@@ -98,25 +114,28 @@ async function pack(args: string[]): Promise<void> {
   if (!values.out || !values.key?.length) throw new UsageError('pack needs --key <key.json> and --out <dir>.');
   const sequence = values.sequence === undefined ? undefined : integerOption('sequence', values.sequence);
   const chunkSize = values['chunk-size'] === undefined ? undefined : integerOption('chunk-size', values['chunk-size'], { min: 1024 });
-  const expiresAt = values.expires === undefined ? undefined : isoDate(values.expires, '--expires');
-  const catalogExpiresAt = values['catalog-expires'] === undefined ? undefined : isoDate(values['catalog-expires'], '--catalog-expires');
+  const expiresAt = values.expires === undefined ? undefined : futureDate(values.expires, '--expires');
+  const catalogExpiresAt = values['catalog-expires'] === undefined ? undefined : futureDate(values['catalog-expires'], '--catalog-expires');
   const shadow = values['shadow-runs'] === undefined ? undefined
     : { minRuns: integerOption('shadow-runs', values['shadow-runs'], { min: 1 }), minAgreement: fractionOption('shadow-agreement', values['shadow-agreement'] ?? '1') };
   const rollout = values.rollout === undefined ? undefined : fractionOption('rollout', values.rollout);
-  const keys = await readKeys(values.key);
+  const publisherKeys = await readKeys(values.key);
+  const keys = publisherKeys.map((k) => k.key);
   const terminal = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
   const ask: Ask | undefined = terminal && ((question) => terminal.question(question));
   const { model, graph } = await readModelSource(folder, values, ask).finally(() => terminal?.close());
   console.log(`Graph: ${describeGraph(graph)}`);
+  checkScope(publisherKeys, [model.meta.id]);
   const release = await packRelease(model, {
     keys,
     ...(sequence !== undefined ? { sequence } : {}),
     ...(chunkSize !== undefined ? { chunkSize } : {}),
     ...(expiresAt ? { expiresAt } : {}),
-    ...(values.golden ? { golden: await readGoldenSet(values.golden) } : {}),
+    ...(values.golden ? { golden: await readGoldenSet(values.golden, model.meta) } : {}),
     ...(shadow ? { shadow } : {}),
     ...(rollout !== undefined ? { rollout } : {}),
   });
+  await checkOutputs(values.out, values.bundle);
   await writeRelease(values.out, release, { keys, ...(catalogExpiresAt ? { expiresAt: catalogExpiresAt } : {}) });
   if (values.bundle) await writeFile(values.bundle, bundleOf(release));
   console.log(`Packed ${release.manifest.id} ${release.manifest.version} (sequence ${release.manifest.sequence}) into ${values.out}${values.bundle ? ` and ${values.bundle}` : ''}.`);
@@ -131,6 +150,6 @@ export async function modelCli(args: string[]): Promise<void> {
   await run(rest);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+if (isEntryPoint(import.meta.url)) {
   void runCli({ name: 'lantern-model', usage: USAGE }, process.argv.slice(2), modelCli);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env tsx
 /**
  * Publishes a folder of signed releases (what `model:pack --out <dir>` writes) for Lantern apps
- * (usage below; `npm run model:serve -- <dir>` or `npx lantern-model-serve <dir>`).
+ * (usage below; `npm run model:serve -- <dir>` in a clone of this repository).
  * The signed catalog (`catalog.json` + `catalog.sig.json`) is the one `model:pack` wrote and
  * re-signs on every pack, so packing another release while serving just works. Files are served
  * with Range support and CORS + `Cross-Origin-Resource-Policy: cross-origin`, which a
@@ -11,9 +11,8 @@
 import { createServer } from 'node:http';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { contentType, realRoot, resolveInside, sendBody } from './static-http.mjs';
-import { integerOption, parseCommandLine, runCli, UsageError } from './cli.ts';
+import { integerOption, isEntryPoint, parseCommandLine, runCli, UsageError } from './cli.mjs';
 
 export const RELEASE_HEADERS = {
   'Access-Control-Allow-Origin': '*',
@@ -75,6 +74,6 @@ export async function serveCli(args: string[]): Promise<void> {
   console.log('Allow this origin in the app: LANTERN_ALLOWED_ORIGINS at build time (or registry-config.json allowedOrigins) and the CSP connect-src (serve.mjs --connect-src).');
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+if (isEntryPoint(import.meta.url)) {
   void runCli({ name: 'lantern-model-serve', usage: USAGE }, process.argv.slice(2), serveCli);
 }

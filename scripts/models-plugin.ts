@@ -1,9 +1,14 @@
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Plugin } from 'vite';
 import { signaturePathFor } from '../src/runtime/store/catalog.ts';
 import { BUILTIN_CATALOG, type RegistryConfig } from '../src/runtime/store/config.ts';
-import { generateKey, parseKeyFile, trustEntryFor, TrustStoreSchema, type KeyFile, type TrustStoreFile } from '../src/runtime/store/trust.ts';
+import { describeSchemaError } from '../src/runtime/schema.ts';
+import { trustEntryFor, TrustStoreSchema, type KeyFile, type TrustStoreFile } from '../src/runtime/store/trust.ts';
+import { systemErrorSentence } from './cli.mjs';
+import { modelOrigin } from './headers.mjs';
+import { readPublisherKey, writePublisherKey } from './model-pack/keys.ts';
 import { readModelFolder } from './model-pack/folder.ts';
 import { daysAfter, packRelease, RELEASE_VALIDITY_DAYS, signedCatalog } from './model-pack/release.ts';
 import { contentType, sendBody } from './static-http.mjs';
@@ -17,38 +22,85 @@ import { contentType, sendBody } from './static-http.mjs';
  *   LANTERN_SIGNING_KEY     key file (npm run model:keygen); default .keys/builtin-signing-key.json,
  *                           generated on first build (.keys/ is gitignored)
  *   LANTERN_TRUSTED_KEYS    a trust-store JSON whose keys are trusted too (other publishers), each
- *                           for the model ids and namespaces in its "scope" only
+ *                           for the model ids and namespaces in its "scope" only; or one entry
+ *                           as model:keygen prints it
  *   LANTERN_CATALOG_URL     catalog checked for updates (default: the built-in catalog)
  *   LANTERN_ALLOWED_ORIGINS comma-separated origins releases may come from (default: none but
- *                           the app's own; the server's CSP connect-src must allow them too)
+ *                           the app's own; https, or plain http on loopback only; the server's
+ *                           CSP connect-src must allow them too)
  */
 const ROOT = new URL('../', import.meta.url).pathname;
 const MODELS_DIR = join(ROOT, 'models');
 const DEFAULT_KEY = join(ROOT, '.keys', 'builtin-signing-key.json');
 
+/** The build's configuration from the environment, read and checked before anything is built. */
+interface BuildConfiguration {
+  key: KeyFile;
+  trustedKeys: TrustStoreFile['keys'];
+  catalogUrl: string;
+  allowedOrigins: string[];
+}
+
+/** A configuration error: one sentence naming the variable (and its file), whatever went wrong. */
+async function fromEnv<T>(variable: string, read: () => Promise<T> | T): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw new Error(`${variable}: ${systemErrorSentence(error) ?? (error as Error).message}`);
+  }
+}
+
 async function signingKey(): Promise<KeyFile> {
-  const path = process.env.LANTERN_SIGNING_KEY ?? DEFAULT_KEY;
-  const existing = await readFile(path, 'utf8').catch(() => undefined);
-  if (existing !== undefined) return parseKeyFile(JSON.parse(existing));
-  if (process.env.LANTERN_SIGNING_KEY) throw new Error('LANTERN_SIGNING_KEY points at a file that cannot be read.');
-  const key = await generateKey('Built-in models (local build key)');
-  await mkdir(join(ROOT, '.keys'), { recursive: true });
-  // 'wx': if a parallel build created it first, use theirs.
-  return writeFile(path, `${JSON.stringify(key, null, 1)}\n`, { mode: 0o600, flag: 'wx' }).then(
-    () => key,
-    async () => parseKeyFile(JSON.parse(await readFile(path, 'utf8'))),
-  );
+  const configured = process.env.LANTERN_SIGNING_KEY;
+  if (configured) return (await fromEnv('LANTERN_SIGNING_KEY', () => readPublisherKey(configured))).key;
+  if (!existsSync(DEFAULT_KEY)) {
+    await mkdir(dirname(DEFAULT_KEY), { recursive: true });
+    // 'wx' (in writePublisherKey): if a parallel build created it first, use theirs.
+    await writePublisherKey(DEFAULT_KEY, 'Built-in models (local build key)', []).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+  }
+  return (await readPublisherKey(DEFAULT_KEY)).key;
 }
 
 async function extraTrustedKeys(): Promise<TrustStoreFile['keys']> {
   const path = process.env.LANTERN_TRUSTED_KEYS;
   if (!path) return [];
-  return TrustStoreSchema.parse(JSON.parse(await readFile(path, 'utf8'))).keys;
+  return fromEnv('LANTERN_TRUSTED_KEYS', async () => {
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(path, 'utf8'));
+    } catch (error) {
+      if (error instanceof SyntaxError) throw new Error(`${path} is not JSON.`);
+      throw error;
+    }
+    // model:keygen prints one entry: taken as a one-key trust store (an entry has a keyId, a store has keys).
+    const store = typeof json === 'object' && json !== null && 'keyId' in json ? { keys: [json] } : json;
+    const parsed = TrustStoreSchema.safeParse(store);
+    if (!parsed.success) {
+      throw new Error(`${path} is not a trust store, {"keys": [entry, …]}, nor one entry as model:keygen prints it, each with keyId, publicKey, name and a non-empty scope (${describeSchemaError('it', parsed.error).slice(0, -1)}).`);
+    }
+    return parsed.data.keys;
+  });
+}
+
+/** Each origin held to the runtime's rule (https, plain http on loopback): devices would refuse the whole configuration otherwise. */
+function allowedOrigins(): Promise<string[]> {
+  const listed = (process.env.LANTERN_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return fromEnv('LANTERN_ALLOWED_ORIGINS', () => listed.map(modelOrigin));
+}
+
+async function readBuildConfiguration(): Promise<BuildConfiguration> {
+  return {
+    key: await signingKey(),
+    trustedKeys: await extraTrustedKeys(),
+    catalogUrl: process.env.LANTERN_CATALOG_URL ?? BUILTIN_CATALOG,
+    allowedOrigins: await allowedOrigins(),
+  };
 }
 
 /** Every published file by URL path (no leading slash). */
-async function publishBuiltinModels(dir = MODELS_DIR): Promise<Map<string, Uint8Array>> {
-  const key = await signingKey();
+async function publishBuiltinModels({ key, trustedKeys, catalogUrl, allowedOrigins }: BuildConfiguration, dir = MODELS_DIR): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   const entries = [];
   const folders = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith('_')).map((e) => e.name).sort();
@@ -68,21 +120,24 @@ async function publishBuiltinModels(dir = MODELS_DIR): Promise<Map<string, Uint8
   out.set(BUILTIN_CATALOG, catalog);
   out.set(signaturePathFor(BUILTIN_CATALOG), signature);
   // The built-in key is delegated exactly the built-in models, nothing else.
-  const trust: TrustStoreFile = { keys: [trustEntryFor(key, entries.map((e) => e.id)), ...(await extraTrustedKeys())] };
+  const trust: TrustStoreFile = { keys: [trustEntryFor(key, entries.map((e) => e.id)), ...trustedKeys] };
   out.set('trust-store.json', json(trust));
-  const config: RegistryConfig = {
-    catalogUrl: process.env.LANTERN_CATALOG_URL ?? BUILTIN_CATALOG,
-    allowedOrigins: (process.env.LANTERN_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
-  };
+  const config: RegistryConfig = { catalogUrl, allowedOrigins };
   out.set('registry-config.json', json(config));
   return out;
 }
 
 export function builtinModels(): Plugin {
+  let configuration: Promise<BuildConfiguration> | undefined;
   let published: Promise<Map<string, Uint8Array>> | undefined;
-  const load = () => (published ??= publishBuiltinModels());
+  const configure = () => (configuration ??= readBuildConfiguration());
+  const load = () => (published ??= configure().then((config) => publishBuiltinModels(config)));
   return {
     name: 'lantern-builtin-models',
+    // Before anything is built, so a configuration error is the one error the build reports.
+    async configResolved() {
+      await configure();
+    },
     configureServer(server) {
       server.middlewares.use(async (req, res, next) => {
         const path = (req.url ?? '').split('?')[0]!.replace(/^\//, '');

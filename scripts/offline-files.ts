@@ -27,12 +27,16 @@ interface PrecacheEntry {
 export function offlineFiles(): { plugin: Plugin; manifestTransform: (entries: PrecacheEntry[]) => Promise<{ manifest: PrecacheEntry[] }> } {
   let outDir = '';
   let fromBundle: Omit<OfflineFiles, 'precache'> | undefined;
+  let generating = false;
 
   const plugin: Plugin = {
     name: 'lantern-offline-files',
     apply: 'build',
     configResolved(config) {
       outDir = resolve(config.root, config.build.outDir);
+    },
+    renderStart() {
+      generating = true;
     },
     generateBundle(_options, bundle) {
       const assets = new Map<string, Uint8Array | string>();
@@ -57,7 +61,13 @@ export function offlineFiles(): { plugin: Plugin; manifestTransform: (entries: P
   };
 
   const manifestTransform = async (entries: PrecacheEntry[]) => {
-    if (!fromBundle) throw new Error('offline-files: the service worker was generated before the bundle');
+    if (!fromBundle) {
+      // The bundle's generation started and failed (a plugin threw): vite-plugin-pwa still
+      // generates the service worker as the build closes, and an error thrown here would replace
+      // the real one, the cause the user must see. The build fails with that one.
+      if (generating) return { manifest: entries };
+      throw new Error('offline-files: the service worker was generated before the bundle');
+    }
     const list: OfflineFiles = { precache: entries.map(({ url, size }) => ({ url, size })), ...fromBundle };
     const bytes = new TextEncoder().encode(`${JSON.stringify(list, null, 1)}\n`);
     await writeFile(join(outDir, OFFLINE_FILES), bytes);

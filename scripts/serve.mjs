@@ -8,14 +8,13 @@
  * browsers that accept them, with `Vary: Accept-Encoding`; Range requests get the plain file
  * (a byte range of a compressed stream is useless to the downloader). A share posted before the
  * service worker is installed gets a 303 to the app.
- * Usage: node scripts/serve.mjs [--dir dist] [--port 4173] [--host 127.0.0.1] [--connect-src ORIGIN]...
+ * Usage below (`--help`); it follows the CLI conventions of cli.mjs.
  */
 import { createServer } from 'node:http';
 import { stat } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { securityHeaders } from './headers.mjs';
+import { extname } from 'node:path';
+import { integerOption, isEntryPoint, parseCommandLine, runCli, UsageError } from './cli.mjs';
+import { modelOrigin, securityHeaders } from './headers.mjs';
 import { contentType, realRoot, resolveInside, sendBody } from './static-http.mjs';
 
 /** Encodings we precompress, in order of preference (smallest first). */
@@ -113,8 +112,22 @@ export function appServer(root, options = {}) {
   });
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  const { values } = parseArgs({
+export const USAGE = `Usage:
+  node scripts/serve.mjs [--dir dist] [--port 4173] [--host 127.0.0.1] [--connect-src ORIGIN]...
+  node scripts/serve.mjs --help | --version
+
+Serves the built app (npm run build writes dist/) with Lantern's security headers and caching.
+--connect-src adds a model server's origin to the CSP connect-src (repeat it for several; https,
+or plain http only on localhost). npm start builds the app and runs this. The port defaults to
+$PORT when it is set. Exit codes: 0 stopped, 1 failed (e.g. no build yet, port in use), 2 usage error.`;
+
+/**
+ * Starts the production server; resolves once it listens (it stays up until the process is stopped).
+ * @param {string[]} args
+ */
+export async function serveAppCli(args) {
+  const { values } = parseCommandLine({
+    args,
     options: {
       dir: { type: 'string', default: 'dist' },
       port: { type: 'string', default: process.env.PORT ?? '4173' },
@@ -122,8 +135,25 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1
       'connect-src': { type: 'string', multiple: true, default: [] },
     },
   });
-  const root = await realRoot(values.dir);
-  appServer(root, { connectSrc: values['connect-src'] }).listen(Number(values.port), values.host, () => {
-    console.log(`Lantern is being served at http://${values.host}:${values.port}/ from ${root}`);
+  const port = integerOption('port', values.port, { max: 65535 });
+  const connectSrc = values['connect-src'].map((origin) => {
+    try {
+      return modelOrigin(origin);
+    } catch (error) {
+      throw new UsageError(`--connect-src ${/** @type {Error} */ (error).message}`);
+    }
   });
+  const info = await stat(values.dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new Error(`${values.dir} holds no built app: run npm run build first (or pass --dir).`);
+  const root = await realRoot(values.dir);
+  const server = appServer(root, { connectSrc });
+  await new Promise((listening, fail) => {
+    server.once('error', fail);
+    server.listen(port, values.host, () => listening(undefined));
+  });
+  console.log(`Lantern is being served at http://${values.host}:${port}/ from ${root}`);
+}
+
+if (isEntryPoint(import.meta.url)) {
+  void runCli({ name: 'serve.mjs', usage: USAGE }, process.argv.slice(2), serveAppCli);
 }

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,4 +110,25 @@ describe('npm start (scripts/serve.mjs)', () => {
     expect([head.headers.get('content-encoding'), head.headers.get('content-length')]).toEqual(['br', String(brotliCompressSync(script).length)]);
     expect(brotliDecompressSync(brotliCompressSync(script)).toString()).toBe(script);
   });
+});
+
+describe('node scripts/serve.mjs: the CLI conventions', () => {
+  /** Runs the server as `npm start` does (plain Node): exit code and output. A run that starts the server is never made here. */
+  const serve = (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [join(import.meta.dirname, 'serve.mjs'), ...args], { env: { ...process.env, LANTERN_DEBUG: '' } }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+    });
+  });
+
+  it('--help prints the usage; no build, an unknown flag or a refused --connect-src is one sentence, never a stack', async () => {
+    const missing = join(work, 'no-dist');
+    const [help, unbuilt, unknown, insecure] = await Promise.all([
+      serve('--help'), serve('--dir', missing), serve('--bogus'), serve('--dir', join(work, 'dist'), '--connect-src', 'http://models.example.org'),
+    ]);
+    expect([help.code, help.stderr]).toEqual([0, '']);
+    expect(help.stdout).toMatch(/^Usage:\n {2}node scripts\/serve\.mjs \[--dir dist\]/);
+    expect(unbuilt).toEqual({ code: 1, stdout: '', stderr: `serve.mjs: ${missing} holds no built app: run npm run build first (or pass --dir).\n` });
+    expect(unknown).toEqual({ code: 2, stdout: '', stderr: "serve.mjs: Unknown option '--bogus'\nRun with --help for usage.\n" });
+    expect(insecure).toEqual({ code: 2, stdout: '', stderr: 'serve.mjs: --connect-src http://models.example.org is not an acceptable model origin: use https (plain http only for localhost).\nRun with --help for usage.\n' });
+  }, 60_000);
 });

@@ -6,9 +6,10 @@ import { parseSchema } from '../../src/runtime/schema.ts';
 import type { ReleaseValidation } from '../../src/runtime/store/manifest.ts';
 
 /**
- * `--golden golden.json`: the release's validation set. The file lists text items inline and
- * image items by path (relative to golden.json, inside its folder); images are published as release files with
- * role "golden" under `golden/`, hashed and signed like the model itself.
+ * `--golden golden.json`: the release's validation set (format in README, "Add your own model").
+ * The file lists text items inline and image items by path (relative to golden.json, inside its
+ * folder); images are published as release files with role "golden" under `golden/`, hashed and
+ * signed like the model itself. Items are of the model's kind and expect one of its labels.
  *   { "threshold": 0.9, "items": [{ "text": "...", "label": "spam" }, { "image": "a.png", "label": "0" }] }
  */
 const GoldenFileSchema = z.object({
@@ -24,7 +25,22 @@ export interface GoldenSet {
   files: { path: string; role: 'golden'; bytes: Uint8Array }[];
 }
 
-export async function readGoldenSet(file: string): Promise<GoldenSet> {
+/** What the golden set is checked against: the model it validates. */
+export interface GoldenModel {
+  task: 'image-classification' | 'text-classification';
+  labels: readonly string[];
+}
+
+/** Each item must be an input the model takes, expecting an answer it can give: otherwise the set fails on every device. */
+function checkItem(index: number, item: { label: string } & ({ text: string } | { image: string }), model: GoldenModel): void {
+  const kind = 'text' in item ? 'text-classification' : 'image-classification';
+  if (kind !== model.task) {
+    throw new ValidationError(`Golden item ${index + 1} is ${kind === 'text-classification' ? 'a text' : 'an image'} item, but the model classifies ${model.task === 'text-classification' ? 'text' : 'images'}.`);
+  }
+  if (!model.labels.includes(item.label)) throw new ValidationError(`Golden item ${index + 1} expects the label "${item.label}", which is not one of the model's labels (config.json id2label).`);
+}
+
+export async function readGoldenSet(file: string, model: GoldenModel): Promise<GoldenSet> {
   let json: unknown;
   try {
     json = JSON.parse(await readFile(file, 'utf8'));
@@ -36,6 +52,7 @@ export async function readGoldenSet(file: string): Promise<GoldenSet> {
   const files = new Map<string, { source: string; bytes: Uint8Array }>();
   const items = [];
   for (const [index, item] of golden.items.entries()) {
+    checkItem(index, item, model);
     if ('text' in item) {
       items.push({ input: { kind: 'text' as const, text: item.text }, label: item.label });
       continue;

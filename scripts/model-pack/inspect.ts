@@ -1,4 +1,8 @@
 import { ValidationError } from '../../src/runtime/errors.ts';
+import { TokenizerConfigSchema, TokenizerJsonSchema } from '../../src/runtime/model-config.ts';
+import { parseSchema } from '../../src/runtime/schema.ts';
+import { TokenEncoder } from '../../workers/text-preprocess.ts';
+import { tokenizerProblem } from '../../workers/tokenizer-check.ts';
 import type { ModelFolder } from './folder.ts';
 
 /**
@@ -8,4 +12,30 @@ import type { ModelFolder } from './folder.ts';
 export function inspectModel(model: ModelFolder): void {
   const onnx = model.files.find((f) => f.role === 'onnx')!;
   if (onnx.bytes.length < 16 || onnx.bytes[0] !== 0x08) throw new ValidationError(`${onnx.path} does not look like an ONNX model.`);
+  inspectTokenizer(model);
+}
+
+function json(file: { path: string; bytes: Uint8Array } | undefined): unknown {
+  if (!file) return {};
+  try {
+    return JSON.parse(new TextDecoder().decode(file.bytes));
+  } catch {
+    throw new ValidationError(`${file.path} is not valid JSON.`);
+  }
+}
+
+/** A text model's tokenizer, loaded as the worker loads it, must give real token ids. */
+function inspectTokenizer(model: ModelFolder): void {
+  const tokenizer = model.files.find((f) => f.role === 'tokenizer');
+  if (!tokenizer) return;
+  const tokenizerJson = parseSchema(TokenizerJsonSchema, json(tokenizer), 'tokenizer.json');
+  const tokenizerConfig = parseSchema(TokenizerConfigSchema, json(model.files.find((f) => f.role === 'tokenizer-config')), 'tokenizer_config.json');
+  let encoder: TokenEncoder;
+  try {
+    encoder = new TokenEncoder(tokenizerJson, tokenizerConfig);
+  } catch (error) {
+    throw new ValidationError(`tokenizer.json cannot be loaded by the tokenizer library: ${(error as Error).message}`);
+  }
+  const problem = tokenizerProblem(encoder);
+  if (problem) throw new ValidationError(problem);
 }

@@ -2,9 +2,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeBundle } from '../../src/runtime/store/bundle.ts';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { CATALOG_FORMAT, catalogBytes, parseCatalog, ReleaseEntrySchema, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
+import { CATALOG_FORMAT, catalogBytes, parseCatalog, ReleaseEntrySchema, type ReleaseCatalog, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
 import { buildManifest, type Manifest } from '../../src/runtime/store/manifest.ts';
-import { sign, type KeyFile, type SignatureFile } from '../../src/runtime/store/trust.ts';
+import { parseSignatureFile, sign, type KeyFile, type SignatureFile } from '../../src/runtime/store/trust.ts';
 import type { ModelFolder } from './folder.ts';
 import type { GoldenSet } from './golden.ts';
 import { inspectModel } from './inspect.ts';
@@ -115,24 +115,80 @@ export async function signedCatalog(entries: readonly ReleaseEntry[], options: C
   return { catalog: bytes, signature: new TextEncoder().encode(`${JSON.stringify(signatures, null, 1)}\n`) };
 }
 
-/** The catalog already in `outDir`, if it is one this version of Lantern reads. */
-async function existingCatalog(outDir: string) {
-  return readFile(join(outDir, 'catalog.json')).then((bytes) => parseCatalog(bytes), () => undefined);
+/** A release folder's catalog as `model:pack` left it, and the keys that signed it. */
+export interface PublishedCatalog {
+  catalog: ReleaseCatalog;
+  signers: string[];
 }
 
-/** Re-signs `outDir/catalog.json` with a new version and expiry (publishers do this before it expires). */
-export async function resignCatalog(outDir: string, options: Omit<CatalogOptions, 'previousVersion'>, add: readonly ReleaseEntry[] = []): Promise<void> {
-  const existing = await existingCatalog(outDir);
-  const { catalog, signature } = await signedCatalog([...(existing?.releases ?? []), ...add], { ...options, ...(existing ? { previousVersion: existing.version } : {}) });
+/** The catalog in `outDir`, or undefined when it has none (one that cannot be read or parsed is an error, never replaced). */
+export async function readPublishedCatalog(outDir: string): Promise<PublishedCatalog | undefined> {
+  const path = join(outDir, 'catalog.json');
+  const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' && error.path === path) return undefined;
+    throw error;
+  });
+  if (!bytes) return undefined;
+  let catalog: ReleaseCatalog;
+  try {
+    catalog = parseCatalog(bytes);
+  } catch (error) {
+    throw new ValidationError(`${path} is not a catalog model:pack wrote: ${(error as Error).message}`);
+  }
+  const signaturePath = join(outDir, 'catalog.sig.json');
+  const signatureBytes = await readFile(signaturePath).catch(() => undefined);
+  let signers: string[] = [];
+  try {
+    signers = signatureBytes ? parseSignatureFile(signatureBytes).signatures.map((s) => s.keyId) : [];
+  } catch {
+    throw new ValidationError(`${signaturePath} is not a signature file model:pack wrote.`);
+  }
+  return { catalog, signers };
+}
+
+/**
+ * Devices follow the key that signed the first catalog they accepted from a URL and refuse one
+ * signed only by another (SECURITY.md, "a URL belongs to one publisher"): so a new key alone may
+ * re-sign only when the publisher says the URL changes hands (`replaceSigner`).
+ */
+function checkSigner(outDir: string, existing: PublishedCatalog, keys: readonly KeyFile[], replaceSigner = false): void {
+  if (replaceSigner || existing.signers.length === 0 || keys.some((k) => existing.signers.includes(k.keyId))) return;
+  throw new ValidationError(`${join(outDir, 'catalog.json')} is signed by ${existing.signers.join(', ')}, not by ${keys.map((k) => k.keyId).join(', ')}, and devices that accepted it refuse a catalog from its URL signed only by another key: sign with both keys (--key old.json --key new.json) while devices move over, or hand the URL to the new key with model:catalog --replace-signer.`);
+}
+
+/** Devices refuse a release that is not newer than one they may have installed (DowngradeError), the same version packed again included. */
+function checkNewer(outDir: string, existing: PublishedCatalog, entry: ReleaseEntry): void {
+  const published = existing.catalog.releases.filter((e) => e.id === entry.id);
+  const clash = published.find((e) => e.version === entry.version) ?? published.find((e) => e.sequence >= entry.sequence);
+  if (!clash) return;
+  throw new ValidationError(`${join(outDir, 'catalog.json')} already lists ${clash.id} ${clash.version} (sequence ${clash.sequence}), and devices refuse a release that is not newer than one they may have installed: pack ${entry.id} as a higher version.`);
+}
+
+async function writeCatalog(outDir: string, existing: PublishedCatalog | undefined, options: Omit<CatalogOptions, 'previousVersion'>, add: readonly ReleaseEntry[]): Promise<void> {
+  const { catalog, signature } = await signedCatalog([...(existing?.catalog.releases ?? []), ...add], { ...options, ...(existing ? { previousVersion: existing.catalog.version } : {}) });
   await writeFile(join(outDir, 'catalog.json'), catalog);
   await writeFile(join(outDir, 'catalog.sig.json'), signature);
 }
 
-/** Writes a release under `outDir` and adds it to `outDir/catalog.json` (created if absent), signed by `keys`. */
+/** Re-signs a release folder's catalog with a new version and expiry (publishers do this before it expires). */
+export async function resignCatalog(outDir: string, existing: PublishedCatalog, options: Omit<CatalogOptions, 'previousVersion'> & { replaceSigner?: boolean }): Promise<void> {
+  checkSigner(outDir, existing, options.keys, options.replaceSigner);
+  await writeCatalog(outDir, existing, options, []);
+}
+
+/**
+ * Writes a release under `outDir` and adds it to `outDir/catalog.json` (created if absent), signed
+ * by `keys`; refuses, before writing anything, what devices would refuse.
+ */
 export async function writeRelease(outDir: string, release: PackedRelease, options: Omit<CatalogOptions, 'previousVersion'>): Promise<void> {
+  const existing = await readPublishedCatalog(outDir);
+  if (existing) {
+    checkNewer(outDir, existing, release.entry);
+    checkSigner(outDir, existing, options.keys);
+  }
   for (const [path, bytes] of release.published) {
     await mkdir(dirname(join(outDir, path)), { recursive: true });
     await writeFile(join(outDir, path), bytes);
   }
-  await resignCatalog(outDir, options, [release.entry]);
+  await writeCatalog(outDir, existing, options, [release.entry]);
 }

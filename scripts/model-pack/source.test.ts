@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/runtime/errors.ts';
+import { UsageError } from '../cli.mjs';
 import { ModelConfigSchema, PreprocessorConfigSchema } from '../../src/runtime/model-config.ts';
 import { generateKey } from '../../src/runtime/store/trust.ts';
 import { readModelProto } from './onnx-graph.ts';
@@ -66,10 +67,10 @@ async function file(name: string, bytes: Uint8Array | string): Promise<string> {
 }
 const IMAGE_FLAGS: SourceOptions = { id: 'tiny', version: '1.0.0', mean: '0.5', std: '0.5' };
 
-async function refusal(promise: Promise<unknown>): Promise<string> {
+async function refusal(promise: Promise<unknown>, type: new (...args: never[]) => Error = ValidationError): Promise<string> {
   const error = await promise.then(() => undefined, (e: unknown) => e);
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).message;
+  expect(error).toBeInstanceOf(type);
+  return (error as Error).message;
 }
 
 beforeAll(async () => {
@@ -115,9 +116,9 @@ describe('bare .onnx + flags', () => {
 
   it('names the missing flag when stdin is not a terminal, and asks when it is', async () => {
     const onnx = await file('m.onnx', graph({ dims: ['N', 3, 'h', 'w'] }, [2, 3], ['N', 3]));
-    expect(await refusal(readModelSource(onnx, { ...IMAGE_FLAGS }))).toBe('Missing --labels: labels file (labels.json or labels.txt).');
+    expect(await refusal(readModelSource(onnx, { ...IMAGE_FLAGS }), UsageError)).toBe('Missing --labels: labels file (labels.json or labels.txt).');
     const labels = await file('labels.json', JSON.stringify(['a', 'b', 'c']));
-    expect(await refusal(readModelSource(onnx, { labels, id: 'x', version: '1.0.0', mean: '0.5', std: '0.5' }))).toBe('Missing --size: model input size (e.g. 224).');
+    expect(await refusal(readModelSource(onnx, { labels, id: 'x', version: '1.0.0', mean: '0.5', std: '0.5' }), UsageError)).toBe('Missing --size: model input size (e.g. 224).');
     const asked: string[] = [];
     const { model } = await readModelSource(onnx, { labels, mean: '0.5', std: '0.5', size: '4x5' }, async (q) => {
       asked.push(q);
@@ -212,7 +213,7 @@ describe('Hugging Face / Lantern folders', () => {
     const config = ModelConfigSchema.parse(JSON.parse(new TextDecoder().decode(model.files.find((f) => f.role === 'config')!.bytes)));
     expect(config.lantern).toMatchObject({ id: 'my-spam_model', version: '3.1.0', task: 'text-classification', batch: 'dynamic', input_names: ['input_ids', 'attention_mask'], output_name: 'logits' });
     expect(await readFile(join(folder, 'config.json'))).toEqual(before);
-    expect(await refusal(readModelSource(folder, {}))).toBe('Missing --version: version (semver, e.g. 1.0.0).');
+    expect(await refusal(readModelSource(folder, {}), UsageError)).toBe('Missing --version: version (semver, e.g. 1.0.0).');
   });
 
   it('derives an image model\'s block and checks its preprocessor against the graph', async () => {
@@ -237,13 +238,14 @@ describe('Hugging Face / Lantern folders', () => {
     expect((await readModelSource(folder, { version: '1.0.0' })).model.meta.task).toBe('image-classification');
   });
 
-  it('the CLI exits 1 with the sentence, and names a missing flag when stdin is not a terminal', async () => {
+  it('the CLI exits 2 for a missing flag (a usage error) when stdin is not a terminal, 1 with the sentence when the work fails', async () => {
     const key = await file('key.json', JSON.stringify(await generateKey('t')));
+    await chmod(key, 0o600);
     const pack = (...args: string[]) => spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/model-cli.ts'), 'pack', ...args, '--out', join(dir, 'out')], { cwd: ROOT, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
     const missing = pack(join(ROOT, 'models/fashion-mnist/onnx/model_quantized.onnx'), '--key', key);
-    expect([missing.status, missing.stderr.trim()]).toEqual([1, 'lantern-model: Missing --labels: labels file (labels.json or labels.txt).']);
+    expect([missing.status, missing.stderr.trim()]).toEqual([2, 'lantern-model: Missing --labels: labels file (labels.json or labels.txt).\nRun with --help for usage.']);
     const badKey = pack(join(ROOT, 'models/fashion-mnist'), '--key', join(dir, 'secret-name.json'));
-    expect([badKey.status, badKey.stderr.trim()]).toEqual([1, 'lantern-model: A --key file cannot be read.']);
+    expect([badKey.status, badKey.stderr.trim()]).toEqual([1, `lantern-model: ${join(dir, 'secret-name.json')} does not exist: check the path (files are written only into folders that exist).`]);
   });
 
   it('publishes a Lantern folder\'s config.json unchanged after checking it against the graph', async () => {
@@ -268,6 +270,6 @@ describe('Hugging Face / Lantern folders', () => {
     expect(await refusal(readModelSource(broken, { version: '1.0.0' }))).toBe('config.json is not valid JSON.');
     await writeFile(join(broken, 'config.json'), JSON.stringify({ id2label: { 0: 'ham', 1: 'spam' }, lantern: { id: 'x', version: '1.0.0', task: 'text-classification', output_name: 'nope' } }));
     expect(await refusal(readModelSource(broken))).toBe('onnx/model_quantized.onnx has no output with the configured output_name.');
-    expect(await refusal(readModelSource(join(dir, 'absent')))).toBe('The model folder or .onnx file does not exist.');
+    expect(await refusal(readModelSource(join(dir, 'absent')))).toBe(`${join(dir, 'absent')} does not exist: name a model folder or an .onnx file.`);
   });
 });

@@ -3,6 +3,7 @@ import { basename, extname } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
 import { MODEL_ID, MODEL_ID_RULE, PreprocessorConfigSchema, SEMVER, tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
+import { UsageError } from '../cli.mjs';
 import { readModelFolder, type ModelFolder } from './folder.ts';
 import { inspectOnnx, planGraph, type GraphInfo, type GraphPlan } from './onnx-graph.ts';
 
@@ -12,7 +13,7 @@ import { inspectOnnx, planGraph, type GraphInfo, type GraphPlan } from './onnx-g
  *      graph and flags), or a Lantern folder (its block is checked against the graph);
  *  (2) a bare .onnx classifier plus flags (labels, input size, resize, crop, mean/std, output).
  * The user's files are never modified: the normalised config is only written into the release.
- * Errors name the file role, never the user's paths or values.
+ * Errors name the file role (the path only when it does not exist), never the values of flags or files.
  */
 export interface SourceOptions {
   id?: string;
@@ -42,7 +43,8 @@ export interface ModelSource {
 
 async function need(options: SourceOptions, key: keyof SourceOptions, question: string, ask?: Ask): Promise<string> {
   const value = options[key] ?? (ask ? (await ask(`${question}: `)).trim() : undefined);
-  if (!value) throw new ValidationError(`Missing --${key}: ${question.toLowerCase()}.`);
+  // A missing argument is a usage error (exit 2), like any other the command line itself causes.
+  if (!value) throw new UsageError(`Missing --${key}: ${question.toLowerCase()}.`);
   return value;
 }
 
@@ -216,7 +218,7 @@ async function readBareOnnx(path: string, options: SourceOptions, ask?: Ask): Pr
 /** A folder (transformers.js or Lantern layout) or a bare .onnx file. */
 export async function readModelSource(path: string, options: SourceOptions = {}, ask?: Ask): Promise<ModelSource> {
   const info = await stat(path).catch(() => undefined);
-  if (!info) throw new ValidationError('The model folder or .onnx file does not exist.');
+  if (!info) throw new ValidationError(`${path} does not exist: name a model folder or an .onnx file.`);
   if (info.isDirectory()) return readFolder(path, options, ask);
   if (extname(path).toLowerCase() !== '.onnx') throw new ValidationError('The model must be a folder or an .onnx file.');
   return readBareOnnx(path, options, ask);

@@ -1,0 +1,198 @@
+import { existsSync } from 'node:fs';
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseSignatureFile, type KeyFile } from '../src/runtime/store/trust.ts';
+import { runCli } from './cli.mjs';
+import { modelCli, USAGE } from './model-cli.ts';
+
+/**
+ * lantern-model as a publisher meets it: each refusal is one sentence naming the path, and
+ * happens before anything is written. In-process through runCli (what the process runs), with
+ * console output captured, on the built-in fashion-mnist model (23 KB).
+ */
+const ROOT = join(import.meta.dirname, '..');
+const FASHION = join(ROOT, 'models/fashion-mnist');
+let work: string;
+let n = 0;
+/** A fresh path inside the work folder. */
+const fresh = (name: string) => join(work, `${n++}-${name}`);
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'lantern-model-cli-'));
+});
+afterAll(() => rm(work, { recursive: true, force: true }));
+
+/** Runs `lantern-model ...args`: the exit code and everything it printed. */
+async function lantern(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const log = vi.spyOn(console, 'log').mockImplementation((text: string) => void (stdout += `${text}\n`));
+  const warn = vi.spyOn(console, 'warn').mockImplementation((text: string) => void (stderr += `${text}\n`));
+  try {
+    const code = await runCli({ name: 'lantern-model', usage: USAGE }, args, modelCli, { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`), exit: () => {} });
+    return { code, stdout, stderr };
+  } finally {
+    log.mockRestore();
+    warn.mockRestore();
+  }
+}
+
+/** A key made by keygen (0600, as keygen writes it). */
+async function keygen(...extra: string[]): Promise<string> {
+  const path = fresh('key.json');
+  expect((await lantern('keygen', '--out', path, ...extra)).code).toBe(0);
+  return path;
+}
+
+const readKey = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as KeyFile & { scope?: string[] };
+
+/** fashion-mnist as a hub folder (no "lantern" block), so --id and --version decide them. */
+async function hubFashion(): Promise<string> {
+  const folder = join(fresh('src'), 'fashion-mnist');
+  await cp(FASHION, folder, { recursive: true, filter: (p) => !/\/(recipe|eval|samples)(\/|$)|model\.onnx$/.test(p) });
+  const config = JSON.parse(await readFile(join(folder, 'config.json'), 'utf8')) as Record<string, unknown>;
+  delete config.lantern;
+  await writeFile(join(folder, 'config.json'), JSON.stringify(config));
+  return folder;
+}
+
+describe('keygen', () => {
+  it('records the scope in the key file and refuses a scope entry the trust store would refuse', async () => {
+    expect((await readKey(await keygen('--scope', 'acme/, fashion-mnist'))).scope).toEqual(['acme/', 'fashion-mnist']);
+    expect('scope' in (await readKey(await keygen()))).toBe(false);
+    const bad = await lantern('keygen', '--out', fresh('key.json'), '--scope', 'Acme Models/');
+    expect([bad.code, bad.stderr]).toEqual([2, 'lantern-model: --scope entry "Acme Models/" is not a model id or a namespace ending in /.\nRun with --help for usage.\n']);
+  });
+
+  it('names the path when the folder is missing or the file exists, never overwriting it', async () => {
+    const missing = join(work, 'no-such-folder', 'key.json');
+    expect(await lantern('keygen', '--out', missing)).toEqual({ code: 1, stdout: '', stderr: `lantern-model: ${missing} does not exist: check the path (files are written only into folders that exist).\n` });
+    const existing = await keygen();
+    const before = await readFile(existing, 'utf8');
+    expect(await lantern('keygen', '--out', existing)).toEqual({ code: 1, stdout: '', stderr: `lantern-model: ${existing} already exists: choose another path, or move the file away (it is never overwritten).\n` });
+    expect(await readFile(existing, 'utf8')).toBe(before);
+  });
+});
+
+describe('pack: the key', () => {
+  it('refuses an id outside the key\'s recorded scope before writing anything, and packs one inside it', async () => {
+    const acme = await keygen('--scope', 'acme/');
+    const out = fresh('out');
+    const refused = await lantern('pack', FASHION, '--key', acme, '--out', out);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`lantern-model: ${acme} may sign only acme/, so the app would refuse fashion-mnist: give the model an id in that scope (--id), or, if the deployment trusts this key for fashion-mnist, add it to "scope" in ${acme}.\n`);
+    expect(existsSync(out)).toBe(false);
+    expect((await lantern('pack', await hubFashion(), '--id', 'acme/fashion', '--version', '1.0.0', '--key', acme, '--out', out)).code).toBe(0);
+  });
+
+  it('packs with a key that records no scope (made before keygen recorded it), with a one-line warning', async () => {
+    const key = fresh('old-key.json');
+    const { scope: _, ...unscoped } = await readKey(await keygen('--scope', 'x'));
+    await writeFile(key, JSON.stringify(unscoped), { mode: 0o600 });
+    const result = await lantern('pack', FASHION, '--key', key, '--out', fresh('out'));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`Warning: ${key} records no scope (it predates model:keygen --scope), so whether the app lets it sign fashion-mnist cannot be checked here.\n`);
+  });
+
+  it('refuses a key file whose private key is cut short or belongs to another key, naming the file', async () => {
+    const [a, b] = [await readKey(await keygen('--scope', 'fashion-mnist')), await readKey(await keygen('--scope', 'fashion-mnist'))];
+    const short = fresh('short.json');
+    await writeFile(short, JSON.stringify({ ...a, privateKey: a.privateKey.slice(0, 24) }), { mode: 0o600 });
+    expect((await lantern('pack', FASHION, '--key', short, '--out', fresh('out'))).stderr)
+      .toBe(`lantern-model: ${short} holds a private key that cannot be used (damaged or cut short); make a new key with model:keygen.\n`);
+    const mixed = fresh('mixed.json');
+    await writeFile(mixed, JSON.stringify({ ...a, privateKey: b.privateKey }), { mode: 0o600 });
+    expect((await lantern('pack', FASHION, '--key', mixed, '--out', fresh('out'))).stderr)
+      .toBe(`lantern-model: ${mixed} holds a private key that does not belong to its public key, so devices would refuse what it signs; use the key file model:keygen wrote.\n`);
+    const notKey = fresh('labels.json');
+    await writeFile(notKey, '["a", "b"]');
+    expect((await lantern('pack', FASHION, '--key', notKey, '--out', fresh('out'))).stderr).toBe(`lantern-model: ${notKey} is not a key file written by model:keygen.\n`);
+  });
+
+  it('warns when other users may read the key file', async () => {
+    const key = await keygen('--scope', 'fashion-mnist');
+    await chmod(key, 0o644);
+    const result = await lantern('pack', FASHION, '--key', key, '--out', fresh('out'));
+    expect([result.code, result.stderr]).toEqual([0, `Warning: other users may read the key ${key}; restrict it with chmod 600 ${key}.\n`]);
+  });
+});
+
+describe('pack: the outputs', () => {
+  it('refuses the same version again, or a lower one, than the catalog already lists', async () => {
+    const key = await keygen('--scope', 'fashion-mnist');
+    const source = await hubFashion();
+    const out = fresh('out');
+    const pack = (version: string) => lantern('pack', source, '--version', version, '--key', key, '--out', out);
+    expect((await pack('2.0.0')).code).toBe(0);
+    const catalog = await readFile(join(out, 'catalog.json'));
+    for (const version of ['2.0.0', '1.5.0']) {
+      const result = await pack(version);
+      expect(result.code, version).toBe(1);
+      expect(result.stderr, version).toMatch(new RegExp(`^lantern-model: ${join(out, 'catalog.json')} already lists fashion-mnist 2\\.0\\.0 \\(sequence \\d+\\), and devices refuse a release that is not newer than one they may have installed: pack fashion-mnist as a higher version\\.\\n$`));
+    }
+    expect(existsSync(join(out, 'fashion-mnist', '1.5.0'))).toBe(false);
+    expect(await readFile(join(out, 'catalog.json'))).toEqual(catalog);
+    expect((await pack('2.1.0')).code).toBe(0);
+  });
+
+  it('refuses outputs it cannot write before writing anything: --out onto a file, --bundle into a missing folder', async () => {
+    const key = await keygen('--scope', 'fashion-mnist');
+    const file = fresh('a-file');
+    await writeFile(file, 'x');
+    expect((await lantern('pack', FASHION, '--key', key, '--out', file)).stderr).toBe(`lantern-model: --out ${file} is a file: name a folder (it is created if it does not exist).\n`);
+    const out = fresh('out');
+    const bundle = join(work, 'no-such-folder', 'm.lantern');
+    expect((await lantern('pack', FASHION, '--key', key, '--out', out, '--bundle', bundle)).stderr)
+      .toBe(`lantern-model: --bundle ${bundle} cannot be written: the folder ${join(work, 'no-such-folder')} does not exist; create it or choose another path.\n`);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('refuses an expiry date in the past as a usage error', async () => {
+    const key = await keygen('--scope', 'fashion-mnist');
+    for (const flag of ['--expires', '--catalog-expires']) {
+      const result = await lantern('pack', FASHION, '--key', key, '--out', fresh('out'), flag, '2020-01-01');
+      expect([result.code, result.stderr]).toEqual([2, `lantern-model: ${flag} 2020-01-01 is in the past: what it signs would be expired already; give a later date.\nRun with --help for usage.\n`]);
+    }
+  });
+});
+
+describe('catalog', () => {
+  let key: string;
+  let out: string;
+  const signers = async (dir: string) => parseSignatureFile(await readFile(join(dir, 'catalog.sig.json'))).signatures.map((s) => s.keyId);
+
+  beforeAll(async () => {
+    key = await keygen('--scope', 'fashion-mnist');
+    out = fresh('out');
+    expect((await lantern('pack', FASHION, '--key', key, '--out', out)).code).toBe(0);
+  });
+
+  it('refuses a folder without a catalog and a folder that does not exist, and an expiry in the past', async () => {
+    const empty = fresh('empty');
+    await mkdir(empty);
+    expect(await lantern('catalog', empty, '--key', key)).toEqual({ code: 1, stdout: '', stderr: `lantern-model: ${empty} has no catalog.json to re-sign: model:pack creates it with the first release.\n` });
+    expect(existsSync(join(empty, 'catalog.json'))).toBe(false);
+    const missing = join(work, 'no-such-releases');
+    expect((await lantern('catalog', missing, '--key', key)).stderr).toBe(`lantern-model: ${missing} does not exist: check the path (files are written only into folders that exist).\n`);
+    expect((await lantern('catalog', out, '--key', key, '--expires', '2020-01-01')).code).toBe(2);
+  });
+
+  it('refuses to switch the catalog to another key alone; both keys (a rotation) or --replace-signer re-sign it', async () => {
+    const [oldKey, newKey] = [await readKey(key), await readKey(await keygen('--scope', 'fashion-mnist'))];
+    const newPath = fresh('new.json');
+    await writeFile(newPath, JSON.stringify(newKey), { mode: 0o600 });
+    const refused = await lantern('catalog', out, '--key', newPath);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`lantern-model: ${join(out, 'catalog.json')} is signed by ${oldKey.keyId}, not by ${newKey.keyId}, and devices that accepted it refuse a catalog from its URL signed only by another key: sign with both keys (--key old.json --key new.json) while devices move over, or hand the URL to the new key with model:catalog --replace-signer.\n`);
+    expect(await signers(out)).toEqual([oldKey.keyId]);
+    expect((await lantern('catalog', out, '--key', newPath, '--key', key)).code).toBe(0);
+    expect(await signers(out)).toEqual([newKey.keyId, oldKey.keyId]);
+    expect((await lantern('catalog', out, '--key', newPath)).code).toBe(0);
+    expect(await signers(out)).toEqual([newKey.keyId]);
+    const other = await keygen('--scope', 'fashion-mnist');
+    expect((await lantern('catalog', out, '--key', other, '--replace-signer')).code).toBe(0);
+    expect(await signers(out)).toEqual([(await readKey(other)).keyId]);
+  });
+});
