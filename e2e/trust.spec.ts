@@ -25,7 +25,9 @@ let bundle: string;
 test.beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'lantern-trust-e2e-'));
   const keyPath = join(work, 'acme.json');
-  cli('keygen', '--out', keyPath, '--name', 'Acme', '--scope', 'acme/');
+  // The key file records no scope, so model:pack signs a release outside the one the trust store
+  // gives it (an attacker's tooling would): the device must be what refuses it.
+  cli('keygen', '--out', keyPath, '--name', 'Acme');
   acme = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(keyPath, 'utf8'))), ['acme/']);
   bundle = join(work, 'takeover.lantern');
   cli('pack', variant(work, '9.0.0'), '--key', keyPath, '--out', join(work, 'pub'), '--chunk-size', '16384', '--bundle', bundle);

@@ -56,7 +56,7 @@ export class TokenEncoder {
     const unknownId = typeof unknown === 'string' ? this.tokenizer.token_to_id(unknown) : undefined;
     if (unknownId !== undefined) this.unknownId = unknownId;
     const probed = this.tokenizer.encode(PROBE_TEXT, { add_special_tokens: true }).ids;
-    if (probed.length === 0 || !hasOnlyIds(probed)) throw new Error(`it gives no token ids for the text "${PROBE_TEXT}" (a tokenizer kind the library does not support, or a vocabulary without an unknown token)`);
+    if (probed.length === 0 || !hasOnlyIds(probed)) throw new Error(`it does not give token ids (non-negative integers) for the text "${PROBE_TEXT}": a tokenizer kind the library does not support, or a vocabulary without an unknown token`);
     // Learn where the template puts its special tokens by encoding a probe both ways.
     const probe = 'a';
     const plain = this.tokenizer.encode(probe, { add_special_tokens: false }).ids;

@@ -31,11 +31,9 @@ describe('model:pack checks the tokenizer as the worker loads it', () => {
 
   it('refuses a tokenizer.json that is not JSON, of a kind the library does not know, or that gives ids that are not token ids', async () => {
     expect(await packWithTokenizer('<html>not found</html>')).toBe('tokenizer.json is not valid JSON.');
-    expect(await packWithTokenizer((json) => ({ ...json, model: { type: 'Foo' } }))).toBe('tokenizer.json cannot be loaded by the tokenizer library: Unknown TokenizerModel type: Foo');
+    expect(await packWithTokenizer((json) => ({ ...json, model: { type: 'Foo' } }))).toBe('tokenizer.json cannot be used: Unknown TokenizerModel type: Foo');
     const vocab = (json: { model: Record<string, unknown> }) => json.model.vocab as Record<string, number>;
-    expect(await packWithTokenizer((json) => ({ ...json, model: { ...json.model, vocab: { ...vocab(json), hello: -5 } } })))
-      .toBe('tokenizer.json encodes "Hello world, this is a test." into -5, which is not a token id (a non-negative integer): Lantern cannot run this kind of tokenizer.');
-    expect(await packWithTokenizer((json) => ({ ...json, model: { ...json.model, vocab: { ...vocab(json), world: 2.5 } } })))
-      .toMatch(/into 2\.5, which is not a token id/);
+    expect(await packWithTokenizer((json) => ({ ...json, model: { ...json.model, vocab: { ...vocab(json), hello: -5 } } }))).toMatch(/does not give token ids/);
+    expect(await packWithTokenizer((json) => ({ ...json, model: { ...json.model, vocab: { ...vocab(json), world: 2.5 } } }))).toMatch(/does not give token ids/);
   });
 });
