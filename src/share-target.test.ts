@@ -87,6 +87,16 @@ describe('share target (service worker end, as inlined into sw.js)', () => {
   });
 });
 
+describe('share target (a long text)', () => {
+  it('cuts a shared text to 100,000 characters: a 2 MB URL would open nothing', async () => {
+    useFakeCaches();
+    const hindi = 'क'.repeat(300_000);
+    const location = (await handle(share([['text', hindi]]))).headers.get('Location')!;
+    expect(new URL(location).searchParams.get('text')).toBe(hindi.slice(0, 100_000));
+    expect(location.length).toBeLessThan(2 * 1024 * 1024);
+  });
+});
+
 describe('share target (page end)', () => {
   it('clears the cache even when the share is gone (a reload after taking it)', async () => {
     const fake = new FakeCaches();

@@ -39,7 +39,9 @@ export async function handleShareTarget({ request }: { request: Request }): Prom
   } else {
     for (const name of ['title', 'text', 'url']) {
       const value = form.get(name);
-      if (typeof value === 'string' && value.trim()) target.searchParams.set(name, value);
+      // Cut to 100,000 characters: Chromium opens no URL over 2 MB (a Hindi character takes 9
+      // bytes in one), and a classifier reads far less (512 tokens are ~2,000 characters).
+      if (typeof value === 'string' && value.trim()) target.searchParams.set(name, value.slice(0, 100_000));
     }
   }
   // 303: the app opens with a GET, so reloading it does not post the share again.
