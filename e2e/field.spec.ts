@@ -220,6 +220,32 @@ test.describe('Hindi from the browser language', () => {
     await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'Bag');
     await expect(page.getByTestId('top-label').locator('.label')).toContainText('थैला');
   });
+
+  test('the Models screen\'s catalog errors are Hindi sentences, not the runtime\'s English', async ({ page, context }) => {
+    const catalogRequests: string[] = [];
+    page.on('request', (request) => { if (request.url().includes('models.example.org')) catalogRequests.push(request.url()); });
+    await page.goto('/?tab=models');
+    await page.getByTestId('storage').waitFor();
+    // The automatic check on opening has finished.
+    await expect(page.getByTestId('check-updates')).toBeEnabled();
+    await context.setOffline(true);
+    await page.getByTestId('check-updates').click();
+    const offline = page.getByTestId('catalog-error').getByTestId('error-text');
+    await expect(offline).toHaveText('अभी अपडेट नहीं जाँचे जा सकते: कैटलॉग तक नहीं पहुँचा जा सका: डिवाइस शायद ऑफ़लाइन है। इंस्टॉल मॉडल काम करते रहेंगे।');
+    await context.setOffline(false);
+
+    // Typed without its scheme: refused by the form, not fetched from Lantern's own origin.
+    await page.getByTestId('catalog-url').fill('models.example.org/catalog.json');
+    await page.getByTestId('add-catalog').click();
+    await expect(page.getByTestId('add-model-error')).toHaveText('पूरा पता लिखें, जो https:// से शुरू हो।');
+    await expect(page.getByTestId('catalog-url')).toHaveAttribute('aria-invalid', 'true');
+    // An origin this deployment does not allow: named, in Hindi.
+    await page.getByTestId('catalog-url').fill('https://models.example.org/catalog.json');
+    await page.getByTestId('add-catalog').click();
+    await expect(page.getByTestId('add-model-error')).toHaveAttribute('data-code', 'NETWORK');
+    await expect(page.getByTestId('add-model-error').getByTestId('error-text')).toHaveText('https://models.example.org ऐसा मॉडल स्रोत नहीं है जिसकी यह डिप्लॉयमेंट अनुमति देता है; कैटलॉग नहीं लाया गया।');
+    expect(catalogRequests).toEqual([]);
+  });
 });
 
 test('the language switch re-renders the whole UI and is remembered', async ({ page }) => {

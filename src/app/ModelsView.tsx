@@ -2,11 +2,12 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { ModelDescriptor } from '../runtime/index.ts';
 import { isUpdate, updatesFor } from '../runtime/release/index.ts';
 import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type StorageState, type Transfer } from '../runtime/store/index.ts';
-import { AddModel } from './AddModel.tsx';
+import { AddModel, CatalogErrorMessage } from './AddModel.tsx';
 import { ConfirmDownload, type DownloadRequest } from './ConfirmDownload.tsx';
 import { DataSettings } from './DataSettings.tsx';
 import { formatBytes, formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
+import { catalogErrorText } from './i18n/runtime-text.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
 import { ModelPolicies } from './ModelPolicies.tsx';
 import { ErrorCard, errorCode, ErrorMessage } from './ResultCard.tsx';
@@ -182,7 +183,11 @@ export function ModelsView({ services }: { services: Services }) {
         </label>
       </p>
       {autoSkipped && <p class="hint" data-testid="auto-check-skipped">{t('settings.autoSkipped')}</p>}
-      {catalogError && <p class="muted" data-testid="catalog-error">{t('models.catalogUnavailable', { reason: catalogError.message })}</p>}
+      {catalogError && (
+        <div class="muted" data-testid="catalog-error" data-code={errorCode(catalogError)}>
+          <CatalogErrorMessage text={t('models.catalogUnavailable', { reason: catalogErrorText(catalogError) })} error={catalogError} />
+        </div>
+      )}
 
       {state.models.map((model) => {
         const release = latest.get(model.id);
