@@ -274,6 +274,7 @@ test.describe('on a metered connection', () => {
     await expect(page.getByTestId('data-wifi-only')).toBeChecked();
     await expect(page.getByTestId('auto-check-skipped')).toBeVisible();
     await page.getByTestId('remove-fashion-mnist').click();
+    await page.getByTestId('confirm-remove-yes').click();
     await expect(page.getByTestId('model-fashion-mnist')).toHaveCount(0);
     await page.getByTestId('check-updates').click();
     await page.getByTestId('install-fashion-mnist').click();
@@ -307,9 +308,42 @@ test('an unmetered connection downloads without asking', async ({ page }) => {
   await page.goto('/?tab=models');
   await expect(page.getByTestId('auto-check-skipped')).toHaveCount(0);
   await page.getByTestId('remove-spam-filter').click();
+  await page.getByTestId('confirm-remove-yes').click();
   await page.getByTestId('install-spam-filter').click();
   await expect(page.getByTestId('model-spam-filter')).toBeVisible();
   await expect(page.getByTestId('confirm-download')).toHaveCount(0);
+});
+
+test('"Remove model" asks first and says what is lost; Cancel and Escape keep the model, only Remove removes it', async ({ page, context }) => {
+  logPage(page);
+  await page.goto('/?tab=models');
+  await page.getByTestId('storage').waitFor();
+  const dialog = page.getByTestId('confirm-remove');
+  await page.getByTestId('remove-spam-filter').click();
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('heading')).toHaveText(/^Remove .+\?$/);
+  await expect(dialog).toContainText(/All its versions \(\d+(\.\d)? (KB|kB|MB)\) are deleted from this device/);
+  await expect(page.getByTestId('confirm-remove-offline')).toHaveCount(0);
+  // Focus starts on the answer that loses nothing.
+  await expect(page.getByTestId('confirm-remove-no')).toBeFocused();
+  await page.getByTestId('confirm-remove-no').click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('version-spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+
+  // Offline, a removed model cannot be downloaded again, and the question says so.
+  await context.setOffline(true);
+  await page.getByTestId('remove-spam-filter').click();
+  await expect(page.getByTestId('confirm-remove-offline')).toHaveText('You are offline: it cannot be downloaded again until the device is back online.');
+  // Open as a modal (shown after the render), so Escape reaches it.
+  await expect(page.getByTestId('confirm-remove-no')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('version-spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  await context.setOffline(false);
+
+  await page.getByTestId('remove-spam-filter').click();
+  await page.getByTestId('confirm-remove-yes').click();
+  await expect(page.getByTestId('model-spam-filter')).toHaveCount(0);
 });
 
 async function setHidden(page: Page, hidden: boolean) {
