@@ -172,6 +172,23 @@ test('keyboard only: the Models screen\'s bundle picker is a button that opens t
   await expect(page.getByTestId('models-error')).toContainText('not a Lantern model bundle');
 });
 
+test('a bundle file of a version already installed says so instead of changing nothing in silence', async ({ page }) => {
+  logPage(page);
+  await page.goto('/?tab=models');
+  // Headless Chromium on Linux cannot share files: the export is a download.
+  const download = page.waitForEvent('download');
+  await page.getByTestId('share-spam-filter@1.0.0').click();
+  const bundle = await (await download).path();
+  await page.getByTestId('bundle-file').setInputFiles(bundle!);
+  await expect(page.getByTestId('bundle-already-installed')).toHaveText(/^.+ 1\.0\.0 from this bundle file is already installed on this device\.$/);
+  await expect(page.getByTestId('models-error')).toHaveCount(0);
+  await expect(page.getByTestId('version-spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  // The next action's outcome replaces it.
+  await page.getByTestId('bundle-file').setInputFiles({ name: 'x.lantern', mimeType: 'application/octet-stream', buffer: Buffer.from('not a bundle') });
+  await expect(page.getByTestId('models-error')).toBeVisible();
+  await expect(page.getByTestId('bundle-already-installed')).toHaveCount(0);
+});
+
 test('the Models screen says whether the browser may delete the models, and asks it to keep them', async ({ page, browser }) => {
   await page.goto('/?tab=models');
   await page.getByTestId('storage').waitFor();

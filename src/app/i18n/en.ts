@@ -75,6 +75,7 @@ export const en = {
   'models.checkUpdates': 'Check for updates',
   'models.checking': 'Checking for updates…',
   'models.loadBundle': 'Load bundle file',
+  'models.bundle.alreadyInstalled': '{title} {version} from this bundle file is already installed on this device.',
   'models.add.title': 'Add a model',
   'models.add.catalogUrl': 'Catalog URL',
   'models.add.submit': 'Add catalog',

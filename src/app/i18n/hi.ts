@@ -72,6 +72,7 @@ export const hi: Record<MessageKey, string> = {
   'models.checkUpdates': 'अपडेट जाँचें',
   'models.checking': 'अपडेट जाँचे जा रहे हैं…',
   'models.loadBundle': 'बंडल फ़ाइल लोड करें',
+  'models.bundle.alreadyInstalled': 'इस बंडल फ़ाइल का {title} {version} इस डिवाइस पर पहले से इंस्टॉल है।',
   'models.add.title': 'मॉडल जोड़ें',
   'models.add.catalogUrl': 'कैटलॉग URL',
   'models.add.submit': 'कैटलॉग जोड़ें',
