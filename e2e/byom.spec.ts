@@ -87,10 +87,10 @@ test('a packed ONNX Model Zoo classifier is added by catalog URL and classifies 
   // An origin the deployment does not allow is refused before anything is fetched.
   await page.getByTestId('catalog-url').fill('http://127.0.0.1:9/catalog.json');
   await page.getByTestId('add-catalog').click();
-  await expect(page.getByTestId('add-model-error')).toContainText('not an allowed model source');
+  await expect(page.getByTestId('add-model-error').getByTestId('error-text')).toHaveText('http://127.0.0.1:9 is not a model source this deployment allows; the catalog was not fetched.');
   await page.getByTestId('catalog-url').fill('ftp://example.org/catalog.json');
   await page.getByTestId('add-catalog').click();
-  await expect(page.getByTestId('add-model-error')).toContainText(/catalog address/);
+  await expect(page.getByTestId('add-model-error')).toHaveText('Write the full address, starting with https://');
 
   await page.getByTestId('catalog-url').fill(`${ORIGIN}/catalog.json`);
   await page.getByTestId('add-catalog').click();

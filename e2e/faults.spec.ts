@@ -159,6 +159,7 @@ test('IndexedDB upgraded by another tab: a clear StorageError, nothing lost, a r
   }));
   await other.close();
   await page.getByTestId('remove-spam-filter').click();
+  await page.getByTestId('confirm-remove-yes').click();
   const error = page.getByTestId('models-error');
   await expect(error).toHaveAttribute('data-code', 'STORAGE');
   await expect(error).toContainText('being upgraded by another Lantern tab');

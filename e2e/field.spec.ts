@@ -172,6 +172,23 @@ test('keyboard only: the Models screen\'s bundle picker is a button that opens t
   await expect(page.getByTestId('models-error')).toContainText('not a Lantern model bundle');
 });
 
+test('a bundle file of a version already installed says so instead of changing nothing in silence', async ({ page }) => {
+  logPage(page);
+  await page.goto('/?tab=models');
+  // Headless Chromium on Linux cannot share files: the export is a download.
+  const download = page.waitForEvent('download');
+  await page.getByTestId('share-spam-filter@1.0.0').click();
+  const bundle = await (await download).path();
+  await page.getByTestId('bundle-file').setInputFiles(bundle!);
+  await expect(page.getByTestId('bundle-already-installed')).toHaveText(/^.+ 1\.0\.0 from this bundle file is already installed on this device\.$/);
+  await expect(page.getByTestId('models-error')).toHaveCount(0);
+  await expect(page.getByTestId('version-spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  // The next action's outcome replaces it.
+  await page.getByTestId('bundle-file').setInputFiles({ name: 'x.lantern', mimeType: 'application/octet-stream', buffer: Buffer.from('not a bundle') });
+  await expect(page.getByTestId('models-error')).toBeVisible();
+  await expect(page.getByTestId('bundle-already-installed')).toHaveCount(0);
+});
+
 test('the Models screen says whether the browser may delete the models, and asks it to keep them', async ({ page, browser }) => {
   await page.goto('/?tab=models');
   await page.getByTestId('storage').waitFor();
@@ -220,6 +237,32 @@ test.describe('Hindi from the browser language', () => {
     await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'Bag');
     await expect(page.getByTestId('top-label').locator('.label')).toContainText('थैला');
   });
+
+  test('the Models screen\'s catalog errors are Hindi sentences, not the runtime\'s English', async ({ page, context }) => {
+    const catalogRequests: string[] = [];
+    page.on('request', (request) => { if (request.url().includes('models.example.org')) catalogRequests.push(request.url()); });
+    await page.goto('/?tab=models');
+    await page.getByTestId('storage').waitFor();
+    // The automatic check on opening has finished.
+    await expect(page.getByTestId('check-updates')).toBeEnabled();
+    await context.setOffline(true);
+    await page.getByTestId('check-updates').click();
+    const offline = page.getByTestId('catalog-error').getByTestId('error-text');
+    await expect(offline).toHaveText('अभी अपडेट नहीं जाँचे जा सकते: कैटलॉग तक नहीं पहुँचा जा सका: डिवाइस शायद ऑफ़लाइन है। इंस्टॉल मॉडल काम करते रहेंगे।');
+    await context.setOffline(false);
+
+    // Typed without its scheme: refused by the form, not fetched from Lantern's own origin.
+    await page.getByTestId('catalog-url').fill('models.example.org/catalog.json');
+    await page.getByTestId('add-catalog').click();
+    await expect(page.getByTestId('add-model-error')).toHaveText('पूरा पता लिखें, जो https:// से शुरू हो।');
+    await expect(page.getByTestId('catalog-url')).toHaveAttribute('aria-invalid', 'true');
+    // An origin this deployment does not allow: named, in Hindi.
+    await page.getByTestId('catalog-url').fill('https://models.example.org/catalog.json');
+    await page.getByTestId('add-catalog').click();
+    await expect(page.getByTestId('add-model-error')).toHaveAttribute('data-code', 'NETWORK');
+    await expect(page.getByTestId('add-model-error').getByTestId('error-text')).toHaveText('https://models.example.org ऐसा मॉडल स्रोत नहीं है जिसकी यह डिप्लॉयमेंट अनुमति देता है; कैटलॉग नहीं लाया गया।');
+    expect(catalogRequests).toEqual([]);
+  });
 });
 
 test('the language switch re-renders the whole UI and is remembered', async ({ page }) => {
@@ -248,6 +291,7 @@ test.describe('on a metered connection', () => {
     await expect(page.getByTestId('data-wifi-only')).toBeChecked();
     await expect(page.getByTestId('auto-check-skipped')).toBeVisible();
     await page.getByTestId('remove-fashion-mnist').click();
+    await page.getByTestId('confirm-remove-yes').click();
     await expect(page.getByTestId('model-fashion-mnist')).toHaveCount(0);
     await page.getByTestId('check-updates').click();
     await page.getByTestId('install-fashion-mnist').click();
@@ -281,9 +325,42 @@ test('an unmetered connection downloads without asking', async ({ page }) => {
   await page.goto('/?tab=models');
   await expect(page.getByTestId('auto-check-skipped')).toHaveCount(0);
   await page.getByTestId('remove-spam-filter').click();
+  await page.getByTestId('confirm-remove-yes').click();
   await page.getByTestId('install-spam-filter').click();
   await expect(page.getByTestId('model-spam-filter')).toBeVisible();
   await expect(page.getByTestId('confirm-download')).toHaveCount(0);
+});
+
+test('"Remove model" asks first and says what is lost; Cancel and Escape keep the model, only Remove removes it', async ({ page, context }) => {
+  logPage(page);
+  await page.goto('/?tab=models');
+  await page.getByTestId('storage').waitFor();
+  const dialog = page.getByTestId('confirm-remove');
+  await page.getByTestId('remove-spam-filter').click();
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('heading')).toHaveText(/^Remove .+\?$/);
+  await expect(dialog).toContainText(/All its versions \(\d+(\.\d)? (KB|kB|MB)\) are deleted from this device/);
+  await expect(page.getByTestId('confirm-remove-offline')).toHaveCount(0);
+  // Focus starts on the answer that loses nothing.
+  await expect(page.getByTestId('confirm-remove-no')).toBeFocused();
+  await page.getByTestId('confirm-remove-no').click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('version-spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+
+  // Offline, a removed model cannot be downloaded again, and the question says so.
+  await context.setOffline(true);
+  await page.getByTestId('remove-spam-filter').click();
+  await expect(page.getByTestId('confirm-remove-offline')).toHaveText('You are offline: it cannot be downloaded again until the device is back online.');
+  // Open as a modal (shown after the render), so Escape reaches it.
+  await expect(page.getByTestId('confirm-remove-no')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('version-spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  await context.setOffline(false);
+
+  await page.getByTestId('remove-spam-filter').click();
+  await page.getByTestId('confirm-remove-yes').click();
+  await expect(page.getByTestId('model-spam-filter')).toHaveCount(0);
 });
 
 async function setHidden(page: Page, hidden: boolean) {

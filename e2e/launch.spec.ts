@@ -106,3 +106,30 @@ test.describe('share target: what a share sheet posts, answered by the service w
     await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
   });
 });
+
+test('the open tab is in the URL: Back and Forward move between tabs, a reload keeps the tab, ?model= stays', async ({ page }) => {
+  logPage(page);
+  await page.goto('/?model=spam-filter');
+  await expect(page.getByTestId('model-select')).toHaveValue('spam-filter');
+  const current = (tab: string) => expect(page.getByTestId(`tab-${tab}`)).toHaveAttribute('aria-current', 'page');
+  await page.getByTestId('tab-models').click();
+  await page.getByTestId('storage').waitFor();
+  expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ model: 'spam-filter', tab: 'models' });
+  await page.getByTestId('tab-metrics').click();
+  await page.getByTestId('metrics').waitFor();
+  // Tapping the open tab again adds no history entry.
+  await page.getByTestId('tab-metrics').click();
+
+  await page.reload();
+  await current('metrics');
+  await page.getByTestId('metrics').waitFor();
+
+  await page.goBack();
+  await current('models');
+  await page.getByTestId('storage').waitFor();
+  await page.goBack();
+  await current('classify');
+  await expect(page.getByTestId('model-select')).toHaveValue('spam-filter');
+  await page.goForward();
+  await current('models');
+});

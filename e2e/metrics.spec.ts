@@ -75,7 +75,7 @@ test('metrics: counts match the requests, plots render, exports hold no input, a
   // The worker that answered has started ORT, so its wasm memory is a figure, not a reason.
   await expect(page.getByTestId('memory-workerWasm')).toHaveAttribute('data-provided', 'true');
   await expect(page.getByTestId('memory-workerWasm')).toHaveText(/MB$/);
-  await expect(page.getByTestId('device-isolated')).toHaveText('true');
+  await expect(page.getByTestId('device-isolated')).toHaveText('yes');
   // One worker runs (no load lasted long enough for backlog workers), with the device's threads.
   const threads = (await page.getByTestId('device-threads').textContent())!.split(' ')[0]!;
   await expect(page.getByTestId('device-workers')).toHaveText(`1 (${threads})`);
@@ -115,6 +115,15 @@ test('metrics: counts match the requests, plots render, exports hold no input, a
   await page.goto('/?tab=metrics');
   await expect(page.getByTestId('metrics')).toHaveAttribute('data-requests', String(expected.requests));
   await expect(page.getByTestId('latency-chart-spam-filter-wasm').locator('canvas')).toHaveCount(1);
+});
+
+test.describe('in Hindi', () => {
+  test.use({ locale: 'hi-IN' });
+  test('the device card says yes or no and the charts\' legends name their time axis in Hindi', async ({ page }) => {
+    await page.goto('/?tab=metrics');
+    await expect(page.getByTestId('device-isolated')).toHaveText('हाँ');
+    await expect(page.getByTestId('memory-chart').locator('.u-legend .u-series').first().locator('.u-label')).toHaveText('समय');
+  });
 });
 
 test('while ORT\'s wasm is still on its way, the memory card says the worker is starting, not that the browser hides the figure', async ({ page }) => {

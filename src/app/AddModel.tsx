@@ -1,6 +1,37 @@
 import { useState } from 'preact/hooks';
 import { catalogAddress, type SavedCatalogs, type ModelRegistry } from '../runtime/store/index.ts';
 import { t } from './i18n/index.ts';
+import { catalogErrorText } from './i18n/runtime-text.ts';
+import { errorCode } from './ResultCard.tsx';
+
+/**
+ * Whether the user typed a whole http(s) address. One without its scheme
+ * ("models.example.org/catalog.json") would resolve against Lantern's own origin and fail
+ * with a 404 that blames the publisher, so the form refuses it before fetching anything.
+ */
+function isFullAddress(input: string): boolean {
+  try {
+    return ['https:', 'http:'].includes(new URL(input.trim()).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A catalog that could not be read, worded in the UI language; the runtime's English message
+ * only collapsed, for whoever supports the user (as ErrorMessage shows other errors).
+ */
+export function CatalogErrorMessage({ text, error }: { text: string; error: Error }) {
+  return (
+    <>
+      <p data-testid="error-text">{text}</p>
+      <details class="diagnostic">
+        <summary>{t('error.details')}</summary>
+        <code lang="en">{error.message}</code>
+      </details>
+    </>
+  );
+}
 
 /**
  * "Add a model": a publisher's catalog URL. It is read once (the registry checks the origin
@@ -10,10 +41,14 @@ import { t } from './i18n/index.ts';
 export function AddModel({ registry, saved, onAdded }: { registry: ModelRegistry; saved: SavedCatalogs; onAdded: () => void }) {
   const [url, setUrl] = useState('');
   const [error, setError] = useState<Error | null>(null);
+  const [incomplete, setIncomplete] = useState(false);
   const [busy, setBusy] = useState(false);
 
   const add = async () => {
     setError(null);
+    const full = isFullAddress(url);
+    setIncomplete(!full);
+    if (!full) return;
     setBusy(true);
     try {
       const href = catalogAddress(url, document.baseURI);
@@ -34,12 +69,27 @@ export function AddModel({ registry, saved, onAdded }: { registry: ModelRegistry
       <form class="actions" noValidate onSubmit={(e) => { e.preventDefault(); void add(); }}>
         <label>
           {t('models.add.catalogUrl')}{' '}
-          <input type="url" data-testid="catalog-url" value={url} placeholder="https://models.example.org/catalog.json" onInput={(e) => setUrl(e.currentTarget.value)} />
+          <input
+            type="url"
+            data-testid="catalog-url"
+            value={url}
+            placeholder="https://models.example.org/catalog.json"
+            aria-invalid={incomplete || Boolean(error)}
+            aria-describedby="add-model-error"
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
         </label>
         <button type="submit" data-testid="add-catalog" disabled={busy}>{t('models.add.submit')}</button>
       </form>
       <p class="hint">{t('models.add.hint')}</p>
-      {error && <p class="error" role="alert" data-testid="add-model-error" data-code={'code' in error ? String(error.code) : 'INTERNAL'}>{error.message}</p>}
+      <div id="add-model-error" role="alert">
+        {incomplete && <p class="error" data-testid="add-model-error" data-code="address">{t('models.add.fullAddress')}</p>}
+        {error && (
+          <div class="error" data-testid="add-model-error" data-code={errorCode(error)}>
+            <CatalogErrorMessage text={catalogErrorText(error)} error={error} />
+          </div>
+        )}
+      </div>
     </section>
   );
 }

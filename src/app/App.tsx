@@ -40,9 +40,33 @@ const TABS = [
 ] as const satisfies readonly { id: string; label: MessageKey }[];
 type TabId = (typeof TABS)[number]['id'];
 
-function initialTab(): TabId {
-  const wanted = new URLSearchParams(location.search).get('tab');
+/** The tab a URL names (`?tab=models`); Classify when it names none. */
+function tabIn(search: string): TabId {
+  const wanted = new URLSearchParams(search).get('tab');
   return TABS.find((tab) => tab.id === wanted)?.id ?? 'classify';
+}
+
+/**
+ * The tab is in the URL and each one the user opens is a history entry, so a phone's Back
+ * button returns to the previous tab instead of leaving Lantern, and a reload keeps the tab.
+ * The URL's other parameters (?model=, a launch's or a share's) are kept as they are.
+ */
+function useTabInUrl(): [TabId, (tab: TabId) => void] {
+  const [tab, setTab] = useState<TabId>(() => tabIn(location.search));
+  useEffect(() => {
+    const follow = () => setTab(tabIn(location.search));
+    addEventListener('popstate', follow);
+    return () => removeEventListener('popstate', follow);
+  }, []);
+  const open = (next: TabId) => {
+    // Tapping the open tab again adds no entry that Back would have to step through.
+    if (next === tab) return;
+    const url = new URL(location.href);
+    url.searchParams.set('tab', next);
+    history.pushState(null, '', url);
+    setTab(next);
+  };
+  return [tab, open];
 }
 
 export function App({ services }: { services: Services }) {
@@ -50,7 +74,7 @@ export function App({ services }: { services: Services }) {
   const online = useOnline();
   // Re-renders the whole tree (no memoised views) when the language changes.
   useLanguage();
-  const [tab, setTab] = useState<TabId>(initialTab);
+  const [tab, openTab] = useTabInUrl();
   const [device, setDevice] = useState<DeviceReport | null>(null);
   useEffect(() => {
     // Starting the worker downloads ORT: on a metered connection, not before the user said yes.
@@ -89,7 +113,7 @@ export function App({ services }: { services: Services }) {
             class={tab === item.id ? 'tab active' : 'tab'}
             aria-current={tab === item.id ? 'page' : undefined}
             data-testid={`tab-${item.id}`}
-            onClick={() => setTab(item.id)}
+            onClick={() => openTab(item.id)}
           >
             {t(item.label)}
           </button>

@@ -1,8 +1,10 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Release, ModelOverview, Transfer, VersionRecord } from '../runtime/store/index.ts';
 import { formatBytes } from './format.ts';
 import { t } from './i18n/index.ts';
 import { TransferBar } from './TransferBar.tsx';
+import { useOnline } from './useOnline.ts';
 
 export interface ModelActions {
   install(release: Release): void;
@@ -28,6 +30,34 @@ function statusOf(model: ModelOverview, v: VersionRecord): string {
   return t('models.status.retained');
 }
 
+/**
+ * Asks before a model is removed, saying what is lost: every version on this device, and,
+ * offline, any way to get it back until the connection returns. A native modal <dialog>, as
+ * ConfirmDownload: focus trapping, Escape to cancel, the dialog role. Focus starts on Cancel,
+ * the answer that loses nothing.
+ */
+function ConfirmRemove({ model, onRemove, onClose }: { model: ModelOverview; onRemove: () => void; onClose: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const online = useOnline();
+  useEffect(() => {
+    const el = dialog.current;
+    if (el && !el.open) el.showModal();
+    return () => el?.close();
+  }, []);
+  const size = formatBytes(model.versions.reduce((total, v) => total + v.sizeBytes, 0));
+  return (
+    <dialog ref={dialog} class="confirm" data-testid="confirm-remove" aria-labelledby={`remove-heading-${model.id}`} onClose={onClose}>
+      <h2 id={`remove-heading-${model.id}`}>{t('models.removeConfirm.heading', { title: model.title })}</h2>
+      <p>{t('models.removeConfirm.body', { size })}</p>
+      {!online && <p data-testid="confirm-remove-offline">{t('models.removeConfirm.offline')}</p>}
+      <p class="actions">
+        <button type="button" data-testid="confirm-remove-yes" onClick={() => { onRemove(); onClose(); }}>{t('models.remove')}</button>
+        <button type="button" class="link" data-testid="confirm-remove-no" autofocus onClick={onClose}>{t('models.cancel')}</button>
+      </p>
+    </dialog>
+  );
+}
+
 /** One installed model: its versions, which is active, and what can be done with each. */
 export function ModelCard({ model, update, transfer, busy, actions, children }: {
   model: ModelOverview;
@@ -38,6 +68,7 @@ export function ModelCard({ model, update, transfer, busy, actions, children }: 
   /** Release controls shown under the versions (fallback, cache, shadow...). */
   children?: ComponentChildren;
 }) {
+  const [confirmingRemove, setConfirmingRemove] = useState(false);
   return (
     <section class="card model-card" data-testid={`model-${model.id}`} data-active={model.pointer?.active ?? ''}>
       <h2>{model.title} <small>({model.id})</small></h2>
@@ -89,8 +120,9 @@ export function ModelCard({ model, update, transfer, busy, actions, children }: 
             {t('models.tryShadow', { version: update.version })}
           </button>
         )}
-        <button type="button" disabled={busy || Boolean(transfer)} data-testid={`remove-${model.id}`} onClick={() => actions.removeModel(model.id)}>{t('models.remove')}</button>
+        <button type="button" disabled={busy || Boolean(transfer)} data-testid={`remove-${model.id}`} onClick={() => setConfirmingRemove(true)}>{t('models.remove')}</button>
       </p>
+      {confirmingRemove && <ConfirmRemove model={model} onRemove={() => actions.removeModel(model.id)} onClose={() => setConfirmingRemove(false)} />}
     </section>
   );
 }

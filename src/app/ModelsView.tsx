@@ -1,12 +1,13 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ModelDescriptor } from '../runtime/index.ts';
 import { isUpdate, updatesFor } from '../runtime/release/index.ts';
-import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type StorageState, type Transfer } from '../runtime/store/index.ts';
-import { AddModel } from './AddModel.tsx';
+import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type StorageState, type Transfer, type VersionRecord } from '../runtime/store/index.ts';
+import { AddModel, CatalogErrorMessage } from './AddModel.tsx';
 import { ConfirmDownload, type DownloadRequest } from './ConfirmDownload.tsx';
 import { DataSettings } from './DataSettings.tsx';
 import { formatBytes, formatPercent } from './format.ts';
 import { t } from './i18n/index.ts';
+import { catalogErrorText } from './i18n/runtime-text.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
 import { ModelPolicies } from './ModelPolicies.tsx';
 import { ErrorCard, errorCode, ErrorMessage } from './ResultCard.tsx';
@@ -50,6 +51,8 @@ export function ModelsView({ services }: { services: Services }) {
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
   const [confirm, setConfirm] = useState<DownloadRequest | null>(null);
+  /** A sideloaded bundle held a version already on this device: the screen would not change, so it says so. */
+  const [alreadyInstalled, setAlreadyInstalled] = useState<VersionRecord | null>(null);
   const [autoSkipped, setAutoSkipped] = useState(false);
   /** A catalog check is under way: on a slow link it takes seconds, and the button says so. */
   const [checking, setChecking] = useState(false);
@@ -101,7 +104,9 @@ export function ModelsView({ services }: { services: Services }) {
   if (!registry || !state) return error ? <ErrorCard error={error} /> : <p aria-busy="true">{t('models.loading')}</p>;
 
   const run = async (action: () => Promise<unknown>) => {
+    // Each action's outcome replaces the previous one's.
     setError(null);
+    setAlreadyInstalled(null);
     setBusy(true);
     try {
       await action();
@@ -144,6 +149,15 @@ export function ModelsView({ services }: { services: Services }) {
     }),
   };
 
+  const sideload = (file: File) => {
+    // Read before installing: installBundle succeeds quietly on a version that is already here.
+    const readyBefore = new Set(state.models.flatMap((m) => m.versions).filter((v) => v.status === 'ready').map((v) => v.key));
+    void run(async () => {
+      const record = await registry.installBundle(file);
+      if (readyBefore.has(record.key)) setAlreadyInstalled(record);
+    });
+  };
+
   const latest = latestReleases(releases);
   const installed = new Set(state.models.filter((m) => m.pointer).map((m) => m.id));
   const available = [...latest.values()].filter((r) => !installed.has(r.id));
@@ -176,13 +190,22 @@ export function ModelsView({ services }: { services: Services }) {
             onChange={(e) => {
               const file = e.currentTarget.files?.[0];
               e.currentTarget.value = '';
-              if (file) void run(() => registry.installBundle(file));
+              if (file) sideload(file);
             }}
           />
         </label>
       </p>
+      {alreadyInstalled && (
+        <p class="card notice" role="status" data-testid="bundle-already-installed">
+          {t('models.bundle.alreadyInstalled', { title: state.models.find((m) => m.id === alreadyInstalled.id)?.title ?? alreadyInstalled.id, version: alreadyInstalled.version })}
+        </p>
+      )}
       {autoSkipped && <p class="hint" data-testid="auto-check-skipped">{t('settings.autoSkipped')}</p>}
-      {catalogError && <p class="muted" data-testid="catalog-error">{t('models.catalogUnavailable', { reason: catalogError.message })}</p>}
+      {catalogError && (
+        <div class="muted" data-testid="catalog-error" data-code={errorCode(catalogError)}>
+          <CatalogErrorMessage text={t('models.catalogUnavailable', { reason: catalogErrorText(catalogError) })} error={catalogError} />
+        </div>
+      )}
 
       {state.models.map((model) => {
         const release = latest.get(model.id);

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { chooseBackend, NO_ADAPTER } from '../../runtime/backend.ts';
-import { BusyError, ERROR_CODES, INPUT_REASONS, InputError, IntegrityError } from '../../runtime/errors.ts';
+import { BusyError, ERROR_CODES, INPUT_REASONS, InputError, IntegrityError, NetworkError, SignatureError, ValidationError } from '../../runtime/errors.ts';
 import { hi } from './hi.ts';
 import { setLanguage } from './index.ts';
-import { ADAPTER_TEXT, BACKEND_TEXT, backendReasonText, ERROR_TEXT, errorText, INPUT_TEXT, NOTE_TEXT, noteText } from './runtime-text.ts';
+import { ADAPTER_TEXT, BACKEND_TEXT, backendReasonText, catalogErrorText, ERROR_TEXT, errorText, INPUT_TEXT, NOTE_TEXT, noteText } from './runtime-text.ts';
 
 const DEVANAGARI = /[\u0900-\u097F]/;
 
@@ -42,5 +42,21 @@ describe('runtime messages in every UI language', () => {
     expect(backendReasonText({ kind: 'software-adapter', adapter: 'google swiftshader' })).toBe('Only a software WebGPU adapter (google swiftshader), slower than WASM; using WASM.');
     expect(noteText({ kind: 'downscaled', width: 8000, height: 6000, toWidth: 2048, toHeight: 1536 })).toBe('Downscaled from 8000×6000 to 2048×1536 before classifying.');
     expect(noteText({ kind: 'truncated', maxTokens: 128 })).toBe('The text was truncated to the model\'s 128 tokens.');
+  });
+
+  it('words a catalog that could not be read from its details: a refused origin, an HTTP status, no connection, expiry', async () => {
+    await setLanguage('hi');
+    // The store's own errors, as src/runtime/store/net.ts and catalog.ts raise them.
+    const refused = new NetworkError('This address is not an allowed model source; add its origin to the registry configuration.', { origin: 'https://models.example.org' });
+    const missing = new NetworkError('The model catalog could not be fetched (HTTP 404).', { status: 404, retryable: false });
+    const offline = new NetworkError('The model catalog could not be fetched: the device may be offline.', { retryable: true });
+    const expired = new ValidationError('The model catalog expired on 2025-01-31; updates are paused until the publisher signs a fresh one. Installed models keep working.', { expiresAt: '2025-01-31T00:00:00Z' });
+    expect(catalogErrorText(refused)).toBe('https://models.example.org ऐसा मॉडल स्रोत नहीं है जिसकी यह डिप्लॉयमेंट अनुमति देता है; कैटलॉग नहीं लाया गया।');
+    expect(catalogErrorText(missing)).toBe('कैटलॉग नहीं लाया जा सका: सर्वर ने त्रुटि लौटाई (HTTP 404)। पता जाँचें।');
+    expect(catalogErrorText(offline)).toBe(hi['error.catalog.unreachable']);
+    expect(catalogErrorText(expired)).toContain('2025-01-31');
+    // Other failures (an untrusted signer, say) are worded by their code.
+    expect(catalogErrorText(new SignatureError('Key k1 (Acme) is not trusted to sign spam-filter; it was refused.'))).toBe(hi['error.SIGNATURE']);
+    for (const error of [refused, missing, offline, expired]) expect(catalogErrorText(error), error.message).toMatch(DEVANAGARI);
   });
 });

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { formatDateTime, language } from '../i18n/index.ts';
+import { formatDateTime, language, t } from '../i18n/index.ts';
 import { timeRange, timeTickLabels, widestTimeLabel } from './time-axis.ts';
 
 export type ChartOptions = Omit<uPlot.Options, 'width' | 'height'>;
@@ -110,6 +110,7 @@ export function lineOptions(title: string, names: string[], yLabel: string, yRan
       space: (u) => widestTimeLabelIn(u) + TIME_LABEL_GAP_PX,
       values: (_u, ticks, _axis, _space, increment) => timeTickLabels(ticks, increment),
     }), themedAxis({ label: yLabel })],
-    series: [{}, ...names.map((name, i) => ({ label: name, stroke: () => seriesColour(i), width: 2 }))],
+    // The x series labels the legend's time: uPlot's own label is the English "Time".
+    series: [{ label: t('metrics.chart.time') }, ...names.map((name, i) => ({ label: name, stroke: () => seriesColour(i), width: 2 }))],
   };
 }

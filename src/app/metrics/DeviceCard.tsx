@@ -33,7 +33,7 @@ export function DeviceCard({ device, backendsUsed, workerThreads }: { device: De
     ['adapter', t('metrics.device.adapter'), adapter],
     ['threads', t('metrics.device.threads'), t('metrics.device.threadsValue', { threads: device.choice.threads, cores: tCount('cores', device.hardwareConcurrency) })],
     ['workers', t('metrics.device.workers'), workerThreads.length > 0 ? t('metrics.device.workersValue', { count: workerThreads.length, threads: workerThreads.join(' + ') }) : t('metrics.device.noWorkers')],
-    ['isolated', t('metrics.device.isolated'), String(device.crossOriginIsolated)],
+    ['isolated', t('metrics.device.isolated'), t(device.crossOriginIsolated ? 'metrics.device.yes' : 'metrics.device.no')],
     ['ort', t('metrics.device.ort'), device.ortVersion],
     ['browser', t('metrics.device.browser'), browserName()],
   ];
