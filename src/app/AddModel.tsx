@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { catalogAddress, type SavedCatalogs, type ModelRegistry } from '../runtime/store/index.ts';
 import { t } from './i18n/index.ts';
 import { catalogErrorText } from './i18n/runtime-text.ts';
-import { errorCode } from './ResultCard.tsx';
+import { errorCode, ErrorMessage } from './ResultCard.tsx';
 
 /**
  * Whether the user typed a whole http(s) address. One without its scheme
@@ -15,22 +15,6 @@ function isFullAddress(input: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * A catalog that could not be read, worded in the UI language; the runtime's English message
- * only collapsed, for whoever supports the user (as ErrorMessage shows other errors).
- */
-export function CatalogErrorMessage({ text, error }: { text: string; error: Error }) {
-  return (
-    <>
-      <p data-testid="error-text">{text}</p>
-      <details class="diagnostic">
-        <summary>{t('error.details')}</summary>
-        <code lang="en">{error.message}</code>
-      </details>
-    </>
-  );
 }
 
 /**
@@ -86,7 +70,7 @@ export function AddModel({ registry, saved, onAdded }: { registry: ModelRegistry
         {incomplete && <p class="error" data-testid="add-model-error" data-code="address">{t('models.add.fullAddress')}</p>}
         {error && (
           <div class="error" data-testid="add-model-error" data-code={errorCode(error)}>
-            <CatalogErrorMessage text={catalogErrorText(error)} error={error} />
+            <ErrorMessage text={catalogErrorText(error)} error={error} />
           </div>
         )}
       </div>

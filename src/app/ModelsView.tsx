@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { ModelDescriptor } from '../runtime/index.ts';
 import { isUpdate, updatesFor } from '../runtime/release/index.ts';
 import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type StorageState, type Transfer, type VersionRecord } from '../runtime/store/index.ts';
-import { AddModel, CatalogErrorMessage } from './AddModel.tsx';
+import { AddModel } from './AddModel.tsx';
 import { ConfirmDownload, type DownloadRequest } from './ConfirmDownload.tsx';
 import { DataSettings } from './DataSettings.tsx';
 import { formatBytes, formatPercent } from './format.ts';
@@ -203,7 +203,7 @@ export function ModelsView({ services }: { services: Services }) {
       {autoSkipped && <p class="hint" data-testid="auto-check-skipped">{t('settings.autoSkipped')}</p>}
       {catalogError && (
         <div class="muted" data-testid="catalog-error" data-code={errorCode(catalogError)}>
-          <CatalogErrorMessage text={t('models.catalogUnavailable', { reason: catalogErrorText(catalogError) })} error={catalogError} />
+          <ErrorMessage text={t('models.catalogUnavailable', { reason: catalogErrorText(catalogError) })} error={catalogError} />
         </div>
       )}
 

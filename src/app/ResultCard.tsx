@@ -81,11 +81,12 @@ export function errorCode(error: Error): string {
  * What went wrong, in the UI language; the runtime's own English message only collapsed,
  * marked as English, for whoever supports the user.
  */
-export function ErrorMessage({ error }: { error: Error }) {
+/** `text`: the sentence the user reads, when the screen words this error itself (default: errorText). */
+export function ErrorMessage({ error, text = errorText(error) }: { error: Error; text?: string }) {
   const detail = error.message;
   return (
     <>
-      <p data-testid="error-text">{errorText(error)}</p>
+      <p data-testid="error-text">{text}</p>
       {detail && (
         <details class="diagnostic">
           <summary>{t('error.details')}</summary>
