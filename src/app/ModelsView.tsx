@@ -6,7 +6,8 @@ import { AddModel } from './AddModel.tsx';
 import { ConfirmDownload, type DownloadRequest } from './ConfirmDownload.tsx';
 import { DataSettings } from './DataSettings.tsx';
 import { formatBytes, formatPercent } from './format.ts';
-import { t } from './i18n/index.ts';
+import { enModels } from './i18n/en-models.ts';
+import { addEnglish, t } from './i18n/index.ts';
 import { catalogErrorText } from './i18n/runtime-text.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
 import { ModelPolicies } from './ModelPolicies.tsx';
@@ -17,6 +18,8 @@ import { shareFile } from './share.ts';
 import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
 import { TransferBar } from './TransferBar.tsx';
+
+addEnglish(enModels);
 
 interface Snapshot {
   models: ModelOverview[];
