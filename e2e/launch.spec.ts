@@ -34,6 +34,12 @@ test('shortcuts open the first model of their task', async ({ page }) => {
   await expect(page.getByTestId('image-file')).toBeAttached();
 });
 
+test('a link naming a model not on this device says so and shows another model meanwhile', async ({ page }) => {
+  await page.goto('/?model=acme/not-installed');
+  await expect(page.getByTestId('launch-model-missing')).toContainText('acme/not-installed');
+  await expect(page.getByTestId('model-select')).not.toHaveValue('');
+});
+
 test('share target: the URL a text share opens is classified with a text model', async ({ page }) => {
   await page.goto(`/?title=${encodeURIComponent('Offer')}&text=${encodeURIComponent(spam)}`);
   await expect(page.getByTestId('text-input')).toHaveValue(/FREE cruise/);

@@ -1,11 +1,11 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { NetworkError, type ClassificationResult, type ClassifyInput, type Lantern, type ModelDescriptor } from '../runtime/index.ts';
 import type { OpenedRegistry } from '../runtime/store/index.ts';
 import { formatPercent } from './format.ts';
 import { t, tCount } from './i18n/index.ts';
 import { errorText } from './i18n/runtime-text.ts';
 import { ImageInput } from './ImageInput.tsx';
-import { consumeLaunchedFiles, launchFromUrl, launchModel } from './launch.ts';
+import { consumeLaunchedFiles, launchFromUrl, modelToShow } from './launch.ts';
 import { ErrorCard, errorCode, ResultCard, shownName } from './ResultCard.tsx';
 import { TableScroll } from './TableScroll.tsx';
 import { useObjectUrl } from './useObjectUrl.ts';
@@ -70,14 +70,15 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
   const thumbnail = useObjectUrl(image);
   const [batch, setBatch] = useState<BatchRow[] | null>(null);
   /** Text shared to Lantern or files opened with it, waiting for the model list. */
-  const [launched, setLaunched] = useState<{ text?: string; files?: File[] }>(() => ({ text: launchFromUrl(location.search).sharedText }));
+  const launch = useMemo(() => launchFromUrl(location.search), []);
+  const [launched, setLaunched] = useState<{ text?: string; files?: File[] }>({ text: launch.sharedText });
   const current = useRef<AbortController | null>(null);
+  const userChose = useRef(false);
 
   useEffect(() => {
     const read = () => lantern.models().then((list) => {
       setModels(list);
-      // The model chosen stays; the launch's model is chosen when there is none (yet).
-      setModelId((id) => (list.some((m) => m.id === id) ? id : launchModel(list, launchFromUrl(location.search))?.id ?? ''));
+      setModelId((shown) => modelToShow(list, launch, shown, userChose.current));
     }, setListError);
     read();
     consumeLaunchedFiles((files) => setLaunched({ files }));
@@ -90,7 +91,7 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
       gone = true;
       unsubscribe?.();
     };
-  }, [lantern, installed]);
+  }, [lantern, installed, launch]);
 
   const model = models?.find((m) => m.id === modelId);
 
@@ -206,10 +207,13 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
     <div class="classify">
       <label class="field">
         {t('classify.model')}
-        <select data-testid="model-select" value={modelId} onChange={(e) => { abandon(); setModelId(e.currentTarget.value); setState({ kind: 'idle' }); setBatch(null); }}>
+        <select data-testid="model-select" value={modelId} onChange={(e) => { abandon(); userChose.current = true; setModelId(e.currentTarget.value); setState({ kind: 'idle' }); setBatch(null); }}>
           {models.map((m) => <option key={m.id} value={m.id}>{t('classify.modelOption', { title: m.title, version: m.version })}</option>)}
         </select>
       </label>
+      {launch.modelId && !models.some((m) => m.id === launch.modelId) && (
+        <p class="card notice" role="status" data-testid="launch-model-missing">{t('classify.launchModelMissing', { model: launch.modelId })}</p>
+      )}
 
       {model?.task === 'image-classification' ? (
         <ImageInput onImage={(image) => run({ kind: 'image', image })} onImages={runFiles} />

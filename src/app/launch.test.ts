@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelDescriptor } from '../runtime/lantern.ts';
 import { SHARED_CACHE } from '../share-target.ts';
-import { consumeLaunchedFiles, launchFromUrl, launchModel } from './launch.ts';
+import { consumeLaunchedFiles, launchFromUrl, launchModel, modelToShow } from './launch.ts';
 
 const model = (id: string, task: ModelDescriptor['task']) => ({ id, task }) as ModelDescriptor;
 const models = [model('fashion', 'image-classification'), model('spam', 'text-classification')];
@@ -11,6 +11,19 @@ describe('launch from the manifest entry points', () => {
     expect(launchModel(models, launchFromUrl('?task=text-classification'))?.id).toBe('spam');
     expect(launchModel(models, launchFromUrl('?model=spam'))?.id).toBe('spam');
     expect(launchModel(models, launchFromUrl('?task=bogus'))?.id).toBe('fashion');
+  });
+
+  it('a model the link names is shown once it is installed, unless the user chose another', () => {
+    const link = launchFromUrl('?model=spam');
+    const firstVisit = [model('fashion', 'image-classification')];
+    // The named model is not installed yet: another is shown meanwhile…
+    expect(modelToShow(firstVisit, link, '', false)).toBe('fashion');
+    // …and the named one replaces it when it arrives,
+    expect(modelToShow(models, link, 'fashion', false)).toBe('spam');
+    // but not once the user picked a model themselves.
+    expect(modelToShow(models, link, 'fashion', true)).toBe('fashion');
+    // A removed choice falls back to the launch's rule.
+    expect(modelToShow(firstVisit, launchFromUrl('?task=image-classification'), 'spam', true)).toBe('fashion');
   });
 
   it('the share target joins what the share sheet filled and asks for a text model', () => {

@@ -34,6 +34,18 @@ export function launchModel(models: ModelDescriptor[], launch: Launch): ModelDes
   return models.find((m) => m.id === launch.modelId) ?? models.find((m) => m.task === launch.task) ?? models[0];
 }
 
+/**
+ * The model to show when the list changes. The user's own choice stays while it is installed.
+ * Until the user chooses, a model the launch named by id is taken as soon as it is installed:
+ * on a first visit a link's model may arrive after another one is already shown.
+ */
+export function modelToShow(models: ModelDescriptor[], launch: Launch, shown: string, userChose: boolean): string {
+  const named = models.find((m) => m.id === launch.modelId);
+  if (named && !userChose) return named.id;
+  if (models.some((m) => m.id === shown)) return shown;
+  return launchModel(models, launch)?.id ?? '';
+}
+
 /** Chromium's File Handling API: files the OS opened "with Lantern". */
 interface LaunchParams { files: { getFile(): Promise<File> }[] }
 interface LaunchQueue { setConsumer(consumer: (params: LaunchParams) => void): void }

@@ -29,6 +29,7 @@ export const en = {
   'classify.loadingModels': 'Loading the model list…',
   'classify.working': 'Classifying…',
   'classify.cancel': 'Cancel',
+  'classify.launchModelMissing': 'The link asks for the model “{model}”, which is not on this device. Add it on the Models screen.',
   'result.heading': 'Result',
   'result.latency': '{ms} ms',
   'result.timings': 'queue {queue} · load {load} · preprocess {pre} · inference {inf} · postprocess {post} ms',

@@ -25,6 +25,7 @@ export const hi: Record<MessageKey, string> = {
   'classify.loadingModels': 'मॉडल की सूची खुल रही है…',
   'classify.working': 'वर्गीकरण हो रहा है…',
   'classify.cancel': 'रद्द करें',
+  'classify.launchModelMissing': 'लिंक मॉडल “{model}” माँगता है, जो इस डिवाइस पर नहीं है। इसे मॉडल स्क्रीन पर जोड़ें।',
   'result.heading': 'परिणाम',
   'result.latency': '{ms} मि.से.',
   'result.timings': 'कतार {queue} · लोड {load} · पूर्व-प्रसंस्करण {pre} · अनुमान {inf} · उत्तर-प्रसंस्करण {post} मि.से.',
