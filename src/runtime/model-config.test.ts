@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PreprocessorConfigSchema, RuntimeConfigSchema, tensorSize } from './model-config.ts';
+import { ModelConfigSchema, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
 import { describeSchemaError } from './schema.ts';
 
 const refusal = (json: object): string | undefined => {
@@ -42,5 +42,21 @@ describe('runtime config.json', () => {
   it('needs no "lantern" block: a hub config with id2label is enough', () => {
     expect(RuntimeConfigSchema.parse({ id2label: { 0: 'a', 1: 'b' }, model_type: 'vit' }).lantern).toBeUndefined();
     expect(RuntimeConfigSchema.safeParse({ id2label: { 0: 'a' } }).success).toBe(false);
+  });
+
+  it('reads problem_type null (written by Python when unset) as a single-label head, as transformers.js does', () => {
+    const config = RuntimeConfigSchema.parse({ id2label: { 0: 'a', 1: 'b' }, problem_type: null });
+    expect(scoreFunction(config)).toBe('softmax');
+    expect(ModelConfigSchema.safeParse({ id2label: { 0: 'a', 1: 'b' }, problem_type: null, lantern: { id: 'a', version: '1.0.0', task: 'text-classification' } }).success).toBe(true);
+  });
+});
+
+describe('hub tokenizer_config.json', () => {
+  it('reads AddedToken objects, null tokens and the "no limit" sentinel as transformers.js does', () => {
+    const added = (content: string) => ({ __type: 'AddedToken', content, lstrip: false, normalized: true, rstrip: false, single_word: false });
+    // 1e30 as HF writes it: beyond the safe-integer range.
+    const config = TokenizerConfigSchema.parse({ model_max_length: 1000000000000000019884624838656, pad_token: added('<pad>'), unk_token: null, eos_token: '</s>', max_length: null });
+    expect(config).toMatchObject({ model_max_length: 1e30, pad_token: '<pad>', unk_token: undefined, eos_token: '</s>', max_length: undefined });
+    expect(TokenizerConfigSchema.safeParse({ pad_token: { content: '<pad>' } }).success).toBe(false);
   });
 });

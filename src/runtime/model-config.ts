@@ -50,11 +50,14 @@ const Id2Label = z.record(z.string().check(z.regex(/^\d+$/)), z.string().check(z
   z.refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels'),
   z.refine((m) => Object.keys(m).length <= MAX_LABELS, `id2label may have at most ${MAX_LABELS} labels`),
 );
-/** The hub's head type; transformers.js applies sigmoid for multi-label and softmax otherwise. */
-const ProblemType = z.enum(['single_label_classification', 'multi_label_classification'], 'problem_type must be single_label_classification or multi_label_classification (Lantern classifies; it does not regress)');
+/**
+ * The hub's head type; transformers.js applies sigmoid for multi-label and softmax otherwise.
+ * null is the Python default some configs write out: a single-label head, as when absent.
+ */
+const ProblemType = z.nullish(z.enum(['single_label_classification', 'multi_label_classification'], 'problem_type must be single_label_classification or multi_label_classification (Lantern classifies; it does not regress)'));
 
 /** A release's config.json: `model:pack` writes the "lantern" block the store's manifest needs. */
-export const ModelConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: z.optional(ProblemType), lantern: LanternSection });
+export const ModelConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType, lantern: LanternSection });
 export type ModelConfig = z.infer<typeof ModelConfigSchema>;
 export type LanternModelInfo = ModelConfig['lantern'];
 
@@ -63,7 +66,7 @@ export type LanternModelInfo = ModelConfig['lantern'];
  * folder's files give the task, the session's metadata the inputs, outputs and batch size, and
  * `problem_type` the score function.
  */
-export const RuntimeConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: z.optional(ProblemType), lantern: z.optional(z.partial(LanternSection)) });
+export const RuntimeConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType, lantern: z.optional(z.partial(LanternSection)) });
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
 
 export type ScoreFunction = 'softmax' | 'sigmoid' | 'none';
@@ -153,11 +156,28 @@ export function tensorSize(p: PreprocessorConfig): { height: number; width: numb
   return 'height' in p.size && p.resize_mode !== 'fit_height_pad_right' ? p.size : undefined;
 }
 
+/**
+ * A special token as hub tokenizer_config.json files write it: a string, an AddedToken object
+ * (`{"__type": "AddedToken", "content": "<pad>", …}`, older exports), or null for none. Read as
+ * transformers.js' getTokenFromConfig reads it: the token's text, or undefined.
+ */
+const SpecialToken = z.optional(z.pipe(
+  z.nullish(z.union([z.string(), z.looseObject({ __type: z.literal('AddedToken', 'a special token object must be an AddedToken'), content: z.string() })])),
+  z.transform((token) => (typeof token === 'object' && token !== null ? token.content : token) || undefined),
+));
+/**
+ * A length limit. Any positive number: HF writes a huge sentinel (1e30, beyond the safe-integer
+ * range) for "no limit", and transformers.js accepts it; the encoder caps what it uses.
+ */
+const LengthLimit = z.optional(z.pipe(z.nullish(z.number().check(z.positive())), z.transform((n) => (n == null ? undefined : Math.floor(n)))));
+
 export const TokenizerConfigSchema = z.looseObject({
-  model_max_length: z.optional(z.int().check(z.positive())),
-  max_length: z.optional(z.int().check(z.positive())),
-  pad_token: z.optional(z.string()),
-  unk_token: z.optional(z.string()),
+  model_max_length: LengthLimit,
+  max_length: LengthLimit,
+  pad_token: SpecialToken,
+  /** transformers.js pads with eos_token when the config has no pad_token. */
+  eos_token: SpecialToken,
+  unk_token: SpecialToken,
 });
 export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 
