@@ -34,7 +34,20 @@ describe('hub preprocessor configs', () => {
 
   it('gives the tensor size the worker feeds and model:pack checks, crop_pct included', () => {
     expect(tensorSize(PreprocessorConfigSchema.parse({ ...VIT, size: { shortest_edge: 224 }, crop_pct: 0.875 }))).toEqual({ height: 224, width: 224 });
-    expect(tensorSize(PreprocessorConfigSchema.parse({ ...VIT, size: { shortest_edge: 224 } }))).toBeUndefined();
+  });
+
+  it('refuses at load a config whose tensor size would follow the image (every request would fail as if its image were bad)', () => {
+    // transformers.js feeds such a tensor as it comes; Lantern batches one fixed size.
+    for (const size of [{ shortest_edge: 224 }, 224]) {
+      expect(refusal({ ...VIT, size })).toBe('preprocessor_config.json is not valid at "size": the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, crop_pct, or do_pad with pad_size.');
+    }
+    expect(refusal({ ...VIT, size: { shortest_edge: 256 }, do_center_crop: true })).toBe('preprocessor_config.json is not valid at "crop_size": do_center_crop needs crop_size.');
+  });
+
+  it('refuses size.longest_edge by name instead of resizing without it', () => {
+    expect(refusal({ ...VIT, size: { shortest_edge: 256, longest_edge: 320 }, do_center_crop: true, crop_size: 224 }))
+      .toBe('preprocessor_config.json is not valid at "size": Lantern does not implement size.longest_edge; the model would see pixels it was not trained on.');
+    expect(refusal({ ...VIT, size: { shortest_edge: 256, longest_edge: null }, do_center_crop: true, crop_size: 224 })).toBeUndefined();
   });
 });
 

@@ -79,7 +79,8 @@ export function scoreFunction(config: RuntimeConfig): ScoreFunction {
 
 const Size = z.union([
   z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) }),
-  z.object({ shortest_edge: z.int().check(z.positive()) }),
+  /** longest_edge is read only to be refused (see the refinement below), never ignored. */
+  z.object({ shortest_edge: z.int().check(z.positive()), longest_edge: z.optional(z.unknown()) }),
   z.pipe(z.int().check(z.positive()), z.transform((n) => ({ shortest_edge: n }))),
 ]);
 const CropSize = z.union([
@@ -129,7 +130,11 @@ export const PreprocessorConfigSchema = z.looseObject({
   do_pad: z._default(z.boolean(), false),
   pad_size: z.optional(z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) })),
 }).check(z.superRefine((config, ctx) => {
-  const refuse = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+  let refused = false;
+  const refuse = (key: string, message: string) => {
+    refused = true;
+    ctx.addIssue({ code: 'custom', path: [key], message });
+  };
   for (const key of UNIMPLEMENTED_KEYS) {
     const value = (config as Record<string, unknown>)[key];
     if (value !== undefined && value !== null && value !== false) refuse(key, `Lantern does not implement ${key}; the model would see pixels it was not trained on`);
@@ -138,9 +143,18 @@ export const PreprocessorConfigSchema = z.looseObject({
     refuse('resample', `Lantern implements resample 2 (bilinear) and 3 (bicubic), not ${config.resample}${RESAMPLE_NAMES[config.resample] ? ` (${RESAMPLE_NAMES[config.resample]})` : ''}`);
   }
   if (config.resample === 3 && !config.antialias) refuse('antialias', 'antialias: false (OpenCV-style) exists only for resample 2');
+  // transformers.js caps the long side at longest_edge (and, unlike Python, also scales up to
+  // it): Lantern implements neither, so it refuses the key rather than resize differently.
+  if ('longest_edge' in config.size && config.size.longest_edge != null) refuse('size', 'Lantern does not implement size.longest_edge; the model would see pixels it was not trained on');
+  if (config.do_center_crop && !config.crop_size) refuse('crop_size', 'do_center_crop needs crop_size');
   if (config.crop_pct !== undefined) {
     if (!('shortest_edge' in config.size)) refuse('crop_pct', 'crop_pct needs size.shortest_edge, as in ConvNeXt configs');
     if (config.do_center_crop) refuse('crop_pct', 'crop_pct already crops; it cannot be combined with do_center_crop');
+  }
+  // Every image of a batch becomes one tensor of one size. Without a fixed size, every request
+  // would fail at run time as if its image were at fault: say so at load (and at model:pack).
+  if (!refused && !tensorSize(config)) {
+    refuse('size', 'the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, crop_pct, or do_pad with pad_size');
   }
 }));
 export type PreprocessorConfig = z.infer<typeof PreprocessorConfigSchema>;
