@@ -156,7 +156,7 @@ describe('jpegDecodeEighths', () => {
 
   it('never decodes above a 2048 px edge, and never below 1/8', () => {
     // Twice a 1024 px resize of a 2300 px square would be all of it; the 2048 px edge caps it at 7/8 (2013 px).
-    const large = PreprocessorConfigSchema.parse({ size: { shortest_edge: 1024 }, image_mean: [0.5], image_std: [0.5] });
+    const large = PreprocessorConfigSchema.parse({ size: { shortest_edge: 1024 }, do_center_crop: true, crop_size: 1024, image_mean: [0.5], image_std: [0.5] });
     expect(jpegDecodeEighths(2300, 2300, large)).toBe(7);
     // A 28×28 model on a 20000×4000 panorama: 1/8 (2500×500) is as small as a JPEG decoder goes.
     expect(jpegDecodeEighths(20000, 4000, mnist)).toBe(1);

@@ -34,6 +34,8 @@ class FakeSessions implements SessionHost {
   /** Label index each row should win, per run. */
   winner = 1;
   fallback?: BackendReason;
+  /** The element type the session's metadata gives its outputs. */
+  outputType = 'float32';
 
   constructor(private readonly inputs: Meta[], private readonly outputs = ['logits']) {}
 
@@ -51,6 +53,7 @@ class FakeSessions implements SessionHost {
       inputNames: this.inputs.map((i) => i.name),
       outputNames: this.outputs,
       inputMetadata: this.inputs.map((i) => ({ name: i.name, isTensor: true, type: i.type, shape: [] })),
+      outputMetadata: this.outputs.map((name) => ({ name, isTensor: true, type: this.outputType, shape: [] })),
       release: () => {
         this.released++;
         return Promise.resolve();
@@ -138,6 +141,15 @@ describe('InferenceEngine (text)', () => {
     const bad = spamFiles();
     bad.tokenizerConfig = { model_max_length: -3 };
     await expect(engineWith([{ name: 'input_ids', type: INT64 }], bad)).rejects.toThrow(/tokenizer_config\.json is not valid at "model_max_length"/);
+  });
+
+  it('refuses at load a model whose scores are float16 (read as float32 they would be confident nonsense)', async () => {
+    const sessions = new FakeSessions([{ name: 'input_ids', type: INT64 }, { name: 'attention_mask', type: INT64 }]);
+    sessions.outputType = 'float16';
+    const engine = new InferenceEngine(sessions);
+    await engine.init('auto');
+    await expect(engine.load(spamFiles())).rejects.toThrow(new ModelLoadError('The model\'s output "logits" is float16; Lantern reads float32 scores (export the classifier head in float32).', { key: 'spam-filter@1.0.0' }));
+    expect(sessions.released).toBe(1);
   });
 
   it('fails a text its tokenizer has no ids for with the model\'s error, not an answer about padding', async () => {

@@ -47,6 +47,10 @@ describe('TokenEncoder', () => {
       expect(() => encoder.encode(text)).toThrow(expect.objectContaining({ details: { reason: 'empty-text' } }));
     }
   });
+  it('pads with the end-of-sequence token when the config has no pad token, as transformers.js does', () => {
+    expect(new TokenEncoder(tokenizerJson, { unk_token: '[UNK]', eos_token: '[SEP]' }).padId).toBe(3);
+    expect(new TokenEncoder(tokenizerJson, { unk_token: '[UNK]', pad_token: '[PAD]', eos_token: '[SEP]' }).padId).toBe(0);
+  });
   it('cuts a 1 MB text to the model length, keeps the special tokens and says it was cut', () => {
     const e = encoder.encode('win money '.repeat(100_000));
     expect(e.truncated).toBe(true);

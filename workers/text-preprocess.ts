@@ -50,7 +50,8 @@ export class TokenEncoder {
     this.tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
     const configured = maxLength ?? tokenizerConfig.model_max_length ?? tokenizerConfig.max_length ?? 512;
     this.maxLength = Math.min(configured, MAX_SEQUENCE);
-    const pad = tokenizerConfig.pad_token;
+    // As transformers.js: the pad token, else the end-of-sequence token.
+    const pad = tokenizerConfig.pad_token ?? tokenizerConfig.eos_token;
     this.padId = (pad !== undefined ? this.tokenizer.token_to_id(pad) : undefined) ?? 0;
     const unknown = tokenizerConfig.unk_token ?? (tokenizerJson as { model?: { unk_token?: unknown } }).model?.unk_token;
     const unknownId = typeof unknown === 'string' ? this.tokenizer.token_to_id(unknown) : undefined;

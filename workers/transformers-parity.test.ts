@@ -10,6 +10,7 @@ import { pixelsToTensor, planResize } from './image-preprocess.ts';
 import { PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, TokenizerConfigSchema, type PreprocessorConfig } from '../src/runtime/model-config.ts';
 import { rankRow, softmax } from '../src/runtime/postprocess.ts';
 import { padBatch, TokenEncoder } from './text-preprocess.ts';
+import { parseModelFile } from './tasks/task.ts';
 
 /**
  * Lantern's preprocessing and scores against transformers.js 4.3.2 (Node build) on the same
@@ -253,6 +254,47 @@ describe('multi-label heads vs transformers.js', () => {
       // check can tell: softmax would have given other scores.
       expect(maxDiff).toBeLessThan(1e-5);
       expect(fromSoftmax).toBeGreaterThan(1e-3);
+    });
+  });
+});
+
+/**
+ * tokenizer_config.json and config.json as many hub exports write them, which transformers.js
+ * reads and Lantern refused: special tokens as AddedToken objects (older exports), the "no limit"
+ * sentinel 1e30 for model_max_length (beyond the safe-integer range), `problem_type: null`.
+ */
+describe('hub tokenizer_config.json variants vs transformers.js', () => {
+  it('loads them, with the same token ids and scores as transformers.js', async () => {
+    const hub = ({ lantern: _lantern, ...config }: Record<string, unknown>) => ({ ...config, model_type: 'bert', problem_type: null });
+    await withSpamFolder(hub, async ({ dir, config }) => {
+      const added = (content: string) => ({ __type: 'AddedToken', content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true });
+      const raw = JSON.parse(await readFile(join(SPAM, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
+      const tokenizerConfig = { ...raw, model_max_length: 1000000000000000019884624838656, pad_token: added('[PAD]'), unk_token: added('[UNK]'), cls_token: added('[CLS]'), sep_token: added('[SEP]') };
+      await writeFile(join(dir, 'tokenizer_config.json'), JSON.stringify(tokenizerConfig));
+      // The worker's own reading of the folder's files (what failed with a ModelLoadError before).
+      const runtime = parseModelFile(RuntimeConfigSchema, config, 'config.json');
+      const encoder = new TokenEncoder(JSON.parse(await readFile(join(SPAM, 'tokenizer.json'), 'utf8')) as object, parseModelFile(TokenizerConfigSchema, tokenizerConfig, 'tokenizer_config.json'));
+      expect(encoder.padId).toBe(0);
+      const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
+      const classifier = await pipeline('text-classification', dir, { local_files_only: true, dtype: 'q8' });
+      const session = await ort.InferenceSession.create(join(SPAM, 'onnx/model_quantized.onnx'));
+      try {
+        let maxDiff = 0;
+        for (const text of ['Congratulations! You have WON a free cruise, click here to claim your prize now!!!', 'Hi Bob, the meeting moved to 3pm tomorrow; agenda attached.']) {
+          const ours = encoder.encode(text);
+          const theirs = await tokenizer(text) as { input_ids: { data: BigInt64Array } };
+          expect(ours.ids).toEqual(Array.from(theirs.input_ids.data, Number));
+          const { ids, mask, length } = padBatch([ours], encoder.padId);
+          const row = (await session.run({ input_ids: new ort.Tensor('int64', ids, [1, length]), attention_mask: new ort.Tensor('int64', mask, [1, length]) })).logits!.data as Float32Array;
+          const predictions = rankRow(row, { scores: scoreFunction(runtime), id2label: runtime.id2label, k: 2 });
+          const reference = await classifier(text, { top_k: null }) as { label: string; score: number }[];
+          expect(predictions.map((p) => p.label)).toEqual(reference.map((p) => p.label));
+          for (const p of predictions) maxDiff = Math.max(maxDiff, Math.abs(p.score - reference.find((r) => r.label === p.label)!.score));
+        }
+        expect(maxDiff).toBeLessThan(1e-5);
+      } finally {
+        await session.release();
+      }
     });
   });
 });

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { ModelConfigSchema } from '../../src/runtime/model-config.ts';
+import { ModelConfigSchema, onnxFiles } from '../../src/runtime/model-config.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
 import type { FileRole, PackInput } from '../../src/runtime/store/manifest.ts';
 
@@ -44,8 +44,10 @@ export async function readModelFolder(folder: string, complete?: CompleteConfig)
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ValidationError('config.json is not a JSON object.');
 
-  const onnx = (await exists(join(folder, 'onnx/model_quantized.onnx'))) ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
-  if (!(await exists(join(folder, onnx)))) throw new ValidationError('The model folder has no onnx/model_quantized.onnx or onnx/model.onnx.');
+  const candidates = onnxFiles(json as Record<string, unknown>, (message) => new ValidationError(`${message}.`));
+  let onnx: string | undefined;
+  for (const path of candidates) if (!onnx && (await exists(join(folder, path)))) onnx = path;
+  if (!onnx) throw new ValidationError(`The model folder has no ${candidates.join(' or ')}.`);
   const onnxBytes = await readFile(join(folder, onnx));
   const present = new Set<string>();
   for (const [path] of OPTIONAL) if (await exists(join(folder, path))) present.add(path);

@@ -102,9 +102,9 @@ function checkImagePlan(p: PreprocessorConfig, plan: GraphPlan, file: string): v
   if (image.channels !== (p.do_convert_grayscale ? 1 : 3)) {
     throw new ValidationError(`${file} takes ${image.channels}-channel images but the preprocessing produces ${p.do_convert_grayscale ? 1 : 3}.`);
   }
+  // The schema already refused a size that depends on the image (the runtime batches one size).
   const size = tensorSize(p);
-  if (image.height === undefined && image.width === undefined) return;
-  if (!size) throw new ValidationError(`${file} takes a fixed image size but the preprocessing gives a size that depends on the image; add a centre crop or a fixed size.`);
+  if (!size || (image.height === undefined && image.width === undefined)) return;
   if ((image.height ?? size.height) !== size.height || (image.width ?? size.width) !== size.width) {
     throw new ValidationError(`${file} takes ${image.height}x${image.width} images but the preprocessing produces ${size.height}x${size.width}.`);
   }
@@ -191,7 +191,7 @@ async function readBareOnnx(path: string, options: SourceOptions, ask?: Ask): Pr
     image_std: std,
     ...(image.channels === 1 ? { do_convert_grayscale: true } : {}),
   };
-  checkImagePlan(PreprocessorConfigSchema.parse(preprocessor), plan, ONNX_FILE);
+  checkImagePlan(parseSchema(PreprocessorConfigSchema, preprocessor, 'The preprocessing (--resize, --size, --crop)'), plan, ONNX_FILE);
   const id2label = Object.fromEntries(labels.map((l, i) => [String(i), l]));
   const config = {
     id2label,

@@ -43,6 +43,20 @@ describe('FolderModelSource', () => {
     expect(requests.some((u) => u.endsWith('onnx/model.onnx'))).toBe(false);
   });
 
+  it('loads the file config.json\'s transformers.js_config.dtype names, and no other, as transformers.js does', async () => {
+    const fp32 = new Uint8Array(16).fill(7);
+    const { source, requests } = folder({
+      'vit/config.json': JSON.stringify({ id2label: { 0: 'cat', 1: 'dog' }, 'transformers.js_config': { dtype: 'fp32' } }), 'vit/preprocessor_config.json': '{}',
+      'vit/onnx/model_quantized.onnx': new Uint8Array(8), 'vit/onnx/model.onnx': fp32,
+      'q4/config.json': JSON.stringify({ id2label: { 0: 'cat', 1: 'dog' }, 'transformers.js_config': { dtype: 'q4' } }), 'q4/preprocessor_config.json': '{}',
+      'q4/onnx/model_quantized.onnx': new Uint8Array(8),
+    });
+    expect(new Uint8Array((await source.files('vit')).onnx)).toEqual(fp32);
+    expect(requests.some((u) => u.endsWith('vit/onnx/model_quantized.onnx'))).toBe(false);
+    // The named file is missing: no other file stands in for it.
+    await expect(source.files('q4')).rejects.toThrow(new ModelLoadError('The folder of q4 has no onnx/model_q4.onnx.', { id: 'q4' }));
+  });
+
   it('refuses ids that would leave the folder, and says which file is missing or broken', async () => {
     const { source, requests } = folder({ 'a/config.json': CONFIG, 'b/config.json': '{', 'c/config.json': CONFIG, 'c/preprocessor_config.json': '{}' }, { 'd/config.json': 500 });
     for (const id of ['../secret', 'a/../../x', 'https://evil.example/m', 'a?x=1', '']) await expect(source.describe(id)).rejects.toBeInstanceOf(InputError);

@@ -1,4 +1,5 @@
 import { InputError, ModelLoadError } from './errors.ts';
+import { onnxFiles } from './model-config.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from './model-source.ts';
 import { guardedFetch, OriginPolicy, type GuardedResponse, type NetContext } from './store/net.ts';
 import type { ModelFiles } from './worker-client.ts';
@@ -6,8 +7,6 @@ import type { ModelFiles } from './worker-client.ts';
 /** Hub-style ids: `name` or `org/name`; never `..`, a scheme or a query (the id becomes a URL path). */
 const FOLDER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*(?:\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
 
-/** transformers.js' file choice for the WASM/WebGPU default (q8), then full precision. */
-const ONNX_FILES = ['onnx/model_quantized.onnx', 'onnx/model.onnx'];
 /** Generous bounds that still stop a misconfigured server from filling the device's memory. */
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 const MAX_ONNX_BYTES = 2 * 1024 * 1024 * 1024 - 1;
@@ -50,11 +49,12 @@ export class FolderModelSource implements ModelSource {
   async files(id: string, options: FetchOptions = {}): Promise<ModelFiles> {
     const { descriptor, config } = await this.read(id);
     const json = (file: string) => this.json(id, file, options.signal);
+    const onnxChoice = onnxFiles(config, (message) => new ModelLoadError(`${message} (${id})`, { id, file: 'config.json' }));
     const [extra, onnx] = await Promise.all([
       descriptor.task === 'image-classification'
         ? json('preprocessor_config.json').then((preprocessor) => ({ preprocessor }))
         : Promise.all([json('tokenizer.json'), json('tokenizer_config.json')]).then(([tokenizer, tokenizerConfig]) => ({ tokenizer, tokenizerConfig })),
-      this.onnx(id, options),
+      this.onnx(id, onnxChoice, options),
     ]);
     return { key: `${descriptor.id}@${descriptor.version}`, onnx, config, ...extra };
   }
@@ -131,8 +131,8 @@ export class FolderModelSource implements ModelSource {
   }
 
   /** The ONNX bytes, streamed so that `load` can report download progress. */
-  private async onnx(id: string, options: FetchOptions): Promise<ArrayBuffer> {
-    for (const file of ONNX_FILES) {
+  private async onnx(id: string, files: readonly string[], options: FetchOptions): Promise<ArrayBuffer> {
+    for (const file of files) {
       const response = await this.get(id, file, options.signal);
       if (!response) continue;
       const totalBytes = Number(response.headers.get('Content-Length')) || undefined;
@@ -143,7 +143,7 @@ export class FolderModelSource implements ModelSource {
       );
       return bytes.buffer as ArrayBuffer;
     }
-    throw new ModelLoadError(`The folder of ${id} has no ${ONNX_FILES.join(' or ')}.`, { id });
+    throw new ModelLoadError(`The folder of ${id} has no ${files.join(' or ')}.`, { id });
   }
 
 }

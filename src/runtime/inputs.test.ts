@@ -38,6 +38,16 @@ describe('toWireInput', () => {
     expect(Array.from(sent)).toEqual([9, 9, 9, 9]);
   });
 
+  it('refuses an ImageData whose pixels an earlier request moved to a worker, with InputError (not a DataCloneError)', async () => {
+    class FakeImageData {
+      constructor(readonly data: Uint8ClampedArray, readonly width: number, readonly height: number) {}
+    }
+    vi.stubGlobal('ImageData', FakeImageData);
+    const image = new FakeImageData(new Uint8ClampedArray(4), 1, 1);
+    structuredClone(image.data.buffer, { transfer: [image.data.buffer] });
+    await expect(toWireInput(image as unknown as ImageData)).rejects.toThrow(new InputError('This ImageData was already sent to classify, which moves its pixels: pass a copy to classify it again.', { reason: 'no-pixels' }));
+  });
+
   it('passes the explicit { kind } form through and refuses anything else with InputError', async () => {
     const explicit = { kind: 'text' as const, text: 'x' };
     expect((await toWireInput(explicit)).input).toBe(explicit);

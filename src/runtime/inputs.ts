@@ -43,6 +43,11 @@ export async function toWireInput(value: LanternInput): Promise<WireInput> {
     return { input: { kind: 'image', image: value }, transfer: [] };
   }
   if (isA<ImageData>(value, 'ImageData')) {
+    // Its buffer went to a worker with an earlier request (ImageData is transferred): posting it
+    // again would fail inside postMessage as an untyped DataCloneError.
+    if (value.data.byteLength === 0 && value.width * value.height > 0) {
+      throw new InputError('This ImageData was already sent to classify, which moves its pixels: pass a copy to classify it again.', { reason: 'no-pixels' });
+    }
     // Copy into a buffer of our own only if the view does not cover its whole buffer.
     const data = value.data.byteOffset === 0 && value.data.byteLength === value.data.buffer.byteLength ? value.data : value.data.slice();
     return { input: { kind: 'image', image: { data, width: value.width, height: value.height } }, transfer: [data.buffer as ArrayBuffer] };

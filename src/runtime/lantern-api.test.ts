@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SignatureError } from './errors.ts';
+import { InputError, SignatureError } from './errors.ts';
 import { Lantern } from './lantern.ts';
 import type { ModelDescriptor, ModelSource } from './model-source.ts';
 
@@ -60,6 +60,27 @@ describe('Lantern and unsigned models', () => {
     const lantern = Lantern.create({ models, createWorker: noWorker([]) });
     await Promise.allSettled([lantern.classify('m', 'a'), lantern.classify('m', 'b'), lantern.load('m')]);
     expect(models.prepared).toEqual(['m']);
+    lantern.dispose();
+  });
+});
+
+describe('classify options', () => {
+  it('refuses a topK, priority or timeoutMs it would misread with a typed InputError, before any install or worker', async () => {
+    const created: string[] = [];
+    const models = source(true);
+    const lantern = Lantern.create({ models, createWorker: noWorker(created) });
+    // Before: topK 0 and NaN answered with no predictions, -1 dropped the last label, and an
+    // unknown priority failed inside the scheduler as an INTERNAL TypeError.
+    for (const [option, options] of [['topK', { topK: 0 }], ['topK', { topK: -1 }], ['topK', { topK: Number.NaN }], ['topK', { topK: 2.5 }], ['priority', { priority: 'urgent' as 'interactive' }], ['timeoutMs', { timeoutMs: Number.NaN }]] as const) {
+      const error = await lantern.classify('m', 'hello', options).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InputError);
+      expect((error as InputError).details).toEqual({ reason: 'bad-option', option });
+    }
+    await expect(lantern.candidate(await models.describe('m'), { key: 'k', onnx: new ArrayBuffer(0), config: {} }).classify('hello', { topK: 0 })).rejects.toBeInstanceOf(InputError);
+    expect(models.prepared).toEqual([]);
+    expect(created).toEqual([]);
+    // Valid options still go through (to the worker, which this test does not have).
+    await expect(lantern.classify('m', 'hello', { topK: 9, priority: 'background', timeoutMs: 1000 })).rejects.toThrow('no worker in this test');
     lantern.dispose();
   });
 });

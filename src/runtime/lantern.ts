@@ -1,7 +1,7 @@
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from './backend.ts';
 import { defaultWorker } from './default-worker.ts';
 import { goldenValidator } from './golden-gate.ts';
-import { asLanternError, CancelledError, deserializeError, IntegrityError, SignatureError, throwIfAborted, WorkerCrashedError, worthAFreshWorker, type ErrorCode } from './errors.ts';
+import { asLanternError, CancelledError, deserializeError, InputError, IntegrityError, SignatureError, throwIfAborted, WorkerCrashedError, worthAFreshWorker, type ErrorCode } from './errors.ts';
 import { resendable, toWireInput, type LanternInput, type WireInput } from './inputs.ts';
 import { keptOrtWasm } from './ort-cache.ts';
 import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
@@ -179,6 +179,21 @@ const defaultBacklogWorkers = () => ((globalThis.navigator?.hardwareConcurrency 
 /** Largest top-k computed in the worker; requests slice what they asked for. */
 const MAX_TOP_K = 5;
 
+const PRIORITIES: readonly Priority[] = ['interactive', 'background'];
+
+/**
+ * Refuses options that would otherwise be misread: `topK: 0` or NaN gave no predictions and a
+ * negative one dropped the last labels (`slice`), a priority the scheduler has no queue for failed
+ * inside it as an INTERNAL TypeError, and a NaN timeout never expired. Apps in plain JavaScript
+ * (or with values from a form) get a typed InputError naming the option instead.
+ */
+function checkOptions(options: ClassifyOptions): void {
+  const bad = (option: string, rule: string) => new InputError(`classify option ${option} must be ${rule}.`, { reason: 'bad-option', option });
+  if (options.topK !== undefined && !(Number.isInteger(options.topK) && options.topK >= 1)) throw bad('topK', `a whole number from 1 (at most ${MAX_TOP_K} are given)`);
+  if (options.priority !== undefined && !PRIORITIES.includes(options.priority)) throw bad('priority', `one of ${PRIORITIES.join(', ')}`);
+  if (options.timeoutMs !== undefined && (typeof options.timeoutMs !== 'number' || Number.isNaN(options.timeoutMs))) throw bad('timeoutMs', 'a number of milliseconds');
+}
+
 /**
  * The runtime's front door: validates nothing itself but wires the model source, the worker
  * pool and the scheduler together, and turns batch reports into per-request results.
@@ -310,7 +325,10 @@ export class Lantern {
     const read = typeof files === 'function' ? files : () => Promise.resolve(files);
     this.candidates.set(id, { descriptor, files: async () => ({ ...(await read()), key: id }) });
     return {
-      classify: (input, options = {}) => this.run(id, input, { priority: 'background', ...options }),
+      classify: async (input, options = {}) => {
+        checkOptions(options);
+        return this.run(id, input, { priority: 'background', ...options });
+      },
       close: async () => {
         this.candidates.delete(id);
         await Promise.all(this.loadedKey.map(async (held, worker) => {
@@ -387,6 +405,7 @@ export class Lantern {
    * automatic rollback while the fallback keeps the user answered.
    */
   async classify(modelId: string, input: LanternInput, options: ClassifyOptions = {}): Promise<ClassificationResult> {
+    checkOptions(options);
     const submittedAt = performance.now();
     const fallbackId = this.options.policies?.fallbackFor(modelId);
     const deadline = options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PreprocessorConfigSchema, RuntimeConfigSchema, tensorSize } from './model-config.ts';
+import { ModelConfigSchema, onnxFiles, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
 import { describeSchemaError } from './schema.ts';
 
 const refusal = (json: object): string | undefined => {
@@ -34,7 +34,20 @@ describe('hub preprocessor configs', () => {
 
   it('gives the tensor size the worker feeds and model:pack checks, crop_pct included', () => {
     expect(tensorSize(PreprocessorConfigSchema.parse({ ...VIT, size: { shortest_edge: 224 }, crop_pct: 0.875 }))).toEqual({ height: 224, width: 224 });
-    expect(tensorSize(PreprocessorConfigSchema.parse({ ...VIT, size: { shortest_edge: 224 } }))).toBeUndefined();
+  });
+
+  it('refuses at load a config whose tensor size would follow the image (every request would fail as if its image were bad)', () => {
+    // transformers.js feeds such a tensor as it comes; Lantern batches one fixed size.
+    for (const size of [{ shortest_edge: 224 }, 224]) {
+      expect(refusal({ ...VIT, size })).toBe('preprocessor_config.json is not valid at "size": the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, crop_pct, or do_pad with pad_size.');
+    }
+    expect(refusal({ ...VIT, size: { shortest_edge: 256 }, do_center_crop: true })).toBe('preprocessor_config.json is not valid at "crop_size": do_center_crop needs crop_size.');
+  });
+
+  it('refuses size.longest_edge by name instead of resizing without it', () => {
+    expect(refusal({ ...VIT, size: { shortest_edge: 256, longest_edge: 320 }, do_center_crop: true, crop_size: 224 }))
+      .toBe('preprocessor_config.json is not valid at "size": Lantern does not implement size.longest_edge; the model would see pixels it was not trained on.');
+    expect(refusal({ ...VIT, size: { shortest_edge: 256, longest_edge: null }, do_center_crop: true, crop_size: 224 })).toBeUndefined();
   });
 });
 
@@ -42,5 +55,32 @@ describe('runtime config.json', () => {
   it('needs no "lantern" block: a hub config with id2label is enough', () => {
     expect(RuntimeConfigSchema.parse({ id2label: { 0: 'a', 1: 'b' }, model_type: 'vit' }).lantern).toBeUndefined();
     expect(RuntimeConfigSchema.safeParse({ id2label: { 0: 'a' } }).success).toBe(false);
+  });
+
+  it('reads problem_type null (written by Python when unset) as a single-label head, as transformers.js does', () => {
+    const config = RuntimeConfigSchema.parse({ id2label: { 0: 'a', 1: 'b' }, problem_type: null });
+    expect(scoreFunction(config)).toBe('softmax');
+    expect(ModelConfigSchema.safeParse({ id2label: { 0: 'a', 1: 'b' }, problem_type: null, lantern: { id: 'a', version: '1.0.0', task: 'text-classification' } }).success).toBe(true);
+  });
+});
+
+describe('hub tokenizer_config.json', () => {
+  it('reads AddedToken objects, null tokens and the "no limit" sentinel as transformers.js does', () => {
+    const added = (content: string) => ({ __type: 'AddedToken', content, lstrip: false, normalized: true, rstrip: false, single_word: false });
+    // 1e30 as HF writes it: beyond the safe-integer range.
+    const config = TokenizerConfigSchema.parse({ model_max_length: 1000000000000000019884624838656, pad_token: added('<pad>'), unk_token: null, eos_token: '</s>', max_length: null });
+    expect(config).toMatchObject({ model_max_length: 1e30, pad_token: '<pad>', unk_token: undefined, eos_token: '</s>', max_length: undefined });
+    expect(TokenizerConfigSchema.safeParse({ pad_token: { content: '<pad>' } }).success).toBe(false);
+  });
+});
+
+describe('the ONNX file of a hub folder', () => {
+  const fail = (message: string) => new Error(message);
+  it('is the q8 file, else fp32, unless config.json names a dtype, as transformers.js chooses', () => {
+    expect(onnxFiles({}, fail)).toEqual(['onnx/model_quantized.onnx', 'onnx/model.onnx']);
+    expect(onnxFiles({ 'transformers.js_config': { dtype: 'auto' } }, fail)).toEqual(['onnx/model_quantized.onnx', 'onnx/model.onnx']);
+    expect(onnxFiles({ 'transformers.js_config': { dtype: 'fp32' } }, fail)).toEqual(['onnx/model.onnx']);
+    expect(onnxFiles({ 'transformers.js_config': { dtype: { model: 'q4' } } }, fail)).toEqual(['onnx/model_q4.onnx']);
+    expect(() => onnxFiles({ 'transformers.js_config': { dtype: 'fp64' } }, fail)).toThrow(/transformers.js_config.dtype "fp64" is none of fp32, fp16/);
   });
 });

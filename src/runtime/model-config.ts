@@ -50,11 +50,14 @@ const Id2Label = z.record(z.string().check(z.regex(/^\d+$/)), z.string().check(z
   z.refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels'),
   z.refine((m) => Object.keys(m).length <= MAX_LABELS, `id2label may have at most ${MAX_LABELS} labels`),
 );
-/** The hub's head type; transformers.js applies sigmoid for multi-label and softmax otherwise. */
-const ProblemType = z.enum(['single_label_classification', 'multi_label_classification'], 'problem_type must be single_label_classification or multi_label_classification (Lantern classifies; it does not regress)');
+/**
+ * The hub's head type; transformers.js applies sigmoid for multi-label and softmax otherwise.
+ * null is the Python default some configs write out: a single-label head, as when absent.
+ */
+const ProblemType = z.nullish(z.enum(['single_label_classification', 'multi_label_classification'], 'problem_type must be single_label_classification or multi_label_classification (Lantern classifies; it does not regress)'));
 
 /** A release's config.json: `model:pack` writes the "lantern" block the store's manifest needs. */
-export const ModelConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: z.optional(ProblemType), lantern: LanternSection });
+export const ModelConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType, lantern: LanternSection });
 export type ModelConfig = z.infer<typeof ModelConfigSchema>;
 export type LanternModelInfo = ModelConfig['lantern'];
 
@@ -63,7 +66,7 @@ export type LanternModelInfo = ModelConfig['lantern'];
  * folder's files give the task, the session's metadata the inputs, outputs and batch size, and
  * `problem_type` the score function.
  */
-export const RuntimeConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: z.optional(ProblemType), lantern: z.optional(z.partial(LanternSection)) });
+export const RuntimeConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType, lantern: z.optional(z.partial(LanternSection)) });
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
 
 export type ScoreFunction = 'softmax' | 'sigmoid' | 'none';
@@ -76,7 +79,8 @@ export function scoreFunction(config: RuntimeConfig): ScoreFunction {
 
 const Size = z.union([
   z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) }),
-  z.object({ shortest_edge: z.int().check(z.positive()) }),
+  /** longest_edge is read only to be refused (see the refinement below), never ignored. */
+  z.object({ shortest_edge: z.int().check(z.positive()), longest_edge: z.optional(z.unknown()) }),
   z.pipe(z.int().check(z.positive()), z.transform((n) => ({ shortest_edge: n }))),
 ]);
 const CropSize = z.union([
@@ -126,7 +130,11 @@ export const PreprocessorConfigSchema = z.looseObject({
   do_pad: z._default(z.boolean(), false),
   pad_size: z.optional(z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) })),
 }).check(z.superRefine((config, ctx) => {
-  const refuse = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+  let refused = false;
+  const refuse = (key: string, message: string) => {
+    refused = true;
+    ctx.addIssue({ code: 'custom', path: [key], message });
+  };
   for (const key of UNIMPLEMENTED_KEYS) {
     const value = (config as Record<string, unknown>)[key];
     if (value !== undefined && value !== null && value !== false) refuse(key, `Lantern does not implement ${key}; the model would see pixels it was not trained on`);
@@ -135,9 +143,18 @@ export const PreprocessorConfigSchema = z.looseObject({
     refuse('resample', `Lantern implements resample 2 (bilinear) and 3 (bicubic), not ${config.resample}${RESAMPLE_NAMES[config.resample] ? ` (${RESAMPLE_NAMES[config.resample]})` : ''}`);
   }
   if (config.resample === 3 && !config.antialias) refuse('antialias', 'antialias: false (OpenCV-style) exists only for resample 2');
+  // transformers.js caps the long side at longest_edge (and, unlike Python, also scales up to
+  // it): Lantern implements neither, so it refuses the key rather than resize differently.
+  if ('longest_edge' in config.size && config.size.longest_edge != null) refuse('size', 'Lantern does not implement size.longest_edge; the model would see pixels it was not trained on');
+  if (config.do_center_crop && !config.crop_size) refuse('crop_size', 'do_center_crop needs crop_size');
   if (config.crop_pct !== undefined) {
     if (!('shortest_edge' in config.size)) refuse('crop_pct', 'crop_pct needs size.shortest_edge, as in ConvNeXt configs');
     if (config.do_center_crop) refuse('crop_pct', 'crop_pct already crops; it cannot be combined with do_center_crop');
+  }
+  // Every image of a batch becomes one tensor of one size. Without a fixed size, every request
+  // would fail at run time as if its image were at fault: say so at load (and at model:pack).
+  if (!refused && !tensorSize(config)) {
+    refuse('size', 'the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, crop_pct, or do_pad with pad_size');
   }
 }));
 export type PreprocessorConfig = z.infer<typeof PreprocessorConfigSchema>;
@@ -153,11 +170,28 @@ export function tensorSize(p: PreprocessorConfig): { height: number; width: numb
   return 'height' in p.size && p.resize_mode !== 'fit_height_pad_right' ? p.size : undefined;
 }
 
+/**
+ * A special token as hub tokenizer_config.json files write it: a string, an AddedToken object
+ * (`{"__type": "AddedToken", "content": "<pad>", …}`, older exports), or null for none. Read as
+ * transformers.js' getTokenFromConfig reads it: the token's text, or undefined.
+ */
+const SpecialToken = z.optional(z.pipe(
+  z.nullish(z.union([z.string(), z.looseObject({ __type: z.literal('AddedToken', 'a special token object must be an AddedToken'), content: z.string() })])),
+  z.transform((token) => (typeof token === 'object' && token !== null ? token.content : token) || undefined),
+));
+/**
+ * A length limit. Any positive number: HF writes a huge sentinel (1e30, beyond the safe-integer
+ * range) for "no limit", and transformers.js accepts it; the encoder caps what it uses.
+ */
+const LengthLimit = z.optional(z.pipe(z.nullish(z.number().check(z.positive())), z.transform((n) => (n == null ? undefined : Math.floor(n)))));
+
 export const TokenizerConfigSchema = z.looseObject({
-  model_max_length: z.optional(z.int().check(z.positive())),
-  max_length: z.optional(z.int().check(z.positive())),
-  pad_token: z.optional(z.string()),
-  unk_token: z.optional(z.string()),
+  model_max_length: LengthLimit,
+  max_length: LengthLimit,
+  pad_token: SpecialToken,
+  /** transformers.js pads with eos_token when the config has no pad_token. */
+  eos_token: SpecialToken,
+  unk_token: SpecialToken,
 });
 export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 
@@ -166,3 +200,27 @@ export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
  * worker builds its encoder (text-preprocess.ts encodes a probe text and wants token ids).
  */
 export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.optional(z.string()) }) });
+
+/** transformers.js' file choice for the WASM default (q8), then full precision. */
+const DEFAULT_ONNX_FILES = ['onnx/model_quantized.onnx', 'onnx/model.onnx'];
+/** transformers.js' file suffix for each dtype (DEFAULT_DTYPE_SUFFIX_MAPPING in its utils/dtypes.js). */
+const DTYPE_SUFFIX: Record<string, string> = {
+  fp32: '', fp16: '_fp16', int8: '_int8', uint8: '_uint8', q8: '_quantized', q4: '_q4', q4f16: '_q4f16', bnb4: '_bnb4', q2: '_q2', q2f16: '_q2f16', q1: '_q1', q1f16: '_q1f16',
+};
+
+/**
+ * The ONNX files of a hub folder to try, in order: one rule for the folder source and
+ * `model:pack`. A config.json that names a dtype (`"transformers.js_config": {"dtype": "fp32"}`,
+ * or per file `{"dtype": {"model": "q4"}}`) gets exactly that file, as transformers.js loads it:
+ * authors set it when the quantized file answers worse, so no other file may stand in.
+ * Otherwise the q8 default, then fp32. An unknown dtype fails with `fail(message)`.
+ */
+export function onnxFiles(config: Record<string, unknown>, fail: (message: string) => Error): string[] {
+  const jsConfig = config['transformers.js_config'];
+  let dtype = jsConfig && typeof jsConfig === 'object' ? (jsConfig as { dtype?: unknown }).dtype : undefined;
+  if (dtype && typeof dtype === 'object') dtype = (dtype as { model?: unknown }).model;
+  if (dtype === undefined || dtype === null || dtype === 'auto') return DEFAULT_ONNX_FILES;
+  const suffix = typeof dtype === 'string' && Object.hasOwn(DTYPE_SUFFIX, dtype) ? DTYPE_SUFFIX[dtype] : undefined;
+  if (suffix === undefined) throw fail(`config.json's transformers.js_config.dtype ${JSON.stringify(dtype)} is none of ${Object.keys(DTYPE_SUFFIX).join(', ')}`);
+  return [`onnx/model${suffix}.onnx`];
+}

@@ -28,6 +28,10 @@ export function sessionInputs(session: ort.InferenceSession, config: RuntimeConf
 export function outputName(session: ort.InferenceSession, config: RuntimeConfig): string {
   const name = config.lantern?.output_name ?? (session.outputNames.includes('logits') ? 'logits' : session.outputNames[0]);
   if (!name || !session.outputNames.includes(name)) throw new ModelLoadError(`The model has no output named "${name ?? ''}".`);
+  // Scores are read as float32: a float16 output (an fp16 export) read that way gives confident
+  // nonsense, so it is refused at load (where the build reports output types).
+  const meta = (session.outputMetadata ?? []).find((m) => m.name === name);
+  if (meta?.isTensor && meta.type !== 'float32') throw new ModelLoadError(`The model's output "${name}" is ${meta.type}; Lantern reads float32 scores (export the classifier head in float32).`);
   return name;
 }
 

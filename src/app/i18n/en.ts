@@ -150,6 +150,7 @@ export const en = {
   'error.input.unreadable-element': 'The image on the page could not be read (not loaded, or from another site without permission).',
   'error.input.unsupported-input': 'This kind of input cannot be classified.',
   'error.input.bad-model-id': 'That is not a valid model name.',
+  'error.input.bad-option': 'The request asked for something Lantern cannot do (a bad option).',
   // A count and its noun, one message per plural category of the language (tCount picks it).
   'count.requests.one': '{count} request',
   'count.requests.other': '{count} requests',

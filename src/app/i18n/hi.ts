@@ -301,6 +301,7 @@ export const hi: Record<MessageKey, string> = {
   'error.input.unreadable-element': 'पेज पर चित्र पढ़ा नहीं जा सका (लोड नहीं हुआ, या अनुमति के बिना दूसरी साइट से)।',
   'error.input.unsupported-input': 'इस तरह के इनपुट का वर्गीकरण नहीं हो सकता।',
   'error.input.bad-model-id': 'यह मान्य मॉडल नाम नहीं है।',
+  'error.input.bad-option': 'अनुरोध में कोई विकल्प मान्य नहीं है।',
   'count.requests.one': '{count} अनुरोध',
   'count.requests.other': '{count} अनुरोध',
   'count.errors.one': '{count} त्रुटि',

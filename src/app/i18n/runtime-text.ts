@@ -46,6 +46,7 @@ export const INPUT_TEXT: Record<InputReason, MessageKey> = {
   'unreadable-element': 'error.input.unreadable-element',
   'unsupported-input': 'error.input.unsupported-input',
   'bad-model-id': 'error.input.bad-model-id',
+  'bad-option': 'error.input.bad-option',
 };
 
 export const BACKEND_TEXT: Record<BackendReason['kind'], MessageKey> = {
