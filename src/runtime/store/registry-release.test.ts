@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { OriginPolicy } from './net.ts';
 import { ModelRegistry } from './registry.ts';
 import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from './test-helpers.ts';
@@ -88,6 +88,18 @@ describe('ModelRegistry.exportBundle (device-to-device sharing)', () => {
     const manifest = (await registry.activeManifest('demo'))!.manifest;
     await store.putChunk(manifest.files[0]!.chunks[0]!, new Uint8Array(4096).buffer);
     await expect(registry.exportBundle('demo@1.0.0')).rejects.toThrow(/no longer matches its signed manifest/);
+  });
+
+  it('refuses to export a release that has expired: no device would install it', async () => {
+    const { registry } = await setup({ version: '1.0.0', sequence: 1, expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    await registry.install(urls('1.0.0'));
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 120_000 });
+    try {
+      // It keeps answering here; only passing it on is refused, before any file is read.
+      await expect(registry.exportBundle('demo@1.0.0')).rejects.toThrow(/expired.*cannot be shared/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a tampered export is refused by the receiving device, which keeps what it had', async () => {
