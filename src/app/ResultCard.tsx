@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { ClassificationResult, Prediction } from '../runtime/index.ts';
 import { formatMs as ms, formatPercent } from './format.ts';
 import { language, t } from './i18n/index.ts';
-import { backendReasonText, errorText, noteText } from './i18n/runtime-text.ts';
+import { backendReasonText, errorText, fallbackText, noteText } from './i18n/runtime-text.ts';
 import { shareText } from './share.ts';
 
 /** The model's own name for a label in the UI language, else its default one, else the label. */
@@ -59,7 +59,7 @@ export function ResultCard({ result, thumbnail }: { result: ClassificationResult
       {result.cached && <p class="pill" data-testid="cached">{t('result.cached')}</p>}
       {result.answeredByFallback && (
         <p class="pill warn" data-testid="answered-by-fallback" data-requested={result.answeredByFallback.requested} data-code={result.answeredByFallback.code}>
-          {t('result.answeredByFallback', { requested: result.answeredByFallback.requested, id: result.modelId })}
+          {fallbackText(result.answeredByFallback, result.modelId)}
         </p>
       )}
       {result.notes.length > 0 && (

@@ -40,6 +40,7 @@ export const en = {
   'result.batch': 'batch of {size}',
   'result.cached': 'From the result cache: the model did not run again for this input.',
   'result.answeredByFallback': '{requested} could not answer; its fallback {id} answered instead.',
+  'result.answeredByFallback.integrity': '{requested} failed its integrity check (its stored files no longer match the signed release) and was taken out of service; its fallback {id} answered instead.',
   'pwa.updateAvailable': 'A new version of Lantern is available.',
   'pwa.reload': 'Update now',
   'pwa.updating': 'Updating when the current work finishes…',

@@ -36,6 +36,7 @@ export const hi: Record<MessageKey, string> = {
   'result.batch': '{size} का बैच',
   'result.cached': 'परिणाम कैश से: इस इनपुट के लिए मॉडल दोबारा नहीं चला।',
   'result.answeredByFallback': '{requested} जवाब नहीं दे सका; उसके बैकअप मॉडल {id} ने जवाब दिया।',
+  'result.answeredByFallback.integrity': '{requested} अखंडता जाँच में विफल रहा (उसकी सहेजी गई फ़ाइलें हस्ताक्षरित रिलीज़ से मेल नहीं खातीं) और सेवा से हटा दिया गया; उसके बैकअप मॉडल {id} ने जवाब दिया।',
   'pwa.updateAvailable': 'लैंटर्न का नया संस्करण उपलब्ध है।',
   'pwa.reload': 'अभी अपडेट करें',
   'pwa.updating': 'चल रहा काम पूरा होते ही अपडेट होगा…',

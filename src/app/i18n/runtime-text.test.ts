@@ -3,7 +3,7 @@ import { chooseBackend, NO_ADAPTER } from '../../runtime/backend.ts';
 import { BusyError, ERROR_CODES, INPUT_REASONS, InputError, IntegrityError, NetworkError, SignatureError, ValidationError } from '../../runtime/errors.ts';
 import { hi } from './hi.ts';
 import { setLanguage } from './index.ts';
-import { ADAPTER_TEXT, BACKEND_TEXT, backendReasonText, catalogErrorText, ERROR_TEXT, errorText, INPUT_TEXT, NOTE_TEXT, noteText } from './runtime-text.ts';
+import { ADAPTER_TEXT, BACKEND_TEXT, backendReasonText, catalogErrorText, ERROR_TEXT, errorText, fallbackText, INPUT_TEXT, NOTE_TEXT, noteText } from './runtime-text.ts';
 
 const DEVANAGARI = /[\u0900-\u097F]/;
 
@@ -19,6 +19,15 @@ describe('runtime messages in every UI language', () => {
       const hindi = hi[key];
       if (hindi !== '{reason}') expect(hindi, key).toMatch(DEVANAGARI);
     }
+  });
+
+  it('says a fallback answered because the primary failed its integrity check, not merely that it could not answer', async () => {
+    const integrity = fallbackText({ requested: 'spam-main', code: 'INTEGRITY' }, 'spam-lite');
+    expect(integrity).toContain('spam-main failed its integrity check');
+    expect(integrity).toContain('spam-lite answered instead');
+    expect(fallbackText({ requested: 'spam-main', code: 'MODEL_LOAD' }, 'spam-lite')).toBe('spam-main could not answer; its fallback spam-lite answered instead.');
+    await setLanguage('hi');
+    expect(fallbackText({ requested: 'spam-main', code: 'INTEGRITY' }, 'spam-lite')).toMatch(/अखंडता/);
   });
 
   it('words an error by its input reason and details, never by its English message', async () => {

@@ -80,6 +80,14 @@ const isOneOf = <T extends string>(list: readonly T[], value: unknown): value is
 const codeOf = (error: Error): unknown => ('code' in error ? error.code : undefined);
 const detailsOf = (error: Error) => ('details' in error && error.details && typeof error.details === 'object' ? error.details : {}) as Record<string, unknown>;
 
+/**
+ * The result card's line when a fallback answered. A primary refused for integrity (its stored
+ * files were altered) is said to be so: a security refusal is never worded as a mere failure.
+ */
+export function fallbackText(answered: { requested: string; code: ErrorCode }, id: string): string {
+  return t(answered.code === 'INTEGRITY' ? 'result.answeredByFallback.integrity' : 'result.answeredByFallback', { requested: answered.requested, id });
+}
+
 /** The sentence for an error: its input reason's, else its code's; never its English message. */
 export function errorText(error: Error): string {
   const code = codeOf(error);

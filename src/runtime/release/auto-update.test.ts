@@ -29,7 +29,7 @@ async function setup() {
     server.add(release);
   }
   const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
-  return { store, registry };
+  return { store, registry, server };
 }
 
 const bucket = (b: number) => () => Promise.resolve(b);
@@ -67,6 +67,23 @@ describe('automatic staged updates', () => {
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
     await installRolledOut(registry, [entry('1.1.0', 2, 0.5)], bucket(0.3), () => true);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.1.0');
+  });
+
+  it('a canary of a newer release does not hold back an older one this device is in the rollout of', async () => {
+    const { registry, store, server } = await setup();
+    const canary = await makeRelease(key, { version: '1.2.0', sequence: 3 });
+    server.add(canary);
+    await registry.install(entry('1.0.0', 1));
+    // The publisher's usual catalog: the previous release to everyone, the new one to 10%.
+    const catalog = [entry('1.1.0', 2, 1), { ...entry('1.2.0', 3, 0.1), size: totalSize(canary.manifest) }];
+    const { now, notYet } = await updatesFor(registry, catalog, bucket(0.5));
+    expect(now.map((r) => r.version)).toEqual(['1.1.0']);
+    expect(notYet.map((r) => r.version)).toEqual(['1.2.0']);
+    await installRolledOut(registry, catalog, bucket(0.5), () => true);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.1.0');
+    // A device inside the canary takes the newest one directly.
+    await installRolledOut(registry, catalog, bucket(0.05), () => true);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.2.0');
   });
 
   it('a release the device refused is not downloaded again at the next start', async () => {

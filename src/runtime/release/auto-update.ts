@@ -1,5 +1,5 @@
 import { LanternError, NetworkError } from '../errors.ts';
-import { latestReleases, type Release } from '../store/catalog.ts';
+import type { Release } from '../store/catalog.ts';
 import { releasesFrom } from '../store/catalog-sources.ts';
 import { versionKey } from '../store/manifest.ts';
 import type { ModelOverview, ModelRegistry } from '../store/registry.ts';
@@ -7,14 +7,16 @@ import { byRollout } from './rollout.ts';
 
 /**
  * Automatic updates (the fleet path): every installed model whose catalogs list a newer, staged
- * release (one with a rollout fraction) that this device is in the rollout of is updated — activated, or put in shadow when its
- * signed manifest says so. Releases outside the rollout are returned for the Models screen to
- * mention (the user may still install them). Never a first install, never without `mayDownload`,
+ * release (one with a rollout fraction) that this device is in the rollout of is updated to the
+ * newest such release — activated, or put in shadow when its signed manifest says so. The newest
+ * release, when outside the rollout, is returned for the Models screen to mention (the user may
+ * still install it). Never a first install, never without `mayDownload`,
  * never a release this device already refused.
  */
 export async function updatesFor(registry: ModelRegistry, releases: readonly Release[], bucketFor: (modelId: string) => Promise<number>): Promise<{ now: Release[]; notYet: Release[] }> {
   const models = new Map((await registry.overview()).map((m) => [m.id, m]));
-  const updates = [...latestReleases(releases).values()].filter((release) => {
+  // Every listed update, not only the newest per model: byRollout picks the one that reaches this device.
+  const updates = releases.filter((release) => {
     const model = models.get(release.id);
     return model?.pointer !== undefined && isUpdate(release, model);
   });

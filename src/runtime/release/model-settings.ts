@@ -43,6 +43,27 @@ export class ModelSettings {
     this.stored.set({ ...this.stored.value, [id]: next });
   }
 
+  /**
+   * Keeps only the settings of models still on this device (`installed`), and no fallback to a
+   * model that is gone: a removed model's choices go with it, and a fallback that can no longer
+   * answer would still take half of its primary's deadline (release/fallback.ts).
+   */
+  retain(installed: ReadonlySet<string>): void {
+    const next: Record<string, ModelReleaseSettings> = {};
+    let changed = false;
+    for (const [id, settings] of Object.entries(this.stored.value)) {
+      if (!installed.has(id)) {
+        changed = true;
+        continue;
+      }
+      const { fallback, ...rest } = settings;
+      const keep = fallback !== undefined && installed.has(fallback);
+      if (fallback !== undefined && !keep) changed = true;
+      next[id] = keep ? settings : rest;
+    }
+    if (changed) this.stored.set(next);
+  }
+
   subscribe(listener: () => void): () => void {
     return this.stored.subscribe(listener);
   }

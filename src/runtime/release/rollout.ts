@@ -43,15 +43,24 @@ export function inRollout(bucket: number, fraction: number): boolean {
 }
 
 /**
- * Splits staged updates into those this device installs automatically and those it is not in the
- * rollout of yet; updates without a fraction are in neither (they wait for the user).
+ * Per model, the newest staged update this device is in the rollout of (installed automatically)
+ * and, when the newest update of all is staged but does not reach this device yet, that one (for
+ * the Models screen to mention). Updates without a fraction are in neither (they wait for the
+ * user). A canary of a newer release must not hold back an older one published to more devices:
+ * a catalog listing 1.1.0 at 100% and 1.2.0 at 10% brings 1.1.0 to the other 90%.
  */
 export async function byRollout(updates: readonly Release[], bucketFor: (modelId: string) => Promise<number>): Promise<{ now: Release[]; notYet: Release[] }> {
+  const byModel = new Map<string, Release[]>();
+  for (const release of updates) byModel.set(release.id, [...(byModel.get(release.id) ?? []), release]);
   const now: Release[] = [];
   const notYet: Release[] = [];
-  for (const release of updates) {
-    if (release.rollout === undefined) continue;
-    (inRollout(await bucketFor(release.id), release.rollout) ? now : notYet).push(release);
+  for (const [id, releases] of byModel) {
+    const newestFirst = [...releases].sort((a, b) => b.sequence - a.sequence);
+    const bucket = await bucketFor(id);
+    const reached = newestFirst.find((r) => r.rollout !== undefined && inRollout(bucket, r.rollout));
+    if (reached) now.push(reached);
+    const newest = newestFirst[0]!;
+    if (newest !== reached && newest.rollout !== undefined && !inRollout(bucket, newest.rollout)) notYet.push(newest);
   }
   return { now, notYet };
 }

@@ -5,7 +5,8 @@ import { StoredValue, type KeyValueStorage } from './stored-value.ts';
 /**
  * Where shadow figures live between reloads (a field device may take days to see enough real
  * requests): counts per candidate version in localStorage, never an input. Dropped when the
- * candidate is promoted or rejected (the decision keeps its own copy in the model store).
+ * candidate is promoted or rejected (the decision keeps its own copy in the model store), and
+ * when it leaves shadow any other way (release/controls.ts).
  */
 const Counts = z.record(z.string(), z.int().check(z.nonnegative()));
 const FiguresSchema = z.object({
@@ -41,6 +42,12 @@ export class ShadowBook {
     if (!(key in this.stored.value)) return;
     const { [key]: _dropped, ...rest } = this.stored.value;
     this.stored.set(rest);
+  }
+
+  /** Keeps only the figures of `candidates` (the versions in shadow now): a candidate removed, quarantined or revoked takes its figures with it. */
+  retain(candidates: ReadonlySet<string>): void {
+    const kept = Object.entries(this.stored.value).filter(([key]) => candidates.has(key));
+    if (kept.length !== Object.keys(this.stored.value).length) this.stored.set(Object.fromEntries(kept));
   }
 
   subscribe(listener: () => void): () => void {

@@ -88,6 +88,18 @@ describe('ShadowRunner', () => {
     expect(runtime.closed).toBe(1);
   });
 
+  it('records nothing for a candidate that left shadow while its run was in flight', async () => {
+    const { runtime, runner, book, ready, tick } = setup();
+    runner.observe('spam', input, result('spam'));
+    await tick();
+    // Removed, promoted or rejected meanwhile: its figures were dropped with it.
+    runner.refresh();
+    runtime.calls[0]!.settle(result('spam', '2.0.0'));
+    await tick();
+    expect(book.figures('spam@2.0.0')).toMatchObject({ runs: 0, errors: 0, skipped: 0 });
+    expect(ready).toEqual([]);
+  });
+
   it('compares the candidate\'s top label with the active one\'s, and the latency', async () => {
     const { runtime, runner, book, tick } = setup();
     runner.observe('spam', input, result('spam', '1.0.0', 2));

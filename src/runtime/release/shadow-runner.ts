@@ -86,21 +86,25 @@ export class ShadowRunner {
   }
 
   private async consider(modelId: string, input: LanternInput, active: ClassificationResult): Promise<void> {
-    const candidate = await this.candidateOf(modelId);
+    const lookup = this.candidateOf(modelId);
+    const candidate = await lookup;
     // The candidate of another version than the one that answered would compare nothing useful.
     if (!candidate || candidate.descriptor.version === active.version) return;
     const { runtime, book } = this.options;
+    // A candidate refreshed away meanwhile (removed, promoted, rejected) has no figures any more:
+    // recording into them would bring back a book entry for a version that is gone.
+    const record = (change: (f: ShadowFigures) => ShadowFigures) => (this.candidates.get(modelId) === lookup ? book.update(candidate.key, change) : undefined);
     const conditions = { hidden: this.options.hidden(), queued: runtime.queueDepth, running: runtime.schedulerStats.running, shadowInFlight: this.inFlight };
     if (!mayRunShadow(conditions)) {
-      book.update(candidate.key, withSkip);
+      record(withSkip);
       return;
     }
     this.inFlight++;
-    let figures: ShadowFigures;
+    let figures: ShadowFigures | undefined;
     try {
       // Background priority: real requests always go first. Never recorded in the metrics.
       const shadow = await this.runOf(candidate).classify(input, { priority: 'background', topK: 1 });
-      figures = book.update(candidate.key, (f) => withComparison(f, {
+      figures = record((f) => withComparison(f, {
         activeLabel: active.predictions[0]?.label ?? '',
         candidateLabel: shadow.predictions[0]?.label ?? '',
         activeMs: modelTime(active),
@@ -108,11 +112,11 @@ export class ShadowRunner {
       }));
     } catch (error) {
       const busy = isAbortError(error) || (error instanceof LanternError && NOT_THE_CANDIDATES_FAULT.has(error.code));
-      figures = book.update(candidate.key, busy ? withSkip : withError);
+      figures = record(busy ? withSkip : withError);
     } finally {
       this.inFlight--;
     }
-    if (candidate.policy && readyToPromote(figures, candidate.policy) && !this.announced.has(candidate.key)) {
+    if (figures && candidate.policy && readyToPromote(figures, candidate.policy) && !this.announced.has(candidate.key)) {
       this.announced.add(candidate.key);
       this.options.onReady?.(candidate, figures);
     }

@@ -253,6 +253,18 @@ describe('ModelStore shadow candidates', () => {
     expect(await store.version(candidate)).toBeDefined();
   });
 
+  it('an activation at or above the candidate\'s sequence ends its evaluation: it could never be promoted', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    const candidate = await stored(store, await makeRelease(key, { version: '1.1.0', sequence: 2 }));
+    await store.enterShadow(candidate);
+    // E.g. a staged rollout of 1.2.0 reached the device while 1.1.0 was still in shadow.
+    await install(store, await makeRelease(key, { version: '1.2.0', sequence: 3 }));
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.2.0', previous: 'demo@1.0.0' });
+    // Collected with the other versions nothing retains (its promotion would be a downgrade).
+    expect(await store.version(candidate)).toBeUndefined();
+  });
+
   it('promotion is an activation: the candidate becomes active, the old one previous, no shadow left', async () => {
     const store = await freshStore();
     await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));

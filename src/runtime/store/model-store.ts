@@ -285,8 +285,12 @@ export class ModelStore {
       const old = await tx.objectStore('pointers').get(version.id);
       if (old?.active === key) return;
       await tx.objectStore('versions').put({ ...version, status: 'ready' });
-      // A candidate in shadow stays in shadow unless it is the one being activated (promotion).
-      await tx.objectStore('pointers').put({ id: version.id, active: key, ...(old ? { previous: old.active } : {}), ...(old?.shadow && old.shadow !== key ? { shadow: old.shadow } : {}) });
+      // A candidate in shadow stays in shadow unless it is the one being activated (promotion) or
+      // this activation raises the floor to its sequence or above: its promotion would then be a
+      // downgrade, so its runs would only cost the device (it is collected below).
+      const shadow = old?.shadow && old.shadow !== key ? await tx.objectStore('versions').get(old.shadow) : undefined;
+      const keepShadow = shadow !== undefined && shadow.sequence > version.sequence;
+      await tx.objectStore('pointers').put({ id: version.id, active: key, ...(old ? { previous: old.active } : {}), ...(keepShadow ? { shadow: shadow.key } : {}) });
       await sequences.put(raiseFloor(await sequences.get(version.id), version.id, stamp));
       await collectGarbage(tx, this.keyPolicy);
     });

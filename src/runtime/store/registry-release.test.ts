@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { OriginPolicy } from './net.ts';
 import { ModelRegistry } from './registry.ts';
 import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from './test-helpers.ts';
@@ -88,6 +88,44 @@ describe('ModelRegistry.exportBundle (device-to-device sharing)', () => {
     const manifest = (await registry.activeManifest('demo'))!.manifest;
     await store.putChunk(manifest.files[0]!.chunks[0]!, new Uint8Array(4096).buffer);
     await expect(registry.exportBundle('demo@1.0.0')).rejects.toThrow(/no longer matches its signed manifest/);
+  });
+
+  it('refuses to export a release that has expired: no device would install it', async () => {
+    const { registry } = await setup({ version: '1.0.0', sequence: 1, expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    await registry.install(urls('1.0.0'));
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 120_000 });
+    try {
+      // It keeps answering here; only passing it on is refused, before any file is read.
+      await expect(registry.exportBundle('demo@1.0.0')).rejects.toThrow(/expired.*cannot be shared/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('the receiving device refuses a bundle of an older version, one with its signatures stripped, and one its trust store does not vouch for', async () => {
+    const { registry } = await setup({ version: '1.0.0', sequence: 1 });
+    await registry.install(urls('1.0.0'));
+    const { blob } = await registry.exportBundle('demo@1.0.0');
+    const bytes = new Uint8Array(await blob.arrayBuffer());
+    // Newer here already: the bundle would be a downgrade.
+    const newer = await setup({ version: '1.0.0', sequence: 1 }, { version: '1.1.0', sequence: 2 });
+    await newer.registry.install(urls('1.1.0'));
+    await expect(newer.registry.installBundle(blob)).rejects.toMatchObject({ code: 'DOWNGRADE' });
+    expect((await newer.store.pointer('demo'))?.active).toBe('demo@1.1.0');
+    // The same bytes with an empty signature list in the header (same length, so offsets hold).
+    const text = new TextDecoder('latin1').decode(bytes);
+    const signed = /"signatures":\{"signatures":\[.*?\]\}/.exec(text)![0];
+    const stripped = `"signatures":{"signatures":[]}`.padEnd(signed.length - 1, ' ') + '}';
+    const tampered = bytes.slice();
+    tampered.set(new TextEncoder().encode(stripped), text.indexOf(signed));
+    const other = await setup();
+    // An empty signature list is not even a well-formed header.
+    await expect(other.registry.installBundle(new Blob([tampered]))).rejects.toMatchObject({ code: 'VALIDATION' });
+    // A device whose trust store predates this publisher's key.
+    const { trust: older } = await keyAndTrust();
+    const stranger = new ModelRegistry({ store: await freshStore(), trust: older, policy: new OriginPolicy(ORIGIN) });
+    await expect(stranger.installBundle(blob)).rejects.toMatchObject({ code: 'SIGNATURE' });
+    expect(await other.store.pointer('demo')).toBeUndefined();
   });
 
   it('a tampered export is refused by the receiving device, which keeps what it had', async () => {

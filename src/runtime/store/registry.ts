@@ -438,6 +438,13 @@ export class ModelRegistry {
     const [version, record] = await Promise.all([store.version(key), store.manifest(key)]);
     if (!version || !record || version.status !== 'ready') throw new StorageError('Only a completely installed version can be shared.', { key });
     const manifest = parseManifest(new Uint8Array(record.bytes));
+    try {
+      // The receiving device checks expiry like any install: a bundle it must refuse is not made.
+      assertNotExpired(manifest);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      throw new ValidationError(`${manifest.id} ${manifest.version} has expired (or carries no expiry date), so another device would refuse it; it cannot be shared. It keeps answering here.`, { ...error.details, key });
+    }
     const read = await readVerified(store, manifest);
     if (!read.ok) throw new IntegrityError(`The stored copy of ${manifest.id} ${manifest.version} no longer matches its signed manifest; it cannot be shared.`, { key });
     const files = manifest.files.map((f) => ({ path: f.path, bytes: read.byPath.get(f.path)! }));

@@ -1,0 +1,117 @@
+import 'fake-indexeddb/auto';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { CandidateRun, ClassificationResult } from '../lantern.ts';
+import { versionKey } from '../store/manifest.ts';
+import { OriginPolicy } from '../store/net.ts';
+import { ModelRegistry } from '../store/registry.ts';
+import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from '../store/test-helpers.ts';
+import type { KeyFile, TrustStore } from '../store/trust.ts';
+import { releaseControls } from './controls.ts';
+import { withError } from './shadow.ts';
+import type { ShadowRuntime } from './shadow-runner.ts';
+
+let key: KeyFile;
+let trust: TrustStore;
+beforeAll(async () => ({ key, trust } = await keyAndTrust(['demo', 'lite'])));
+
+function memory() {
+  const data = new Map<string, string>();
+  return { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v) };
+}
+
+/** Counts the candidate sessions the controls open and close; shadow runs never settle. */
+class FakeRuntime implements ShadowRuntime {
+  queueDepth = 0;
+  schedulerStats = { running: 0 };
+  opened = 0;
+  closed = 0;
+  refreshModels(): void {}
+  candidate(): CandidateRun {
+    this.opened++;
+    return { classify: () => new Promise<ClassificationResult>(() => undefined), close: () => Promise.resolve(void this.closed++) };
+  }
+}
+
+const answer = (version: string): ClassificationResult => ({
+  modelId: 'demo', version, signed: true, predictions: [{ label: 'a', score: 0.9, index: 0 }], notes: [], backend: 'wasm', backendReason: { kind: 'wasm-requested' },
+  unsure: false, unsureBelow: 0, batchSize: 1, coldStart: false, retried: false, cached: false,
+  timings: { queueMs: 0, loadMs: 0, preprocessMs: 0, inferenceMs: 1, postprocessMs: 0, totalMs: 1 },
+});
+
+async function setup() {
+  const store = await freshStore();
+  const server = new FakeServer();
+  for (const [id, version, sequence] of [['demo', '1.0.0', 1], ['demo', '1.1.0', 2], ['demo', '1.2.0', 3], ['lite', '1.0.0', 1]] as const) {
+    server.add(await makeRelease(key, { id, version, sequence }));
+  }
+  const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
+  const runtime = new FakeRuntime();
+  const storage = memory();
+  const controls = releaseControls({
+    runtime: () => runtime,
+    registry: Promise.resolve(registry),
+    candidate: async (id) => {
+      const manifest = await registry.candidateManifest(id);
+      return manifest && {
+        key: versionKey(manifest),
+        descriptor: { id, version: manifest.version, title: manifest.title, task: manifest.task, batch: manifest.batch, labels: manifest.labels, sizeBytes: 1, samples: [], signed: true },
+        files: () => Promise.reject(new Error('not read in this test')),
+      };
+    },
+    storage,
+    hidden: () => false,
+  });
+  return { registry, store, runtime, storage, controls };
+}
+
+describe('release controls follow the model store', () => {
+  it('a removed model takes its settings with it, and no model falls back to it any more', async () => {
+    const { registry, controls, storage } = await setup();
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.0.0', 'lite'));
+    controls.settings.set('demo', { fallback: 'lite', cache: true });
+    controls.settings.set('lite', { fallback: 'demo' });
+    // Settings survive an update of the model and a reload (a new instance on the same storage).
+    await registry.install(urls('1.1.0'));
+    const reloaded = releaseControls({ runtime: () => new FakeRuntime(), registry: Promise.resolve(registry), candidate: () => Promise.resolve(undefined), storage, hidden: () => false });
+    await vi.waitFor(() => expect(reloaded.settings.fallbackFor('demo')).toBe('lite'));
+    expect(reloaded.settings.cacheEnabled('demo')).toBe(true);
+
+    await registry.removeModel('lite');
+    // A fallback to a model that is gone would still halve the primary's deadline.
+    await vi.waitFor(() => expect(controls.settings.fallbackFor('demo')).toBeUndefined());
+    expect(controls.settings.get('lite')).toEqual({});
+    expect(controls.settings.cacheEnabled('demo')).toBe(true);
+    await registry.removeModel('demo');
+    await vi.waitFor(() => expect(controls.settings.cacheEnabled('demo')).toBe(false));
+  });
+
+  it('a candidate removed from shadow loses its figures: installed again, it starts from zero', async () => {
+    const { registry, controls } = await setup();
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.1.0'), undefined, 'shadow');
+    controls.shadow.update('demo@1.1.0', withError);
+    await registry.removeVersion('demo@1.1.0');
+    await vi.waitFor(() => expect(controls.shadow.figures('demo@1.1.0').errors).toBe(0));
+    await registry.install(urls('1.1.0'), undefined, 'shadow');
+    expect(controls.shadow.figures('demo@1.1.0').errors).toBe(0);
+  });
+
+  it('keeps the candidate\'s session through store changes that leave it in shadow, and frees it when it leaves', async () => {
+    const { registry, controls, runtime } = await setup();
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.2.0'), undefined, 'shadow');
+    controls.runner.observe('demo', 'some text', answer('1.0.0'));
+    await vi.waitFor(() => expect(runtime.opened).toBe(1));
+    // Another model's download (a notification per chunk) and the activation of 1.1.0.
+    await registry.install(urls('1.0.0', 'lite'));
+    await registry.install(urls('1.1.0'));
+    controls.settings.set('lite', { cache: true });
+    await registry.removeModel('lite');
+    // Store changes are followed in order: once the removal is, the earlier ones were too.
+    await vi.waitFor(() => expect(controls.settings.get('lite')).toEqual({}));
+    expect([runtime.opened, runtime.closed]).toEqual([1, 0]);
+    await registry.removeVersion('demo@1.2.0');
+    await vi.waitFor(() => expect(runtime.closed).toBe(1));
+  });
+});
