@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { DowngradeError, IntegrityError, SignatureError, StorageError, ValidationError } from '../errors.ts';
+import { DowngradeError, IntegrityError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
 import { MAX_LABELS } from '../schema-limits.ts';
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
@@ -8,7 +8,8 @@ import { writeBundle } from './bundle.ts';
 import { OriginPolicy } from './net.ts';
 import { parseManifest, totalSize } from './manifest.ts';
 import { ModelRegistry } from './registry.ts';
-import { FakeServer, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
+import type { ModelStore } from './model-store.ts';
+import { evictChunks, FakeServer, freshNamedStore, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile } from './trust.ts';
 
 /**
@@ -32,8 +33,8 @@ const trustOf = (...extra: [KeyFile, string[]][]) => new TrustStore({
 const release = (key: KeyFile, id: string, version: string, sequence: number, seed = sequence % 1000) =>
   makeRelease(key, { id, version, sequence }, new Uint8Array(10_000).map((_, i) => (i * 7 + seed) & 0xff));
 
-async function world(trust = trustOf()) {
-  const store = await freshStore();
+async function world(trust = trustOf(), given?: ModelStore) {
+  const store = given ?? await freshStore();
   const server = new FakeServer();
   const registryWith = (t: TrustStore) => new ModelRegistry({ store, trust: t, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 1 });
   const publish = (...releases: TestRelease[]) => releases.forEach((r) => server.add(r));
@@ -341,7 +342,7 @@ describe('attack: a failed install must not delete what installed versions use',
     await expectAnswers(registry, v1);
   });
 
-  it('quarantine deletes only the damaged chunk, never one another version or model references', async () => {
+  it('quarantine deletes only the damaged chunk (useless to every version), never a valid one another version or model references', async () => {
     const { registry, publish, store } = await world();
     const base = await release(builtin, 'spam-filter', '1.0.0', 1);
     // 1.1.0 shares its first onnx chunk with 1.0.0; acme/copy shares the whole onnx file.
@@ -358,12 +359,11 @@ describe('attack: a failed install must not delete what installed versions use',
     await store.putChunk(damaged!, bytes.buffer);
     await expect(registry.readActive('spam-filter')).rejects.toThrow(IntegrityError);
     await expectAnswers(registry, base);
-    // The damaged chunk is also acme/copy's: it stays (that model is checked on its own read); the shared one stays too.
-    expect(await store.hasChunk(shared!)).toBe(true);
-    expect(await store.hasChunk(damaged!)).toBe(true);
-    await expect(registry.readActive('acme/copy')).rejects.toThrow(IntegrityError);
-    // Now nothing healthy references it: quarantining acme/copy deletes it, and 1.0.0 still answers.
+    // The damaged chunk fails its own hash, so it is gone for acme/copy too (which fails on its own read);
+    // the valid chunk 1.0.0 shares stays.
     expect(await store.hasChunk(damaged!)).toBe(false);
+    expect(await store.hasChunk(shared!)).toBe(true);
+    await expect(registry.readActive('acme/copy')).rejects.toThrow(IntegrityError);
     expect(await store.hasChunk(shared!)).toBe(true);
     await expectAnswers(registry, base);
   });
@@ -552,3 +552,95 @@ describe('attack: catalogs that freeze, replay or mix and match', () => {
     await expectAnswers(registry, v1);
   });
 });
+
+describe('attack: storage damage, eviction and interruptions must leave a way back', () => {
+  it('a corrupt chunk another model also lists is dropped at quarantine, so reinstalling the version fetches it again', async () => {
+    const { registry, publish, store } = await world();
+    const base = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const onnx = base.files.get('onnx/model.onnx')!.map((b, i) => (i < 4096 ? b : b ^ 0x33));
+    const next = await makeRelease(builtin, { id: 'spam-filter', version: '1.1.0', sequence: 2 }, onnx);
+    const copy = await makeRelease(acme, { id: 'acme/copy', version: '1.0.0', sequence: 1 }, onnx);
+    publish(base, next, copy);
+    for (const r of [base, next, copy]) await install(registry, r);
+    const damaged = next.manifest.files[0]!.chunks[2]!;
+    const bytes = new Uint8Array((await store.getChunk(damaged))!);
+    bytes[0]! ^= 1;
+    await store.putChunk(damaged, bytes.buffer);
+    await expect(registry.readActive('spam-filter')).rejects.toThrow(IntegrityError);
+    await expectAnswers(registry, base);
+    // The user reinstalls 1.1.0 while acme/copy has not been read yet: the network's good copy must replace the bad one.
+    await install(registry, next);
+    await expectAnswers(registry, next);
+    await expectAnswers(registry, copy);
+  });
+
+  it('reinstalling the active version after some of its chunks were evicted fetches them (network or bundle)', async () => {
+    for (const how of ['network', 'bundle'] as const) {
+      const { store, name } = await freshNamedStore();
+      const { registry, publish } = await world(trustOf(), store);
+      const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+      const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+      publish(v1, v2);
+      await install(registry, v1);
+      await install(registry, v2);
+      await evictChunks(name, v2.manifest.files[0]!.chunks.slice(0, 2));
+      // Nothing has read 1.1.0 since: it is still "ready". Reinstalling it is the obvious repair.
+      await (how === 'network' ? install(registry, v2) : registry.installBundle(bundleOf(v2)));
+      await expectAnswers(registry, v2);
+      expect((await store.pointer('spam-filter'))?.previous).toBe('spam-filter@1.0.0');
+    }
+  });
+
+  it('an evicted chunk of the only version fails with a typed error naming no fallback, and a reinstall repairs it', async () => {
+    const { store, name } = await freshNamedStore();
+    const { registry, publish } = await world(trustOf(), store);
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    await evictChunks(name, [v1.manifest.files[0]!.chunks[1]!]);
+    const error = await errorOf(registry.readActive('spam-filter'));
+    expect(error).toBeInstanceOf(IntegrityError);
+    expect((error as IntegrityError).details).toMatchObject({ id: 'spam-filter', fallback: null });
+    expect((error as IntegrityError).message).toMatch(/reinstall the model/);
+    await install(registry, v1);
+    await expectAnswers(registry, v1);
+  });
+
+  it('a tab closed between the last verified chunk and activation leaves the old version active; resume activates the new one', async () => {
+    const { registry, registryWith, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    publish(v1, v2);
+    await install(registry, v1);
+    // The activation's transaction never commits: as if the tab died just before it.
+    const activate = vi.spyOn(store, 'activate').mockRejectedValueOnce(new StorageError('The model store could not be updated.'));
+    await expect(install(registry, v2)).rejects.toThrow(StorageError);
+    activate.mockRestore();
+    const reopened = registryWith(trustOf());
+    await expectAnswers(reopened, v1);
+    expect((await store.version('spam-filter@1.1.0'))?.status).toBe('downloading');
+    await reopened.resume('spam-filter@1.1.0');
+    await expectAnswers(reopened, v2);
+  });
+
+  it('a full disk mid-download fails with QuotaError; the active version answers and a later resume completes', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    publish(v1, v2);
+    await install(registry, v1);
+    const put = store.putChunk.bind(store);
+    let room = 1;
+    const full = vi.spyOn(store, 'putChunk').mockImplementation(async (sha, bytes) => {
+      if (room-- <= 0) throw new QuotaError('The device is out of storage space; the download was stopped and installed models were left untouched.');
+      return put(sha, bytes);
+    });
+    await expect(install(registry, v2)).rejects.toThrow(QuotaError);
+    full.mockRestore();
+    await expectAnswers(registry, v1);
+    expect((await store.version('spam-filter@1.1.0'))?.status).toBe('downloading');
+    await registry.resume('spam-filter@1.1.0');
+    await expectAnswers(registry, v2);
+  });
+});
+

@@ -5,7 +5,28 @@ import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile, type Signat
 /** Test-only helpers: in-memory signed releases and a throwaway store per test. */
 
 let dbCounter = 0;
-export const freshStore = (): Promise<ModelStore> => ModelStore.open(`test-${Date.now()}-${dbCounter++}`);
+/** A throwaway store and its database name (for tests that reach behind the store, as a browser may). */
+export async function freshNamedStore(): Promise<{ store: ModelStore; name: string }> {
+  const name = `test-${Date.now()}-${dbCounter++}`;
+  return { store: await ModelStore.open(name), name };
+}
+export const freshStore = async (): Promise<ModelStore> => (await freshNamedStore()).store;
+
+/** Deletes chunks behind the store's back, as a browser evicting part of the origin's data (or a user clearing it) would. */
+export async function evictChunks(dbName: string, shas: readonly string[]): Promise<void> {
+  const request = indexedDB.open(dbName);
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error ?? new Error('open failed'));
+  });
+  const tx = db.transaction('chunks', 'readwrite');
+  for (const sha of shas) tx.objectStore('chunks').delete(sha);
+  await new Promise<void>((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error ?? new Error('delete failed'));
+  });
+  db.close();
+}
 
 export interface TestRelease {
   manifest: Manifest;
