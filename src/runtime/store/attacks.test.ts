@@ -9,7 +9,7 @@ import { OriginPolicy } from './net.ts';
 import { parseManifest, totalSize } from './manifest.ts';
 import { ModelRegistry } from './registry.ts';
 import type { ModelStore } from './model-store.ts';
-import { evictChunks, FakeServer, freshNamedStore, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
+import { configFor, evictChunks, FakeServer, freshNamedStore, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile } from './trust.ts';
 
 /**
@@ -641,6 +641,42 @@ describe('attack: storage damage, eviction and interruptions must leave a way ba
     expect((await store.version('spam-filter@1.1.0'))?.status).toBe('downloading');
     await registry.resume('spam-filter@1.1.0');
     await expectAnswers(registry, v2);
+  });
+});
+
+describe('attack: wrong software (the signed files are another model\'s)', () => {
+  it('refuses a release whose config describes another model or task, over the network and as a bundle; the active version answers', async () => {
+    const trust = trustOf();
+    const { registry, publish, store } = await world(trust);
+    const photos = await makeRelease(acme, { id: 'acme/photos', version: '1.0.0', sequence: 1, task: 'image-classification', labels: ['cat', 'dog'] });
+    const reviews = await makeRelease(acme, { id: 'acme/reviews', version: '1.0.0', sequence: 1, labels: ['bad', 'good'] });
+    // Acme's build packs the text model's files under the image model's id (in its own scope, validly signed).
+    const mixed = await makeRelease(acme, { id: 'acme/photos', version: '1.1.0', sequence: 2, task: 'image-classification', labels: ['cat', 'dog'], files: [...reviews.files].map(([path, bytes]) => ({ path, bytes, role: path === 'config.json' ? 'config' as const : 'onnx' as const })) });
+    publish(photos, mixed);
+    await install(registry, photos);
+    for (const attempt of [() => install(registry, mixed), () => registry.installBundle(bundleOf(mixed))]) {
+      const error = await errorOf(attempt());
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toMatch(/config\.json describes acme\/reviews/);
+      expect((await store.version('acme/photos@1.1.0'))?.status).toBe('rejected');
+      await expectAnswers(registry, photos);
+    }
+  });
+
+  it.each([
+    ['the task', { task: 'text-classification' as const }, /text-classification/],
+    ['the labels', { labels: ['dog', 'cat'] }, /labels/],
+    ['the version', { version: '1.0.0' }, /another version/],
+  ])('refuses a config that disagrees with the manifest on %s', async (_what, config, message) => {
+    const { registry, publish } = await world();
+    const photos = await makeRelease(acme, { id: 'acme/photos', version: '1.0.0', sequence: 1, task: 'image-classification', labels: ['cat', 'dog'] });
+    const onnx = new Uint8Array(5000).fill(7);
+    const meta = { id: 'acme/photos', version: '1.1.0', task: 'image-classification' as const, labels: ['cat', 'dog'] };
+    const bad = await makeRelease(acme, { ...meta, sequence: 2, files: [{ path: 'onnx/model.onnx', role: 'onnx', bytes: onnx }, { path: 'config.json', role: 'config', bytes: configFor({ ...meta, ...config }) }] });
+    publish(photos, bad);
+    await install(registry, photos);
+    await expect(install(registry, bad)).rejects.toThrow(message);
+    await expectAnswers(registry, photos);
   });
 });
 

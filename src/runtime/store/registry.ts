@@ -5,7 +5,7 @@ import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferPro
 import { downloadRelease } from './downloader.ts';
 import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchDocument, type NetContext, type OriginPolicy } from './net.ts';
-import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
+import { assertNotExpired, configMismatch, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 import type { ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
@@ -322,6 +322,7 @@ export class ModelRegistry {
         });
         const check = await readVerified(store, manifest);
         if (!check.ok) throw await this.refuseInconsistent(manifest, check);
+        await this.refuseOtherModel(manifest, check);
         // Until the gate passes the version stays "downloading": a reload here leaves the old one active.
         if (!repair) await this.gate(manifest, check);
       }
@@ -340,6 +341,15 @@ export class ModelRegistry {
   private async damagedChunks(manifest: Manifest): Promise<string[] | false> {
     const read = await readVerified(this.options.store, manifest);
     return !read.ok && read.badChunks.length > 0 && read.badChunks;
+  }
+
+  /** Refuses (marks rejected, like a failed gate) a release whose files are another model than its manifest says (configMismatch). */
+  private async refuseOtherModel(manifest: Manifest, check: VerifiedRead & { ok: true }): Promise<void> {
+    const reason = configMismatch(manifest, check.files);
+    if (!reason) return;
+    const key = versionKey(manifest);
+    await this.options.store.reject(key, reason);
+    throw new ValidationError(`Release ${manifest.version} of ${manifest.id} was not activated: ${reason}.`, { key });
   }
 
   /**

@@ -46,8 +46,14 @@ function fakeBytes(length: number, seed: number): Uint8Array {
   return out;
 }
 
+/** The config.json `model:pack` writes for a release: its lantern block says what the manifest says. */
+export const configFor = (release: { id: string; version: string; task: PackInput['task']; labels: readonly string[] }): Uint8Array<ArrayBuffer> => new TextEncoder().encode(JSON.stringify({
+  id2label: Object.fromEntries(release.labels.map((label, i) => [String(i), label])),
+  lantern: { id: release.id, version: release.version, task: release.task },
+}));
+
 export async function makeRelease(key: KeyFile, overrides: Partial<PackInput> & { version: string; sequence: number }, onnx = fakeBytes(10_000, overrides.sequence)): Promise<TestRelease> {
-  const config = new TextEncoder().encode(JSON.stringify({ id2label: { 0: 'a', 1: 'b' }, lantern: { id: 'demo', version: overrides.version, task: 'text-classification' } }));
+  const config = configFor({ id: 'demo', task: 'text-classification', labels: ['a', 'b'], ...overrides });
   const input: PackInput = {
     id: 'demo', task: 'text-classification', title: 'Demo', batch: 'dynamic', labels: ['a', 'b'],
     createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2099-01-01T00:00:00.000Z', chunkSize: 4096,
