@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DowngradeError, IntegrityError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
 import { MAX_LABELS } from '../schema-limits.ts';
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
@@ -680,3 +680,114 @@ describe('attack: wrong software (the signed files are another model\'s)', () =>
   });
 });
 
+describe('attack: scope escapes through the model id', () => {
+  it.each(['ACME/photos', 'acme/../spam-filter', 'acme/x/../../spam-filter', '\uff41cme/photos', 'acme/photos\n', 'acme/ photos', 'acme//photos'])(
+    'refuses the id %j, signed by Acme, as a malformed manifest (network and bundle); the built-in answers',
+    async (id) => {
+      const { registry, publish, server } = await world();
+      const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+      publish(v1);
+      await install(registry, v1);
+      const hostile = await resigned(await release(acme, 'acme/photos', '1.0.0', 1), acme, (json) => {
+        json.id = id;
+      });
+      server.put('x/manifest.json', hostile.bytes);
+      server.put('x/manifest.sig.json', new TextEncoder().encode(JSON.stringify(hostile.signatures)));
+      await expect(registry.install({ manifestUrl: `${ORIGIN}/x/manifest.json`, signatureUrl: `${ORIGIN}/x/manifest.sig.json` })).rejects.toThrow(ValidationError);
+      await expect(registry.installBundle(bundleOf(hostile))).rejects.toThrow(ValidationError);
+      await expectAnswers(registry, v1);
+    },
+  );
+
+  it.each(['acme', 'acmecorp/photos', 'acme.evil/photos', 'spam-filter'])('refuses the well-formed id %j outside acme/ with a SignatureError', async (id) => {
+    const { registry, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    await expect(registry.installBundle(bundleOf(await release(acme, id, '9.0.0', 99)))).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, v1);
+  });
+});
+
+describe('attack: rollback by another path', () => {
+  it('an older release is refused as a bundle after a network install, and after the user removed and re-added the model', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    publish(v1, v2);
+    await install(registry, v1);
+    await install(registry, v2);
+    await store.removeVersion('spam-filter@1.0.0');
+    await expect(registry.installBundle(bundleOf(v1))).rejects.toThrow(DowngradeError);
+    await expectAnswers(registry, v2);
+    await registry.removeModel('spam-filter');
+    await expect(registry.installBundle(bundleOf(v1))).rejects.toThrow(DowngradeError);
+    await expect(install(registry, v1)).rejects.toThrow(DowngradeError);
+    await registry.installBundle(bundleOf(v2));
+    await expectAnswers(registry, v2);
+  });
+});
+
+describe('attack: the device clock', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('set far forward (every release and catalog expired): installed models answer, roll back and re-check trust; only updates stop', async () => {
+    const { registry, publish, server } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    const v3 = await release(builtin, 'spam-filter', '1.2.0', 3);
+    publish(v1, v2, v3);
+    await install(registry, v1);
+    await install(registry, v2);
+    const catalog = await signedCatalog([], { keys: [builtin] });
+    server.put('catalog.json', catalog.catalog);
+    server.put('catalog.sig.json', catalog.signature);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2150-01-01T00:00:00Z'));
+    await expectAnswers(registry, v2);
+    await registry.applyTrust(trustOf());
+    await expectAnswers(registry, v2);
+    await registry.rollback('spam-filter', 'spam-filter@1.0.0');
+    await expectAnswers(registry, v1);
+    await expect(registry.catalog(`${ORIGIN}/catalog.json`)).rejects.toThrow(/Installed models keep working/);
+    await expect(install(registry, v3)).rejects.toThrow(/has expired/);
+    await expectAnswers(registry, v1);
+  });
+
+  it('set back (expired documents look fresh again): a replayed older catalog or release is still refused by its version', async () => {
+    const { registry, publish, server } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    publish(v1, v2);
+    await install(registry, v2);
+    const serve = (c: { catalog: Uint8Array; signature: Uint8Array }) => {
+      server.put('catalog.json', c.catalog);
+      server.put('catalog.sig.json', c.signature);
+    };
+    serve(await signedCatalog([], { keys: [builtin], previousVersion: 2e10 }));
+    await registry.catalog(`${ORIGIN}/catalog.json`);
+    // A catalog that expired in 2021, replayed to a device whose clock says 2020.
+    serve(await signedCatalog([], { keys: [builtin], previousVersion: 10, now: new Date('2020-12-01T00:00:00Z'), expiresAt: '2021-01-01T00:00:00.000Z' }));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2020-12-15T00:00:00Z'));
+    await expect(registry.catalog(`${ORIGIN}/catalog.json`)).rejects.toThrow(DowngradeError);
+    await expect(install(registry, v1)).rejects.toThrow(DowngradeError);
+    await expectAnswers(registry, v2);
+  });
+});
+
+describe('attack: a catalog entry pointing at another model\'s release', () => {
+  it('refuses an entry for spam-filter whose manifest is acme/photos (validly signed in its own scope); the built-in answers', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const photos = await release(acme, 'acme/photos', '2.0.0', 2);
+    publish(v1, photos);
+    await install(registry, v1);
+    const entry = { id: 'spam-filter', version: '2.0.0', sequence: 2, size: totalSize(photos.manifest), ...urls('2.0.0', 'acme/photos') };
+    await expect(registry.install(entry)).rejects.toThrow(/does not match the release it points to/);
+    expect(await store.pointer('acme/photos')).toBeUndefined();
+    await expectAnswers(registry, v1);
+  });
+});
