@@ -275,6 +275,40 @@ describe('attack: a release signed without an expiry date', () => {
   });
 });
 
+describe('attack: an expiry so far away it never comes (a careless --expires 9999-12-31)', () => {
+  it('refuses a release valid for more than two years after its creation, over the network and as a bundle; the active version answers', async () => {
+    const { registry, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const forever = await resigned(await release(builtin, 'spam-filter', '2.0.0', 2), builtin, (json) => {
+      json.expiresAt = '9999-12-31T00:00:00.000Z';
+    });
+    publish(v1, forever);
+    await install(registry, v1);
+    const error = await errorOf(install(registry, forever));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toMatch(/until 9999-12-31, more than 731 days after it was made/);
+    await expect(registry.installBundle(bundleOf(forever))).rejects.toThrow(ValidationError);
+    await expectAnswers(registry, v1);
+  });
+
+  it('refuses a catalog valid for more than a year, before recording it as seen; the installed model answers', async () => {
+    const { registry, publish, server } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    const serve = (c: { catalog: Uint8Array; signature: Uint8Array }) => {
+      server.put('catalog.json', c.catalog);
+      server.put('catalog.sig.json', c.signature);
+    };
+    serve(await signedCatalog([], { keys: [builtin], previousVersion: 2e10, expiresAt: '9999-12-31T00:00:00.000Z' }));
+    await expect(registry.catalog(`${ORIGIN}/catalog.json`)).rejects.toThrow(/more than 366 days after it was made/);
+    // Not recorded: the publisher's corrected catalog, at a lower version, is accepted.
+    serve(await signedCatalog([], { keys: [builtin], previousVersion: 10 }));
+    await expect(registry.catalog(`${ORIGIN}/catalog.json`)).resolves.toEqual([]);
+    await expectAnswers(registry, v1);
+  });
+});
+
 describe('attack: a replay after a key rotation', () => {
   /** A release signed by each of `keys`, in that order (the signature file is not itself signed: a mirror may reorder it). */
   async function signedBy(keys: KeyFile[], version: string, sequence: number): Promise<TestRelease> {

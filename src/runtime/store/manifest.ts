@@ -7,6 +7,7 @@ import {
   MAX_LABEL_LENGTH, MAX_LABELS, MAX_PATH_LENGTH, MAX_SAMPLES, MAX_TITLE_LENGTH,
 } from '../schema-limits.ts';
 import { sha256Hex } from './bytes.ts';
+import { validForAtMost } from './expiry.ts';
 
 /**
  * The signed description of one model release (`lantern-manifest/1`). The bytes that are
@@ -97,15 +98,23 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   return parseSchema(ManifestSchema, json, 'The release manifest');
 }
 
+/** The longest a release may stay installable after its `createdAt` (two years, a leap day included). */
+export const MAX_RELEASE_VALIDITY_DAYS = 731;
+
 /**
  * Expiry is checked when installing; an installed model keeps working offline after it. A release
  * that never expires is refused too (TUF: all signed metadata expires), so one a careless
  * publisher's own tooling signed without a date cannot be installed from a mirror forever;
- * `model:pack` always sets one. Versions installed before this rule keep answering.
+ * `model:pack` always sets one. An expiry more than MAX_RELEASE_VALIDITY_DAYS after the release's
+ * creation is refused for the same reason (`--expires 9999-12-31`). Versions installed before
+ * these rules keep answering.
  */
 export function assertNotExpired(manifest: Manifest, now = Date.now()): void {
   if (!manifest.expiresAt) {
     throw new ValidationError(`Release ${manifest.version} of ${manifest.id} has no expiry date; a release must expire (model:pack sets one).`, { id: manifest.id, version: manifest.version });
+  }
+  if (!validForAtMost(manifest.createdAt, manifest.expiresAt, MAX_RELEASE_VALIDITY_DAYS)) {
+    throw new ValidationError(`Release ${manifest.version} of ${manifest.id} is signed to stay installable until ${manifest.expiresAt.slice(0, 10)}, more than ${MAX_RELEASE_VALIDITY_DAYS} days after it was made; a release must expire sooner (ask the publisher to pack it with an earlier --expires).`, { id: manifest.id, version: manifest.version });
   }
   if (Date.parse(manifest.expiresAt) <= now) {
     throw new ValidationError(`Release ${manifest.version} of ${manifest.id} has expired; ask the publisher for a newer one.`, { id: manifest.id, version: manifest.version });

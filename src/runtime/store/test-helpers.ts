@@ -46,6 +46,13 @@ function fakeBytes(length: number, seed: number): Uint8Array {
   return out;
 }
 
+/**
+ * Test releases are made a day before the run and expire a year after it, as model:pack's would:
+ * fixed for the whole run, so two calls with the same arguments give the same bytes.
+ */
+const CREATED_AT = new Date(Date.now() - 86_400_000).toISOString();
+const EXPIRES_AT = new Date(Date.now() + 365 * 86_400_000).toISOString();
+
 /** The config.json `model:pack` writes for a release: its lantern block says what the manifest says. */
 export const configFor = (release: { id: string; version: string; task: PackInput['task']; labels: readonly string[] }): Uint8Array<ArrayBuffer> => new TextEncoder().encode(JSON.stringify({
   id2label: Object.fromEntries(release.labels.map((label, i) => [String(i), label])),
@@ -56,7 +63,7 @@ export async function makeRelease(key: KeyFile, overrides: Partial<PackInput> & 
   const config = configFor({ id: 'demo', task: 'text-classification', labels: ['a', 'b'], ...overrides });
   const input: PackInput = {
     id: 'demo', task: 'text-classification', title: 'Demo', batch: 'dynamic', labels: ['a', 'b'],
-    createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2099-01-01T00:00:00.000Z', chunkSize: 4096,
+    createdAt: CREATED_AT, expiresAt: EXPIRES_AT, chunkSize: 4096,
     files: [{ path: 'onnx/model.onnx', role: 'onnx', bytes: onnx }, { path: 'config.json', role: 'config', bytes: config }],
     ...overrides,
   };
