@@ -156,6 +156,16 @@ describe('pack: the outputs', () => {
       expect([result.code, result.stderr]).toEqual([2, `lantern-model: ${flag} 2020-01-01 is in the past: what it signs would be expired already; give a later date.\nRun with --help for usage.\n`]);
     }
   });
+
+  it('refuses an expiry further away than devices accept (a release: two years, a catalog: one), writing nothing', async () => {
+    const key = await keygen('--scope', 'fashion-mnist');
+    for (const [flag, days] of [['--expires', 731], ['--catalog-expires', 366]] as const) {
+      const out = fresh('out');
+      const result = await lantern('pack', FASHION, '--key', key, '--out', out, flag, '9999-12-31');
+      expect([result.code, result.stderr]).toEqual([2, `lantern-model: ${flag} 9999-12-31 is more than ${days} days away: devices refuse what stays valid that long (a mirror could offer it forever); give an earlier date.\nRun with --help for usage.\n`]);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
 });
 
 describe('catalog', () => {
@@ -177,6 +187,7 @@ describe('catalog', () => {
     const missing = join(work, 'no-such-releases');
     expect((await lantern('catalog', missing, '--key', key)).stderr).toBe(`lantern-model: ${missing} does not exist: check the path (files are written only into folders that exist).\n`);
     expect((await lantern('catalog', out, '--key', key, '--expires', '2020-01-01')).code).toBe(2);
+    expect((await lantern('catalog', out, '--key', key, '--expires', '9999-12-31')).code).toBe(2);
   });
 
   it('refuses to switch the catalog to another key alone; both keys (a rotation) or --replace-signer re-sign it', async () => {

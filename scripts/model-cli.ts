@@ -9,6 +9,9 @@ import { stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ValidationError } from '../src/runtime/errors.ts';
+import { MAX_CATALOG_VALIDITY_DAYS } from '../src/runtime/store/catalog.ts';
+import { validForAtMost } from '../src/runtime/store/expiry.ts';
+import { MAX_RELEASE_VALIDITY_DAYS } from '../src/runtime/store/manifest.ts';
 import { ScopeEntry, trustEntryFor } from '../src/runtime/store/trust.ts';
 import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
@@ -53,11 +56,14 @@ async function keygen(args: string[]): Promise<void> {
 const readKeys = (paths: readonly string[]) => Promise.all(paths.map(readPublisherKey));
 
 /** A date option that is still to come: a release or catalog expiring in the past would be refused by every device. */
-function futureDate(value: string, flag: string): string {
+/** An expiry date for what is signed now: in the future, and no further than devices accept (`maxDays`). */
+function futureDate(value: string, flag: string, maxDays: number): string {
   const time = Date.parse(value);
   if (Number.isNaN(time)) throw new UsageError(`${flag} must be a date such as 2027-06-30.`);
   if (time <= Date.now()) throw new UsageError(`${flag} ${value} is in the past: what it signs would be expired already; give a later date.`);
-  return new Date(time).toISOString();
+  const iso = new Date(time).toISOString();
+  if (!validForAtMost(new Date().toISOString(), iso, maxDays)) throw new UsageError(`${flag} ${value} is more than ${maxDays} days away: devices refuse what stays valid that long (a mirror could offer it forever); give an earlier date.`);
+  return iso;
 }
 
 /** Re-signs a release folder's catalog with a new version and expiry. */
@@ -65,7 +71,7 @@ async function catalog(args: string[]): Promise<void> {
   const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { key: { type: 'string', multiple: true }, expires: { type: 'string' }, 'replace-signer': { type: 'boolean' } } });
   const [dir] = positionals;
   if (!dir || !values.key?.length) throw new UsageError('catalog needs a releases folder and --key <key.json>.');
-  const expiresAt = values.expires === undefined ? undefined : futureDate(values.expires, '--expires');
+  const expiresAt = values.expires === undefined ? undefined : futureDate(values.expires, '--expires', MAX_CATALOG_VALIDITY_DAYS);
   if (!(await stat(dir)).isDirectory()) throw new ValidationError(`${dir} is not a folder: name the releases folder model:pack wrote.`);
   const existing = await readPublishedCatalog(dir);
   if (!existing) throw new ValidationError(`${dir} has no catalog.json to re-sign: model:pack creates it with the first release.`);
@@ -114,8 +120,8 @@ async function pack(args: string[]): Promise<void> {
   if (!values.out || !values.key?.length) throw new UsageError('pack needs --key <key.json> and --out <dir>.');
   const sequence = values.sequence === undefined ? undefined : integerOption('sequence', values.sequence);
   const chunkSize = values['chunk-size'] === undefined ? undefined : integerOption('chunk-size', values['chunk-size'], { min: 1024 });
-  const expiresAt = values.expires === undefined ? undefined : futureDate(values.expires, '--expires');
-  const catalogExpiresAt = values['catalog-expires'] === undefined ? undefined : futureDate(values['catalog-expires'], '--catalog-expires');
+  const expiresAt = values.expires === undefined ? undefined : futureDate(values.expires, '--expires', MAX_RELEASE_VALIDITY_DAYS);
+  const catalogExpiresAt = values['catalog-expires'] === undefined ? undefined : futureDate(values['catalog-expires'], '--catalog-expires', MAX_CATALOG_VALIDITY_DAYS);
   const shadow = values['shadow-runs'] === undefined ? undefined
     : { minRuns: integerOption('shadow-runs', values['shadow-runs'], { min: 1 }), minAgreement: fractionOption('shadow-agreement', values['shadow-agreement'] ?? '1') };
   const rollout = values.rollout === undefined ? undefined : fractionOption('rollout', values.rollout);

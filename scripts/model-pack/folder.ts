@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { ModelConfigSchema, onnxFiles } from '../../src/runtime/model-config.ts';
+import { labelsOf, ModelConfigSchema, onnxFiles } from '../../src/runtime/model-config.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
 import type { FileRole, PackInput } from '../../src/runtime/store/manifest.ts';
 
@@ -82,7 +82,7 @@ export async function readModelFolder(folder: string, complete?: CompleteConfig)
       task: lantern.task,
       title: lantern.title ?? lantern.id,
       batch: lantern.batch,
-      labels: Object.keys(id2label).sort((a, b) => Number(a) - Number(b)).map((k) => id2label[k]!),
+      labels: labelsOf({ id2label }),
     },
     files,
     samples,

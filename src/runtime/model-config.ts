@@ -69,6 +69,24 @@ export type LanternModelInfo = ModelConfig['lantern'];
 export const RuntimeConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType, lantern: z.optional(z.partial(LanternSection)) });
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
 
+export type ModelTask = 'image-classification' | 'text-classification';
+
+/**
+ * The task a model runs as: its config's `lantern.task` when it names one, else what its files
+ * hold (as transformers.js' Auto classes decide); undefined when neither says. The worker loads a
+ * model this way, and the store refuses a release whose manifest claims another task.
+ */
+export function modelTask(config: RuntimeConfig, files: { preprocessor: boolean; tokenizer: boolean }): ModelTask | undefined {
+  if (config.lantern?.task) return config.lantern.task;
+  if (files.preprocessor) return 'image-classification';
+  if (files.tokenizer) return 'text-classification';
+  return undefined;
+}
+
+/** id2label's names in label-index order: what a manifest's `labels` must be. */
+export const labelsOf = (config: { id2label: Record<string, string> }): string[] =>
+  Object.keys(config.id2label).sort((a, b) => Number(a) - Number(b)).map((k) => config.id2label[k]!);
+
 export type ScoreFunction = 'softmax' | 'sigmoid' | 'none';
 
 /** How raw outputs become scores, as transformers.js decides it (plus Lantern's "probabilities"). */

@@ -3,9 +3,11 @@ import type { ort } from '../ort.ts';
 import { ModelLoadError } from '../../src/runtime/errors.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
 import {
+  modelTask,
   PreprocessorConfigSchema,
   TokenizerConfigSchema,
   TokenizerJsonSchema,
+  type ModelTask,
   type RuntimeConfig,
 } from '../../src/runtime/model-config.ts';
 import type { Note } from '../../src/runtime/notes.ts';
@@ -64,10 +66,8 @@ export function taskFactory(config: RuntimeConfig, files: ModelFiles): (session:
   return (session) => new TextTask(encoder, sessionInputs(session, config));
 }
 
-/** The config's task when it names one, else what the folder holds (as transformers.js' Auto classes decide). */
-function taskOf(config: RuntimeConfig, files: ModelFiles): 'image-classification' | 'text-classification' {
-  if (config.lantern?.task) return config.lantern.task;
-  if (files.preprocessor !== undefined) return 'image-classification';
-  if (files.tokenizer !== undefined) return 'text-classification';
-  throw new ModelLoadError('The model has neither preprocessor_config.json (image model) nor tokenizer.json (text model).');
+function taskOf(config: RuntimeConfig, files: ModelFiles): ModelTask {
+  const task = modelTask(config, { preprocessor: files.preprocessor !== undefined, tokenizer: files.tokenizer !== undefined });
+  if (!task) throw new ModelLoadError('The model has neither preprocessor_config.json (image model) nor tokenizer.json (text model).');
+  return task;
 }

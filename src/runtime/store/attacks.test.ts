@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { DowngradeError, IntegrityError, SignatureError, StorageError, ValidationError } from '../errors.ts';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DowngradeError, IntegrityError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
 import { MAX_LABELS } from '../schema-limits.ts';
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
@@ -8,7 +8,8 @@ import { writeBundle } from './bundle.ts';
 import { OriginPolicy } from './net.ts';
 import { parseManifest, totalSize } from './manifest.ts';
 import { ModelRegistry } from './registry.ts';
-import { FakeServer, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
+import type { ModelStore } from './model-store.ts';
+import { configFor, evictChunks, FakeServer, freshNamedStore, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile } from './trust.ts';
 
 /**
@@ -32,8 +33,8 @@ const trustOf = (...extra: [KeyFile, string[]][]) => new TrustStore({
 const release = (key: KeyFile, id: string, version: string, sequence: number, seed = sequence % 1000) =>
   makeRelease(key, { id, version, sequence }, new Uint8Array(10_000).map((_, i) => (i * 7 + seed) & 0xff));
 
-async function world(trust = trustOf()) {
-  const store = await freshStore();
+async function world(trust = trustOf(), given?: ModelStore) {
+  const store = given ?? await freshStore();
   const server = new FakeServer();
   const registryWith = (t: TrustStore) => new ModelRegistry({ store, trust: t, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 1 });
   const publish = (...releases: TestRelease[]) => releases.forEach((r) => server.add(r));
@@ -274,6 +275,40 @@ describe('attack: a release signed without an expiry date', () => {
   });
 });
 
+describe('attack: an expiry so far away it never comes (a careless --expires 9999-12-31)', () => {
+  it('refuses a release valid for more than two years after its creation, over the network and as a bundle; the active version answers', async () => {
+    const { registry, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const forever = await resigned(await release(builtin, 'spam-filter', '2.0.0', 2), builtin, (json) => {
+      json.expiresAt = '9999-12-31T00:00:00.000Z';
+    });
+    publish(v1, forever);
+    await install(registry, v1);
+    const error = await errorOf(install(registry, forever));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toMatch(/until 9999-12-31, more than 731 days after it was made/);
+    await expect(registry.installBundle(bundleOf(forever))).rejects.toThrow(ValidationError);
+    await expectAnswers(registry, v1);
+  });
+
+  it('refuses a catalog valid for more than a year, before recording it as seen; the installed model answers', async () => {
+    const { registry, publish, server } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    const serve = (c: { catalog: Uint8Array; signature: Uint8Array }) => {
+      server.put('catalog.json', c.catalog);
+      server.put('catalog.sig.json', c.signature);
+    };
+    serve(await signedCatalog([], { keys: [builtin], previousVersion: 2e10, expiresAt: '9999-12-31T00:00:00.000Z' }));
+    await expect(registry.catalog(`${ORIGIN}/catalog.json`)).rejects.toThrow(/more than 366 days after it was made/);
+    // Not recorded: the publisher's corrected catalog, at a lower version, is accepted.
+    serve(await signedCatalog([], { keys: [builtin], previousVersion: 10 }));
+    await expect(registry.catalog(`${ORIGIN}/catalog.json`)).resolves.toEqual([]);
+    await expectAnswers(registry, v1);
+  });
+});
+
 describe('attack: a replay after a key rotation', () => {
   /** A release signed by each of `keys`, in that order (the signature file is not itself signed: a mirror may reorder it). */
   async function signedBy(keys: KeyFile[], version: string, sequence: number): Promise<TestRelease> {
@@ -341,7 +376,7 @@ describe('attack: a failed install must not delete what installed versions use',
     await expectAnswers(registry, v1);
   });
 
-  it('quarantine deletes only the damaged chunk, never one another version or model references', async () => {
+  it('quarantine deletes only the damaged chunk (useless to every version), never a valid one another version or model references', async () => {
     const { registry, publish, store } = await world();
     const base = await release(builtin, 'spam-filter', '1.0.0', 1);
     // 1.1.0 shares its first onnx chunk with 1.0.0; acme/copy shares the whole onnx file.
@@ -358,12 +393,11 @@ describe('attack: a failed install must not delete what installed versions use',
     await store.putChunk(damaged!, bytes.buffer);
     await expect(registry.readActive('spam-filter')).rejects.toThrow(IntegrityError);
     await expectAnswers(registry, base);
-    // The damaged chunk is also acme/copy's: it stays (that model is checked on its own read); the shared one stays too.
-    expect(await store.hasChunk(shared!)).toBe(true);
-    expect(await store.hasChunk(damaged!)).toBe(true);
-    await expect(registry.readActive('acme/copy')).rejects.toThrow(IntegrityError);
-    // Now nothing healthy references it: quarantining acme/copy deletes it, and 1.0.0 still answers.
+    // The damaged chunk fails its own hash, so it is gone for acme/copy too (which fails on its own read);
+    // the valid chunk 1.0.0 shares stays.
     expect(await store.hasChunk(damaged!)).toBe(false);
+    expect(await store.hasChunk(shared!)).toBe(true);
+    await expect(registry.readActive('acme/copy')).rejects.toThrow(IntegrityError);
     expect(await store.hasChunk(shared!)).toBe(true);
     await expectAnswers(registry, base);
   });
@@ -549,6 +583,245 @@ describe('attack: catalogs that freeze, replay or mix and match', () => {
     const before = server.served.length;
     await expect(registry.install(entry!)).rejects.toThrow(ValidationError);
     expect(server.served.length).toBe(before);
+    await expectAnswers(registry, v1);
+  });
+});
+
+describe('attack: storage damage, eviction and interruptions must leave a way back', () => {
+  it('a corrupt chunk another model also lists is dropped at quarantine, so reinstalling the version fetches it again', async () => {
+    const { registry, publish, store } = await world();
+    const base = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const onnx = base.files.get('onnx/model.onnx')!.map((b, i) => (i < 4096 ? b : b ^ 0x33));
+    const next = await makeRelease(builtin, { id: 'spam-filter', version: '1.1.0', sequence: 2 }, onnx);
+    const copy = await makeRelease(acme, { id: 'acme/copy', version: '1.0.0', sequence: 1 }, onnx);
+    publish(base, next, copy);
+    for (const r of [base, next, copy]) await install(registry, r);
+    const damaged = next.manifest.files[0]!.chunks[2]!;
+    const bytes = new Uint8Array((await store.getChunk(damaged))!);
+    bytes[0]! ^= 1;
+    await store.putChunk(damaged, bytes.buffer);
+    await expect(registry.readActive('spam-filter')).rejects.toThrow(IntegrityError);
+    await expectAnswers(registry, base);
+    // The user reinstalls 1.1.0 while acme/copy has not been read yet: the network's good copy must replace the bad one.
+    await install(registry, next);
+    await expectAnswers(registry, next);
+    await expectAnswers(registry, copy);
+  });
+
+  it('reinstalling the active version after some of its chunks were evicted fetches them (network or bundle)', async () => {
+    for (const how of ['network', 'bundle'] as const) {
+      const { store, name } = await freshNamedStore();
+      const { registry, publish } = await world(trustOf(), store);
+      const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+      const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+      publish(v1, v2);
+      await install(registry, v1);
+      await install(registry, v2);
+      await evictChunks(name, v2.manifest.files[0]!.chunks.slice(0, 2));
+      // Nothing has read 1.1.0 since: it is still "ready". Reinstalling it is the obvious repair.
+      await (how === 'network' ? install(registry, v2) : registry.installBundle(bundleOf(v2)));
+      await expectAnswers(registry, v2);
+      expect((await store.pointer('spam-filter'))?.previous).toBe('spam-filter@1.0.0');
+    }
+  });
+
+  it('an evicted chunk of the only version fails with a typed error naming no fallback, and a reinstall repairs it', async () => {
+    const { store, name } = await freshNamedStore();
+    const { registry, publish } = await world(trustOf(), store);
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    await evictChunks(name, [v1.manifest.files[0]!.chunks[1]!]);
+    const error = await errorOf(registry.readActive('spam-filter'));
+    expect(error).toBeInstanceOf(IntegrityError);
+    expect((error as IntegrityError).details).toMatchObject({ id: 'spam-filter', fallback: null });
+    expect((error as IntegrityError).message).toMatch(/reinstall the model/);
+    await install(registry, v1);
+    await expectAnswers(registry, v1);
+  });
+
+  it('a tab closed between the last verified chunk and activation leaves the old version active; resume activates the new one', async () => {
+    const { registry, registryWith, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    publish(v1, v2);
+    await install(registry, v1);
+    // The activation's transaction never commits: as if the tab died just before it.
+    const activate = vi.spyOn(store, 'activate').mockRejectedValueOnce(new StorageError('The model store could not be updated.'));
+    await expect(install(registry, v2)).rejects.toThrow(StorageError);
+    activate.mockRestore();
+    const reopened = registryWith(trustOf());
+    await expectAnswers(reopened, v1);
+    expect((await store.version('spam-filter@1.1.0'))?.status).toBe('downloading');
+    await reopened.resume('spam-filter@1.1.0');
+    await expectAnswers(reopened, v2);
+  });
+
+  it('a full disk mid-download fails with QuotaError; the active version answers and a later resume completes', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    publish(v1, v2);
+    await install(registry, v1);
+    const put = store.putChunk.bind(store);
+    let room = 1;
+    const full = vi.spyOn(store, 'putChunk').mockImplementation(async (sha, bytes) => {
+      if (room-- <= 0) throw new QuotaError('The device is out of storage space; the download was stopped and installed models were left untouched.');
+      return put(sha, bytes);
+    });
+    await expect(install(registry, v2)).rejects.toThrow(QuotaError);
+    full.mockRestore();
+    await expectAnswers(registry, v1);
+    expect((await store.version('spam-filter@1.1.0'))?.status).toBe('downloading');
+    await registry.resume('spam-filter@1.1.0');
+    await expectAnswers(registry, v2);
+  });
+});
+
+describe('attack: wrong software (the signed files are another model\'s)', () => {
+  it('refuses a release whose config describes another model or task, over the network and as a bundle; the active version answers', async () => {
+    const trust = trustOf();
+    const { registry, publish, store } = await world(trust);
+    const photos = await makeRelease(acme, { id: 'acme/photos', version: '1.0.0', sequence: 1, task: 'image-classification', labels: ['cat', 'dog'] });
+    const reviews = await makeRelease(acme, { id: 'acme/reviews', version: '1.0.0', sequence: 1, labels: ['bad', 'good'] });
+    // Acme's build packs the text model's files under the image model's id (in its own scope, validly signed).
+    const mixed = await makeRelease(acme, { id: 'acme/photos', version: '1.1.0', sequence: 2, task: 'image-classification', labels: ['cat', 'dog'], files: [...reviews.files].map(([path, bytes]) => ({ path, bytes, role: path === 'config.json' ? 'config' as const : 'onnx' as const })) });
+    publish(photos, mixed);
+    await install(registry, photos);
+    for (const attempt of [() => install(registry, mixed), () => registry.installBundle(bundleOf(mixed))]) {
+      const error = await errorOf(attempt());
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toMatch(/config\.json describes acme\/reviews/);
+      expect((await store.version('acme/photos@1.1.0'))?.status).toBe('rejected');
+      await expectAnswers(registry, photos);
+    }
+  });
+
+  it.each([
+    ['the task', { task: 'text-classification' as const }, /text-classification/],
+    ['the labels', { labels: ['dog', 'cat'] }, /labels/],
+    ['the version', { version: '1.0.0' }, /another version/],
+  ])('refuses a config that disagrees with the manifest on %s', async (_what, config, message) => {
+    const { registry, publish } = await world();
+    const photos = await makeRelease(acme, { id: 'acme/photos', version: '1.0.0', sequence: 1, task: 'image-classification', labels: ['cat', 'dog'] });
+    const onnx = new Uint8Array(5000).fill(7);
+    const meta = { id: 'acme/photos', version: '1.1.0', task: 'image-classification' as const, labels: ['cat', 'dog'] };
+    const bad = await makeRelease(acme, { ...meta, sequence: 2, files: [{ path: 'onnx/model.onnx', role: 'onnx', bytes: onnx }, { path: 'config.json', role: 'config', bytes: configFor({ ...meta, ...config }) }] });
+    publish(photos, bad);
+    await install(registry, photos);
+    await expect(install(registry, bad)).rejects.toThrow(message);
+    await expectAnswers(registry, photos);
+  });
+});
+
+describe('attack: scope escapes through the model id', () => {
+  it.each(['ACME/photos', 'acme/../spam-filter', 'acme/x/../../spam-filter', '\uff41cme/photos', 'acme/photos\n', 'acme/ photos', 'acme//photos'])(
+    'refuses the id %j, signed by Acme, as a malformed manifest (network and bundle); the built-in answers',
+    async (id) => {
+      const { registry, publish, server } = await world();
+      const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+      publish(v1);
+      await install(registry, v1);
+      const hostile = await resigned(await release(acme, 'acme/photos', '1.0.0', 1), acme, (json) => {
+        json.id = id;
+      });
+      server.put('x/manifest.json', hostile.bytes);
+      server.put('x/manifest.sig.json', new TextEncoder().encode(JSON.stringify(hostile.signatures)));
+      await expect(registry.install({ manifestUrl: `${ORIGIN}/x/manifest.json`, signatureUrl: `${ORIGIN}/x/manifest.sig.json` })).rejects.toThrow(ValidationError);
+      await expect(registry.installBundle(bundleOf(hostile))).rejects.toThrow(ValidationError);
+      await expectAnswers(registry, v1);
+    },
+  );
+
+  it.each(['acme', 'acmecorp/photos', 'acme.evil/photos', 'spam-filter'])('refuses the well-formed id %j outside acme/ with a SignatureError', async (id) => {
+    const { registry, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    await expect(registry.installBundle(bundleOf(await release(acme, id, '9.0.0', 99)))).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, v1);
+  });
+});
+
+describe('attack: rollback by another path', () => {
+  it('an older release is refused as a bundle after a network install, and after the user removed and re-added the model', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    publish(v1, v2);
+    await install(registry, v1);
+    await install(registry, v2);
+    await store.removeVersion('spam-filter@1.0.0');
+    await expect(registry.installBundle(bundleOf(v1))).rejects.toThrow(DowngradeError);
+    await expectAnswers(registry, v2);
+    await registry.removeModel('spam-filter');
+    await expect(registry.installBundle(bundleOf(v1))).rejects.toThrow(DowngradeError);
+    await expect(install(registry, v1)).rejects.toThrow(DowngradeError);
+    await registry.installBundle(bundleOf(v2));
+    await expectAnswers(registry, v2);
+  });
+});
+
+describe('attack: the device clock', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('set far forward (every release and catalog expired): installed models answer, roll back and re-check trust; only updates stop', async () => {
+    const { registry, publish, server } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    const v3 = await release(builtin, 'spam-filter', '1.2.0', 3);
+    publish(v1, v2, v3);
+    await install(registry, v1);
+    await install(registry, v2);
+    const catalog = await signedCatalog([], { keys: [builtin] });
+    server.put('catalog.json', catalog.catalog);
+    server.put('catalog.sig.json', catalog.signature);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2150-01-01T00:00:00Z'));
+    await expectAnswers(registry, v2);
+    await registry.applyTrust(trustOf());
+    await expectAnswers(registry, v2);
+    await registry.rollback('spam-filter', 'spam-filter@1.0.0');
+    await expectAnswers(registry, v1);
+    await expect(registry.catalog(`${ORIGIN}/catalog.json`)).rejects.toThrow(/Installed models keep working/);
+    await expect(install(registry, v3)).rejects.toThrow(/has expired/);
+    await expectAnswers(registry, v1);
+  });
+
+  it('set back (expired documents look fresh again): a replayed older catalog or release is still refused by its version', async () => {
+    const { registry, publish, server } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    publish(v1, v2);
+    await install(registry, v2);
+    const serve = (c: { catalog: Uint8Array; signature: Uint8Array }) => {
+      server.put('catalog.json', c.catalog);
+      server.put('catalog.sig.json', c.signature);
+    };
+    serve(await signedCatalog([], { keys: [builtin], previousVersion: 2e10 }));
+    await registry.catalog(`${ORIGIN}/catalog.json`);
+    // A catalog that expired in 2021, replayed to a device whose clock says 2020.
+    serve(await signedCatalog([], { keys: [builtin], previousVersion: 10, now: new Date('2020-12-01T00:00:00Z'), expiresAt: '2021-01-01T00:00:00.000Z' }));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2020-12-15T00:00:00Z'));
+    await expect(registry.catalog(`${ORIGIN}/catalog.json`)).rejects.toThrow(DowngradeError);
+    await expect(install(registry, v1)).rejects.toThrow(DowngradeError);
+    await expectAnswers(registry, v2);
+  });
+});
+
+describe('attack: a catalog entry pointing at another model\'s release', () => {
+  it('refuses an entry for spam-filter whose manifest is acme/photos (validly signed in its own scope); the built-in answers', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const photos = await release(acme, 'acme/photos', '2.0.0', 2);
+    publish(v1, photos);
+    await install(registry, v1);
+    const entry = { id: 'spam-filter', version: '2.0.0', sequence: 2, size: totalSize(photos.manifest), ...urls('2.0.0', 'acme/photos') };
+    await expect(registry.install(entry)).rejects.toThrow(/does not match the release it points to/);
+    expect(await store.pointer('acme/photos')).toBeUndefined();
     await expectAnswers(registry, v1);
   });
 });

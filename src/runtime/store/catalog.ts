@@ -3,6 +3,7 @@ import { ValidationError } from '../errors.ts';
 import { ModelIdSchema } from '../model-config.ts';
 import { parseSchema } from '../schema.ts';
 import { MAX_CATALOG_RELEASES, MAX_TITLE_LENGTH } from '../schema-limits.ts';
+import { validForAtMost } from './expiry.ts';
 import { parseJsonDocument } from './net.ts';
 
 /**
@@ -76,8 +77,21 @@ export function parseCatalog(bytes: Uint8Array): ReleaseCatalog {
   return parseSchema(ReleaseCatalogSchema, parseJsonDocument(bytes, 'the model catalog'), 'The model catalog');
 }
 
-/** Refuses an expired catalog: updates pause (installed models keep working) until a fresh one is signed. */
+/**
+ * The longest a catalog may vouch for "this is the newest" after its `createdAt` (a year, a leap
+ * day included): a mirror can replay it, hiding every later release, until it expires.
+ */
+export const MAX_CATALOG_VALIDITY_DAYS = 366;
+
+/**
+ * Refuses an expired catalog: updates pause (installed models keep working) until a fresh one is
+ * signed. Refuses one signed to last longer than MAX_CATALOG_VALIDITY_DAYS too: its expiry would
+ * bound nothing.
+ */
 export function assertCatalogFresh(catalog: ReleaseCatalog, now = Date.now()): void {
+  if (!validForAtMost(catalog.createdAt, catalog.expiresAt, MAX_CATALOG_VALIDITY_DAYS)) {
+    throw new ValidationError(`The model catalog is signed to stay valid until ${catalog.expiresAt.slice(0, 10)}, more than ${MAX_CATALOG_VALIDITY_DAYS} days after it was made; it was refused (ask the publisher to re-sign it with an earlier --expires).`);
+  }
   if (Date.parse(catalog.expiresAt) <= now) {
     throw new ValidationError(`The model catalog expired on ${catalog.expiresAt.slice(0, 10)}; updates are paused until the publisher signs a fresh one. Installed models keep working.`, { expiresAt: catalog.expiresAt });
   }

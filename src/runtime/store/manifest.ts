@@ -1,12 +1,13 @@
 import { z } from 'zod/mini';
 import { IntegrityError, ValidationError } from '../errors.ts';
-import { ModelIdSchema } from '../model-config.ts';
+import { labelsOf, ModelIdSchema, modelTask, RuntimeConfigSchema } from '../model-config.ts';
 import { parseSchema } from '../schema.ts';
 import {
   MAX_CHUNK_SIZE, MAX_CHUNKS_PER_FILE, MAX_FILE_SIZE, MAX_FILES, MAX_GOLDEN_ITEMS, MAX_GOLDEN_TEXT_LENGTH,
   MAX_LABEL_LENGTH, MAX_LABELS, MAX_PATH_LENGTH, MAX_SAMPLES, MAX_TITLE_LENGTH,
 } from '../schema-limits.ts';
 import { sha256Hex } from './bytes.ts';
+import { validForAtMost } from './expiry.ts';
 
 /**
  * The signed description of one model release (`lantern-manifest/1`). The bytes that are
@@ -97,19 +98,55 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   return parseSchema(ManifestSchema, json, 'The release manifest');
 }
 
+/** The longest a release may stay installable after its `createdAt` (two years, a leap day included). */
+export const MAX_RELEASE_VALIDITY_DAYS = 731;
+
 /**
  * Expiry is checked when installing; an installed model keeps working offline after it. A release
  * that never expires is refused too (TUF: all signed metadata expires), so one a careless
  * publisher's own tooling signed without a date cannot be installed from a mirror forever;
- * `model:pack` always sets one. Versions installed before this rule keep answering.
+ * `model:pack` always sets one. An expiry more than MAX_RELEASE_VALIDITY_DAYS after the release's
+ * creation is refused for the same reason (`--expires 9999-12-31`). Versions installed before
+ * these rules keep answering.
  */
 export function assertNotExpired(manifest: Manifest, now = Date.now()): void {
   if (!manifest.expiresAt) {
     throw new ValidationError(`Release ${manifest.version} of ${manifest.id} has no expiry date; a release must expire (model:pack sets one).`, { id: manifest.id, version: manifest.version });
   }
+  if (!validForAtMost(manifest.createdAt, manifest.expiresAt, MAX_RELEASE_VALIDITY_DAYS)) {
+    throw new ValidationError(`Release ${manifest.version} of ${manifest.id} is signed to stay installable until ${manifest.expiresAt.slice(0, 10)}, more than ${MAX_RELEASE_VALIDITY_DAYS} days after it was made; a release must expire sooner (ask the publisher to pack it with an earlier --expires).`, { id: manifest.id, version: manifest.version });
+  }
   if (Date.parse(manifest.expiresAt) <= now) {
     throw new ValidationError(`Release ${manifest.version} of ${manifest.id} has expired; ask the publisher for a newer one.`, { id: manifest.id, version: manifest.version });
   }
+}
+
+/**
+ * Why a release's own files are not the model its manifest announces, or undefined when they are:
+ * config.json's id, version and labels, and the task the worker will load it as (model-config's
+ * `modelTask`). The page, the Models screen and the fallback rules go by the manifest; the worker
+ * runs the config. A careless build can sign one model's manifest over another's files (a text
+ * model's under an image model's id, last release's config.json): without this check the device
+ * would activate it in place of a working version and only auto-rollback would bring that back.
+ * Returns a fixed sentence naming at most ids (schema-checked), never file content.
+ */
+export function configMismatch(manifest: Manifest, files: ReadonlyMap<FileRole, Uint8Array>): string | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(files.get('config')));
+  } catch {
+    return 'its config.json is not valid JSON';
+  }
+  const parsed = RuntimeConfigSchema.safeParse(json);
+  if (!parsed.success) return 'its config.json is not a valid model configuration';
+  const config = parsed.data;
+  if (config.lantern?.id !== undefined && config.lantern.id !== manifest.id) return `its config.json describes ${config.lantern.id}, not ${manifest.id}`;
+  if (config.lantern?.version !== undefined && config.lantern.version !== manifest.version) return 'its config.json is that of another version';
+  const task = modelTask(config, { preprocessor: files.has('preprocessor'), tokenizer: files.has('tokenizer') });
+  if (task !== manifest.task) return `its files make ${task ? `a ${task}` : 'no loadable'} model, not the ${manifest.task} model its manifest announces`;
+  const labels = labelsOf(config);
+  if (labels.length !== manifest.labels.length || labels.some((label, i) => label !== manifest.labels[i])) return 'the labels of its config.json differ from its manifest\'s';
+  return undefined;
 }
 
 /** Byte range [start, end) of chunk `index` within its file. */

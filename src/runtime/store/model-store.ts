@@ -312,21 +312,20 @@ export class ModelStore {
 
   /**
    * Takes a version that failed re-verification out of service: marks it quarantined, deletes
-   * the chunks that failed their own hash (so a reinstall fetches them again) unless another
-   * version still references them (storage must never lose what another version uses) and, if it
-   * was active, falls back to the previous version. Returns the new active key, if any.
+   * the chunks that are missing or failed their own hash (`damagedChunks`, from readVerified) and,
+   * if it was active, falls back to the previous version. Returns the new active key, if any.
+   * A chunk is keyed by its own hash, so one that fails it is useless to every version listing it:
+   * deleting it even when another version or model also lists it loses nothing, and is what lets
+   * a reinstall (which skips stored chunks) fetch a good copy instead of failing on the bad one
+   * until every other version using it has happened to be read. Chunks that pass their hash are
+   * never deleted here.
    */
   async quarantine(key: string, reason: string, damagedChunks: readonly string[]): Promise<string | undefined> {
     return this.write(['chunks', 'manifests', 'versions', 'pointers'], async (tx) => {
       const version = await tx.objectStore('versions').get(key);
       if (!version) return undefined;
       await tx.objectStore('versions').put({ ...version, status: 'quarantined', reason });
-      const shared = new Set<string>();
-      for (const other of await tx.objectStore('versions').getAll()) {
-        if (other.key === key || other.status === 'quarantined') continue;
-        for (const sha of (await tx.objectStore('manifests').get(other.key))?.chunks ?? []) shared.add(sha);
-      }
-      for (const sha of damagedChunks) if (!shared.has(sha)) await tx.objectStore('chunks').delete(sha);
+      for (const sha of damagedChunks) await tx.objectStore('chunks').delete(sha);
       const pointers = tx.objectStore('pointers');
       const pointer = await pointers.get(version.id);
       if (!pointer) return undefined;
@@ -346,6 +345,13 @@ export class ModelStore {
       }
       await pointers.delete(pointer.id);
       return undefined;
+    });
+  }
+
+  /** Deletes chunks that failed their own hash (see quarantine), so that a reinstall fetches them again. */
+  async dropDamagedChunks(shas: readonly string[]): Promise<void> {
+    await this.write(['chunks'], async (tx) => {
+      for (const sha of shas) await tx.objectStore('chunks').delete(sha);
     });
   }
 

@@ -5,7 +5,7 @@ import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferPro
 import { downloadRelease } from './downloader.ts';
 import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchDocument, type NetContext, type OriginPolicy } from './net.ts';
-import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
+import { assertNotExpired, configMismatch, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 import type { ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
@@ -309,7 +309,11 @@ export class ModelRegistry {
     this.transfers.set(manifest.id, entry);
     try {
       const record = await store.beginInstall(manifest, bytes, signatures, origin);
-      if (record.status !== 'ready') {
+      // Installing a version that is already here is how a user repairs one whose chunks were
+      // evicted or damaged since it was last read: those are fetched again (it passed its gate before).
+      const repair = record.status === 'ready' && await this.damagedChunks(manifest);
+      if (record.status !== 'ready' || repair) {
+        if (repair) await store.dropDamagedChunks(repair);
         await this.ensureSpace(manifest);
         this.changed();
         await transfer((progress) => {
@@ -318,8 +322,9 @@ export class ModelRegistry {
         });
         const check = await readVerified(store, manifest);
         if (!check.ok) throw await this.refuseInconsistent(manifest, check);
+        await this.refuseOtherModel(manifest, check);
         // Until the gate passes the version stays "downloading": a reload here leaves the old one active.
-        await this.gate(manifest, check);
+        if (!repair) await this.gate(manifest, check);
       }
     } finally {
       this.transfers.delete(manifest.id);
@@ -332,9 +337,24 @@ export class ModelRegistry {
     return (await store.version(key))!;
   }
 
+  /** The chunks of an installed version that are missing or fail their hash, or false when it reads back whole. */
+  private async damagedChunks(manifest: Manifest): Promise<string[] | false> {
+    const read = await readVerified(this.options.store, manifest);
+    return !read.ok && read.badChunks.length > 0 && read.badChunks;
+  }
+
+  /** Refuses (marks rejected, like a failed gate) a release whose files are another model than its manifest says (configMismatch). */
+  private async refuseOtherModel(manifest: Manifest, check: VerifiedRead & { ok: true }): Promise<void> {
+    const reason = configMismatch(manifest, check.files);
+    if (!reason) return;
+    const key = versionKey(manifest);
+    await this.options.store.reject(key, reason);
+    throw new ValidationError(`Release ${manifest.version} of ${manifest.id} was not activated: ${reason}.`, { key });
+  }
+
   /**
    * A downloaded release that does not read back whole. Chunks failing their own hash are storage
-   * damage: the version is quarantined and those chunks (if no other version uses them) deleted.
+   * damage: the version is quarantined and those chunks deleted (useless to any version, fetched again on reinstall).
    * Files whose chunks are all valid but do not add up to the signed file hash are the
    * publisher's mistake: the release is rejected and nothing is deleted, since those chunks may
    * well belong to installed versions of this or another model.

@@ -5,7 +5,28 @@ import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile, type Signat
 /** Test-only helpers: in-memory signed releases and a throwaway store per test. */
 
 let dbCounter = 0;
-export const freshStore = (): Promise<ModelStore> => ModelStore.open(`test-${Date.now()}-${dbCounter++}`);
+/** A throwaway store and its database name (for tests that reach behind the store, as a browser may). */
+export async function freshNamedStore(): Promise<{ store: ModelStore; name: string }> {
+  const name = `test-${Date.now()}-${dbCounter++}`;
+  return { store: await ModelStore.open(name), name };
+}
+export const freshStore = async (): Promise<ModelStore> => (await freshNamedStore()).store;
+
+/** Deletes chunks behind the store's back, as a browser evicting part of the origin's data (or a user clearing it) would. */
+export async function evictChunks(dbName: string, shas: readonly string[]): Promise<void> {
+  const request = indexedDB.open(dbName);
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error ?? new Error('open failed'));
+  });
+  const tx = db.transaction('chunks', 'readwrite');
+  for (const sha of shas) tx.objectStore('chunks').delete(sha);
+  await new Promise<void>((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error ?? new Error('delete failed'));
+  });
+  db.close();
+}
 
 export interface TestRelease {
   manifest: Manifest;
@@ -25,11 +46,24 @@ function fakeBytes(length: number, seed: number): Uint8Array {
   return out;
 }
 
+/**
+ * Test releases are made a day before the run and expire a year after it, as model:pack's would:
+ * fixed for the whole run, so two calls with the same arguments give the same bytes.
+ */
+const CREATED_AT = new Date(Date.now() - 86_400_000).toISOString();
+const EXPIRES_AT = new Date(Date.now() + 365 * 86_400_000).toISOString();
+
+/** The config.json `model:pack` writes for a release: its lantern block says what the manifest says. */
+export const configFor = (release: { id: string; version: string; task: PackInput['task']; labels: readonly string[] }): Uint8Array<ArrayBuffer> => new TextEncoder().encode(JSON.stringify({
+  id2label: Object.fromEntries(release.labels.map((label, i) => [String(i), label])),
+  lantern: { id: release.id, version: release.version, task: release.task },
+}));
+
 export async function makeRelease(key: KeyFile, overrides: Partial<PackInput> & { version: string; sequence: number }, onnx = fakeBytes(10_000, overrides.sequence)): Promise<TestRelease> {
-  const config = new TextEncoder().encode(JSON.stringify({ id2label: { 0: 'a', 1: 'b' }, lantern: { id: 'demo', version: overrides.version, task: 'text-classification' } }));
+  const config = configFor({ id: 'demo', task: 'text-classification', labels: ['a', 'b'], ...overrides });
   const input: PackInput = {
     id: 'demo', task: 'text-classification', title: 'Demo', batch: 'dynamic', labels: ['a', 'b'],
-    createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2099-01-01T00:00:00.000Z', chunkSize: 4096,
+    createdAt: CREATED_AT, expiresAt: EXPIRES_AT, chunkSize: 4096,
     files: [{ path: 'onnx/model.onnx', role: 'onnx', bytes: onnx }, { path: 'config.json', role: 'config', bytes: config }],
     ...overrides,
   };
