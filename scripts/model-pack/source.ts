@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { MODEL_ID, MODEL_ID_RULE, PreprocessorConfigSchema, SEMVER, tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
+import { MODEL_ID, MODEL_ID_RULE } from '../../src/runtime/model-id.ts';
+import { PreprocessorConfigSchema, SEMVER, tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
 import { UsageError } from '../cli.mjs';
 import { readModelFolder, type ModelFolder } from './folder.ts';

@@ -1,7 +1,10 @@
 import { agreement, latencyRatio, type ShadowFigures as Figures } from '../runtime/release/index.ts';
-import { formatNumber, t } from './i18n/index.ts';
+import { enShadow } from './i18n/en-shadow.ts';
+import { addEnglish, formatNumber, t } from './i18n/index.ts';
 import { formatPercent } from './format.ts';
 import { TableScroll } from './TableScroll.tsx';
+
+addEnglish(enShadow);
 
 const DASH = '–';
 

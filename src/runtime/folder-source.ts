@@ -1,5 +1,5 @@
 import { InputError, ModelLoadError } from './errors.ts';
-import { onnxFiles } from './model-config.ts';
+import { onnxFiles } from './onnx-files.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from './model-source.ts';
 import { guardedFetch, OriginPolicy, type GuardedResponse, type NetContext } from './store/net.ts';
 import type { ModelFiles } from './worker-client.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ModelConfigSchema, onnxFiles, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
+import { ModelConfigSchema, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
 import { describeSchemaError } from './schema.ts';
 
 const refusal = (json: object): string | undefined => {
@@ -71,16 +71,5 @@ describe('hub tokenizer_config.json', () => {
     const config = TokenizerConfigSchema.parse({ model_max_length: 1000000000000000019884624838656, pad_token: added('<pad>'), unk_token: null, eos_token: '</s>', max_length: null });
     expect(config).toMatchObject({ model_max_length: 1e30, pad_token: '<pad>', unk_token: undefined, eos_token: '</s>', max_length: undefined });
     expect(TokenizerConfigSchema.safeParse({ pad_token: { content: '<pad>' } }).success).toBe(false);
-  });
-});
-
-describe('the ONNX file of a hub folder', () => {
-  const fail = (message: string) => new Error(message);
-  it('is the q8 file, else fp32, unless config.json names a dtype, as transformers.js chooses', () => {
-    expect(onnxFiles({}, fail)).toEqual(['onnx/model_quantized.onnx', 'onnx/model.onnx']);
-    expect(onnxFiles({ 'transformers.js_config': { dtype: 'auto' } }, fail)).toEqual(['onnx/model_quantized.onnx', 'onnx/model.onnx']);
-    expect(onnxFiles({ 'transformers.js_config': { dtype: 'fp32' } }, fail)).toEqual(['onnx/model.onnx']);
-    expect(onnxFiles({ 'transformers.js_config': { dtype: { model: 'q4' } } }, fail)).toEqual(['onnx/model_q4.onnx']);
-    expect(() => onnxFiles({ 'transformers.js_config': { dtype: 'fp64' } }, fail)).toThrow(/transformers.js_config.dtype "fp64" is none of fp32, fp16/);
   });
 });

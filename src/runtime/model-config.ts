@@ -1,5 +1,6 @@
 import { z } from 'zod/mini';
-import { MAX_ID_LENGTH, MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from './schema-limits.ts';
+import { ModelIdSchema } from './model-id.ts';
+import { MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from './schema-limits.ts';
 
 /**
  * Schemas for the files of a transformers.js-style model folder. Unknown keys pass through
@@ -14,13 +15,6 @@ import { MAX_ID_LENGTH, MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from '.
 const labelMap = <T extends z.ZodMiniType>(value: T) =>
   z.pipe(z.record(z.string().check(z.maxLength(MAX_LABEL_LENGTH)), value), z.transform((r) => new Map(Object.entries(r) as [string, z.output<T>][])));
 
-/**
- * A model id: lowercase letters, digits, `.`, `_`, `-`, with at most one publisher namespace
- * (`acme/spam`), so a trust-store key can be scoped to every id under `acme/`.
- */
-export const MODEL_ID = /^[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)?$/;
-export const MODEL_ID_RULE = 'lowercase letters, digits, . _ - and at most one namespace/';
-export const ModelIdSchema = z.string().check(z.maxLength(MAX_ID_LENGTH), z.regex(MODEL_ID, `model id: ${MODEL_ID_RULE}`));
 export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 /** See `unsure_below` below. */
@@ -218,27 +212,3 @@ export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
  * worker builds its encoder (text-preprocess.ts encodes a probe text and wants token ids).
  */
 export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.optional(z.string()) }) });
-
-/** transformers.js' file choice for the WASM default (q8), then full precision. */
-const DEFAULT_ONNX_FILES = ['onnx/model_quantized.onnx', 'onnx/model.onnx'];
-/** transformers.js' file suffix for each dtype (DEFAULT_DTYPE_SUFFIX_MAPPING in its utils/dtypes.js). */
-const DTYPE_SUFFIX: Record<string, string> = {
-  fp32: '', fp16: '_fp16', int8: '_int8', uint8: '_uint8', q8: '_quantized', q4: '_q4', q4f16: '_q4f16', bnb4: '_bnb4', q2: '_q2', q2f16: '_q2f16', q1: '_q1', q1f16: '_q1f16',
-};
-
-/**
- * The ONNX files of a hub folder to try, in order: one rule for the folder source and
- * `model:pack`. A config.json that names a dtype (`"transformers.js_config": {"dtype": "fp32"}`,
- * or per file `{"dtype": {"model": "q4"}}`) gets exactly that file, as transformers.js loads it:
- * authors set it when the quantized file answers worse, so no other file may stand in.
- * Otherwise the q8 default, then fp32. An unknown dtype fails with `fail(message)`.
- */
-export function onnxFiles(config: Record<string, unknown>, fail: (message: string) => Error): string[] {
-  const jsConfig = config['transformers.js_config'];
-  let dtype = jsConfig && typeof jsConfig === 'object' ? (jsConfig as { dtype?: unknown }).dtype : undefined;
-  if (dtype && typeof dtype === 'object') dtype = (dtype as { model?: unknown }).model;
-  if (dtype === undefined || dtype === null || dtype === 'auto') return DEFAULT_ONNX_FILES;
-  const suffix = typeof dtype === 'string' && Object.hasOwn(DTYPE_SUFFIX, dtype) ? DTYPE_SUFFIX[dtype] : undefined;
-  if (suffix === undefined) throw fail(`config.json's transformers.js_config.dtype ${JSON.stringify(dtype)} is none of ${Object.keys(DTYPE_SUFFIX).join(', ')}`);
-  return [`onnx/model${suffix}.onnx`];
-}

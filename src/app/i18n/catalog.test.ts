@@ -2,26 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { en, type MessageKey } from './en.ts';
 import { enMetrics } from './en-metrics.ts';
 import { enModels } from './en-models.ts';
+import { enShadow } from './en-shadow.ts';
 import { hi } from './hi.ts';
 import { addEnglish, detectLanguage, language, LANGUAGES, setLanguage, t, tCount } from './index.ts';
 
 const placeholders = (message: string) => [...message.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 describe('message catalog', () => {
-  const english: Record<MessageKey, string> = { ...en, ...enMetrics, ...enModels };
+  const english: Record<MessageKey, string> = { ...en, ...enMetrics, ...enModels, ...enShadow };
   const keys = Object.keys(english).sort() as MessageKey[];
 
-  it('the first download\'s English holds no Metrics or Models screen message; each screen\'s come with its code', () => {
-    const later = { metrics: ['metrics.'], models: ['models.', 'settings.', 'release.'] };
-    expect(Object.keys(en).filter((k) => [...later.metrics, ...later.models].some((prefix) => k.startsWith(prefix)))).toEqual([]);
+  it('the first download\'s English holds no Metrics, Models or shadow message; each screen\'s come with its code', () => {
+    const later = { metrics: ['metrics.'], models: ['models.', 'settings.', 'release.'], shadow: ['shadow.'] };
+    expect(Object.keys(en).filter((k) => Object.values(later).flat().some((prefix) => k.startsWith(prefix)))).toEqual([]);
     expect(Object.keys(enMetrics).every((k) => later.metrics.some((prefix) => k.startsWith(prefix)))).toBe(true);
     expect(Object.keys(enModels).every((k) => later.models.some((prefix) => k.startsWith(prefix)))).toBe(true);
+    expect(Object.keys(enShadow).every((k) => later.shadow.some((prefix) => k.startsWith(prefix)))).toBe(true);
   });
 
   for (const [lang, language] of Object.entries(LANGUAGES)) {
     it(`${lang} has every key, no extra key, no empty message and the same placeholders`, async () => {
       addEnglish(enMetrics);
       addEnglish(enModels);
+      addEnglish(enShadow);
       const messages = await language.messages();
       expect(Object.keys(messages).sort()).toEqual(keys);
       for (const key of keys) {

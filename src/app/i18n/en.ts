@@ -1,5 +1,6 @@
 import type { enMetrics } from './en-metrics.ts';
 import type { enModels } from './en-models.ts';
+import type { enShadow } from './en-shadow.ts';
 
 /**
  * English UI messages of the first download. Every language file must have exactly these keys
@@ -54,18 +55,6 @@ export const en = {
   'offline.worksHint': 'Everything Lantern needs is stored on this device.',
   'footer.build': 'Build {id}',
   'error.heading': 'Could not classify',
-  'shadow.heading': 'Shadow evaluation of {version}',
-  'shadow.runs': 'Shadow runs: {runs} (skipped while busy or hidden: {skipped})',
-  'shadow.agreement': 'Top-1 agreement with the active version: {agreement}',
-  'shadow.latency': 'Latency relative to the active version: {ratio}',
-  'shadow.errors': 'Errors: {errors}',
-  'shadow.label': 'Label',
-  'shadow.promote': 'Promote',
-  'shadow.reject': 'Reject',
-  'shadow.how.automatic': 'automatically (the release\'s own bar)',
-  'shadow.how.manual': 'by hand',
-  'shadow.decision.promoted': 'Version {version} was promoted {how} after {runs}: {agreement} agreement, latency {ratio}, {errors}.',
-  'shadow.decision.rejected': 'Version {version} was rejected {how} after {runs}: {agreement} agreement, latency {ratio}, {errors}.',
   'language.label': 'Language',
   'classify.modelOption': '{title} (v{version})',
   'classify.image.continuous': 'Classify continuously',
@@ -167,4 +156,4 @@ export const en = {
   'count.images.other': '{count} images',
 } as const;
 
-export type MessageKey = keyof typeof en | keyof typeof enMetrics | keyof typeof enModels;
+export type MessageKey = keyof typeof en | keyof typeof enMetrics | keyof typeof enModels | keyof typeof enShadow;

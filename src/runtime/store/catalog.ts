@@ -1,6 +1,6 @@
 import { z } from 'zod/mini';
 import { ValidationError } from '../errors.ts';
-import { ModelIdSchema } from '../model-config.ts';
+import { ModelIdSchema } from '../model-id.ts';
 import { parseSchema } from '../schema.ts';
 import { MAX_CATALOG_RELEASES, MAX_TITLE_LENGTH } from '../schema-limits.ts';
 import { validForAtMost } from './expiry.ts';

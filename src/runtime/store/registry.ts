@@ -5,7 +5,7 @@ import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferPro
 import { downloadRelease } from './downloader.ts';
 import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchDocument, type NetContext, type OriginPolicy } from './net.ts';
-import { assertNotExpired, configMismatch, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
+import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 import type { ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
@@ -345,6 +345,9 @@ export class ModelRegistry {
 
   /** Refuses (marks rejected, like a failed gate) a release whose files are another model than its manifest says (configMismatch). */
   private async refuseOtherModel(manifest: Manifest, check: VerifiedRead & { ok: true }): Promise<void> {
+    // Loaded when a release is installed, not with the first screen: the config schemas it parses
+    // with would otherwise weigh on every start (the initial JavaScript budget, e2e/serving.spec.ts).
+    const { configMismatch } = await import('./config-match.ts');
     const reason = configMismatch(manifest, check.files);
     if (!reason) return;
     const key = versionKey(manifest);
