@@ -77,7 +77,7 @@ interface DeploymentFile<T> {
   refused: LanternError[];
   /**
    * What the network answered after `value` was settled on: the file (it is saved), or why it
-   * is broken (reported; the saved copy stays in use). Undefined when nothing came late.
+   * is broken or refused (reported; the saved copy stays in use). Undefined when nothing came late.
    */
   late: Promise<Outcome<T> | undefined>;
 }
