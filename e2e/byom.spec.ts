@@ -54,8 +54,9 @@ test.beforeEach(async ({ context, page }) => {
     await route.fulfill({ json: { ...shipped, allowedOrigins: [ORIGIN] } });
   });
   await context.route('**/trust-store.json', async (route) => {
-    const shipped = await (await route.fetch()).json() as { keys: unknown[] };
-    await route.fulfill({ json: { keys: [...shipped.keys, trustEntry] } });
+    // What a deployer adding a key does: the key, and a higher version (devices refuse a changed file at the same one).
+    const shipped = await (await route.fetch()).json() as { version: number; keys: unknown[] };
+    await route.fulfill({ json: { version: shipped.version + 1, keys: [...shipped.keys, trustEntry] } });
   });
 });
 

@@ -69,3 +69,22 @@ test('after its release and catalog expire, an installed model keeps answering a
   await expect(page.getByTestId('catalog-error')).toContainText(/catalog expired on .* Installed models keep working/);
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
 });
+
+test('a stale trust store served after a newer one is refused: a key it still lists stays untrusted, the built-in keeps answering', async ({ context, page }) => {
+  // An older trust store (a lower version) that still trusted Acme for spam-filter, served once
+  // the device has seen the deployment's current one: by a stale cache, or by an attacker.
+  let stale = false;
+  await context.route('**/trust-store.json', async (route) => {
+    const shipped = await (await route.fetch()).json() as { version: number; keys: unknown[] };
+    await route.fulfill({ json: stale ? { version: shipped.version - 1, keys: [...shipped.keys, { ...acme, scope: ['spam-filter'] }] } : shipped });
+  });
+  await openModels(page);
+  stale = true;
+  await page.reload();
+  await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  // Had the stale file been taken, Acme's spam-filter 9.0.0 would install from the bundle.
+  await page.getByTestId('bundle-file').setInputFiles(bundle);
+  await expect(page.getByTestId('models-error')).toHaveAttribute('data-code', 'SIGNATURE');
+  await expect(versionRow(page, 'spam-filter@9.0.0')).toHaveCount(0);
+  expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+});

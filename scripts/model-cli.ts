@@ -50,7 +50,7 @@ async function keygen(args: string[]): Promise<void> {
   const badScope = scope.find((s) => !ScopeEntry.safeParse(s).success);
   if (badScope !== undefined) throw new UsageError(`--scope entry "${badScope}" is not a model id or a namespace ending in /.`);
   const key = await writePublisherKey(values.out, values.name, scope);
-  console.log(`Wrote ${values.out}. Add this entry to the app's trust store${scope.length ? '' : ', with the model ids (or namespaces ending in /) it may sign in "scope"'}:\n${JSON.stringify(trustEntryFor(key, scope), null, 1)}`);
+  console.log(`Wrote ${values.out}. Add this entry to the app's trust store${scope.length ? '' : ', with the model ids (or namespaces ending in /) it may sign in "scope"'} (editing a deployed trust-store.json, raise its "version": devices refuse a changed file at the same version):\n${JSON.stringify(trustEntryFor(key, scope), null, 1)}`);
 }
 
 const readKeys = (paths: readonly string[]) => Promise.all(paths.map(readPublisherKey));

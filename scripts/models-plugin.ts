@@ -119,8 +119,12 @@ async function publishBuiltinModels({ key, trustedKeys, catalogUrl, allowedOrigi
   const { catalog, signature } = await signedCatalog(entries, { keys: [key], now, expiresAt: daysAfter(now.toISOString(), RELEASE_VALIDITY_DAYS) });
   out.set(BUILTIN_CATALOG, catalog);
   out.set(signaturePathFor(BUILTIN_CATALOG), signature);
-  // The built-in key is delegated exactly the built-in models, nothing else.
-  const trust: TrustStoreFile = { keys: [trustEntryFor(key, entries.map((e) => e.id)), ...trustedKeys] };
+  // The built-in key is delegated exactly the built-in models, nothing else. The version is the
+  // build time in seconds: each build's trust store supersedes every earlier one (devices refuse
+  // an older version, so a stale copy cannot bring back a key a later build dropped) without a
+  // counter to keep, and a build that changes the trust store (a model or key added) can never
+  // reuse a version. A trust store given in LANTERN_TRUSTED_KEYS lends its keys, not its version.
+  const trust: TrustStoreFile = { version: Math.floor(now.getTime() / 1000), keys: [trustEntryFor(key, entries.map((e) => e.id)), ...trustedKeys] };
   out.set('trust-store.json', json(trust));
   const config: RegistryConfig = { catalogUrl, allowedOrigins };
   out.set('registry-config.json', json(config));

@@ -4,6 +4,7 @@ import { DowngradeError, IntegrityError, QuotaError, SignatureError, StorageErro
 import { MAX_LABELS } from '../schema-limits.ts';
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
+import { openRegistry } from './bootstrap.ts';
 import { writeBundle } from './bundle.ts';
 import { OriginPolicy } from './net.ts';
 import { parseManifest, totalSize } from './manifest.ts';
@@ -450,6 +451,67 @@ describe('attack: a revoked key with its version installed', () => {
     expect(await store.pointer('rogue/tool')).toBeUndefined();
     expect(registry.notices.map((n) => [n.kind, n.id, n.fallbackVersion])).toEqual([['revoked', 'rogue/tool', undefined]]);
     await expect(registry.readActive('rogue/tool')).rejects.toThrow(/no installed model/);
+  });
+});
+
+describe('attack: a stale trust store served again (TUF root rollback)', () => {
+  const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+  const trustFile = (version: number | undefined, ...extra: [KeyFile, string[]][]) => json({
+    ...(version !== undefined ? { version } : {}),
+    keys: [trustEntryFor(builtin, ['spam-filter']), ...extra.map(([k, scope]) => trustEntryFor(k, scope))],
+  });
+  let db = 0;
+
+  it('refuses trust store v1, which still lists a revoked key, once v2 dropped it; the revoked version stays revoked and the active one answers', async () => {
+    const server = new FakeServer();
+    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
+    server.put('trust-store.json', trustFile(1, [rogue, ['spam-filter']]));
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const bad = await release(rogue, 'spam-filter', '2.0.0', 2);
+    server.add(v1);
+    server.add(bad);
+    const dbName = `attacks-trust-${db++}`;
+    const start = () => openRegistry(`${ORIGIN}/`, { fetch: server.fetch, dbName, installBuiltins: false });
+    const opened = await start();
+    const { registry } = opened;
+    const { store } = registry;
+    await install(registry, v1);
+    await install(registry, bad);
+    await expectAnswers(registry, bad);
+
+    // The deployment revokes the rogue key in trust store v2.
+    server.put('trust-store.json', trustFile(2));
+    await opened.refreshTrust();
+    expect((await store.version('spam-filter@2.0.0'))?.status).toBe('revoked');
+    await expectAnswers(registry, v1);
+
+    // A cache or an attacker serves the old v1 again; then v2 forked to list the key again; then
+    // an unversioned file listing it. Each is refused, typed, and changes nothing.
+    for (const stale of [trustFile(1, [rogue, ['spam-filter']]), trustFile(2, [rogue, ['spam-filter']]), trustFile(undefined, [rogue, ['spam-filter']])]) {
+      server.put('trust-store.json', stale);
+      await expect(opened.refreshTrust()).rejects.toThrow(DowngradeError);
+      expect((await store.version('spam-filter@2.0.0'))?.status).toBe('revoked');
+      await expectAnswers(registry, v1);
+      await expect(registry.rollback('spam-filter', 'spam-filter@2.0.0')).rejects.toThrow(StorageError);
+      await expect(install(registry, bad)).rejects.toThrow(SignatureError);
+    }
+    store.close();
+
+    // A new start served the stale file: it opens on v2 (saved), reports the refusal, and the
+    // revoked version stays revoked.
+    server.put('trust-store.json', trustFile(1, [rogue, ['spam-filter']]));
+    const next = await start();
+    expect((await next.checked).map((e) => e.constructor)).toEqual([DowngradeError]);
+    expect((await next.checked)[0]?.message).toMatch(/older than one this device already accepted \(version 1, last 2\)/);
+    expect((await next.registry.store.version('spam-filter@2.0.0'))?.status).toBe('revoked');
+    await expectAnswers(next.registry, v1);
+
+    // The floor does not freeze the deployment: its next version is taken.
+    server.put('trust-store.json', trustFile(3, [acme, ['acme/']]));
+    await next.refreshTrust();
+    expect((await next.registry.store.version('spam-filter@2.0.0'))?.status).toBe('revoked');
+    await expectAnswers(next.registry, v1);
+    next.registry.store.close();
   });
 });
 

@@ -1,7 +1,9 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { NetworkError, ValidationError } from '../errors.ts';
+import { NetworkError, SignatureError, ValidationError } from '../errors.ts';
 import { openRegistry } from './bootstrap.ts';
+import { BUILTIN_CATALOG } from './config.ts';
+import { ModelStore } from './model-store.ts';
 import { FakeServer, makeRelease, ORIGIN, urls } from './test-helpers.ts';
 import { generateKey, trustEntryFor } from './trust.ts';
 
@@ -88,6 +90,82 @@ describe('deployment files (trust store, registry config)', () => {
     const third = await openRegistry(app, { fetch: offline, dbName });
     expect((await third.registry.readActive('demo')).manifest.version).toBe('2.0.0');
     third.registry.store.close();
+  });
+
+  it('one served broken on time does not stop the start: the saved copy stands, the refusal is reported, the installed version answers', async () => {
+    const { server, dbName, app } = await installedFromRogueKey();
+    // A careless deployment: a trust store that is not JSON, a configuration missing its catalog.
+    server.put('trust-store.json', new TextEncoder().encode('{"keys": [ oops'));
+    server.put('registry-config.json', json({ allowedOrigins: [] }));
+    const second = await openRegistry(app, { fetch: server.fetch, dbName, installBuiltins: false });
+    const refused = await second.checked;
+    expect(refused).toHaveLength(2);
+    expect(refused.every((e) => e instanceof ValidationError)).toBe(true);
+    expect(refused.map((e) => e.message).join(' ')).toMatch(/registry-config\.json.*trust-store\.json is not valid JSON/is);
+    expect(second.config.catalogUrl).toBe('models/catalog.json');
+    expect((await second.registry.readActive('demo')).manifest.version).toBe('2.0.0');
+    // An update check meets the same file: it says why, and changes nothing.
+    await expect(second.refreshTrust()).rejects.toThrow(ValidationError);
+    expect((await second.registry.store.version('demo@2.0.0'))?.status).toBe('ready');
+    second.registry.store.close();
+
+    // Neither broken file replaced the saved copy: an offline start opens with it.
+    const offline: typeof fetch = async () => { throw new TypeError('Failed to fetch'); };
+    const third = await openRegistry(app, { fetch: offline, dbName, installBuiltins: false });
+    expect(await third.checked).toEqual([]);
+    expect((await third.registry.readActive('demo')).manifest.version).toBe('2.0.0');
+    third.registry.store.close();
+  });
+
+  it('a saved copy this app no longer parses does not stop an offline start: installed versions answer, revoked ones stay revoked, no key is trusted for anything new', async () => {
+    // The good key's 1.0.0, then the rogue key's 2.0.0; then the deployment revoked the rogue key.
+    const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
+    const server = new FakeServer();
+    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
+    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo']), trustEntryFor(rogue, ['demo'])] }));
+    server.add(await makeRelease(good, { version: '1.0.0', sequence: 1 }));
+    server.add(await makeRelease(rogue, { version: '2.0.0', sequence: 2 }));
+    server.add(await makeRelease(good, { version: '3.0.0', sequence: 3 }));
+    const dbName = `bootstrap-${counter++}`;
+    const app = `${ORIGIN}/`;
+    const first = await openRegistry(app, { fetch: server.fetch, dbName, installBuiltins: false });
+    await first.registry.install(urls('1.0.0'));
+    await first.registry.install(urls('2.0.0'));
+    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo'])] }));
+    await first.refreshTrust();
+    first.registry.store.close();
+    // An app update made both schemas stricter: the saved copies no longer parse.
+    const store = await ModelStore.open(dbName);
+    await store.acceptDeploymentFile('trust-store.json', { keys: 'a format this app no longer reads' });
+    await store.acceptDeploymentFile('registry-config.json', { catalogUrl: 42 });
+    store.close();
+
+    // The deployment files cannot be fetched (releases still can).
+    server.misbehave = (path) => (path.endsWith('.json') && !path.includes('/') ? 'drop' : undefined);
+    const third = await openRegistry(app, { fetch: server.fetch, dbName, installBuiltins: false });
+    const refused = await third.checked;
+    expect(refused.map((e) => [e.constructor, /saved on this device can no longer be read/.test(e.message)])).toEqual([[ValidationError, true], [ValidationError, true]]);
+    expect(third.config).toEqual({ catalogUrl: BUILTIN_CATALOG, allowedOrigins: [] });
+    expect((await third.registry.readActive('demo')).manifest.version).toBe('1.0.0');
+    expect((await third.registry.store.version('demo@2.0.0'))?.status).toBe('revoked');
+    // Failing closed: without a trust store it can read, the device installs nothing new.
+    await expect(third.registry.install(urls('3.0.0'))).rejects.toThrow(SignatureError);
+    await expect(third.refreshTrust()).rejects.toThrow(/can no longer be read/);
+    expect((await third.registry.readActive('demo')).manifest.version).toBe('1.0.0');
+
+    // The deployment's trust store reaches the device again: it is applied and saved.
+    server.misbehave = undefined;
+    await third.refreshTrust();
+    await third.registry.install(urls('3.0.0'));
+    expect((await third.registry.readActive('demo')).manifest.version).toBe('3.0.0');
+    third.registry.store.close();
+  });
+
+  it('fail clearly on a first start served a broken file', async () => {
+    const server = new FakeServer();
+    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
+    server.put('trust-store.json', json({ keys: 'none' }));
+    await expect(openRegistry(`${ORIGIN}/`, { fetch: server.fetch, dbName: `bootstrap-${counter++}` })).rejects.toThrow(/The trust store is not valid at "keys"/);
   });
 
   it('fail clearly on a first start without network', async () => {

@@ -1,10 +1,11 @@
-import { LanternError, NetworkError } from '../errors.ts';
+import { LanternError, NetworkError, ValidationError } from '../errors.ts';
 import { latestReleases } from './catalog.ts';
-import { BUILTIN_CATALOG, parseRegistryConfig, type RegistryConfig } from './config.ts';
+import { BUILTIN_CATALOG, FALLBACK_CONFIG, parseRegistryConfig, type RegistryConfig } from './config.ts';
+import { assertTrustStoreNewer } from './floors.ts';
 import { ModelStore } from './model-store.ts';
 import { DOCUMENT_LIMITS, fetchDocument, OriginPolicy, parseJsonDocument, type NetContext } from './net.ts';
 import { ModelRegistry, type CandidateValidator, type StorageManagerLike } from './registry.ts';
-import { TrustStore } from './trust.ts';
+import { TrustStore, trustStoreStamp } from './trust.ts';
 
 /**
  * Start-up: read the deployment's registry configuration and trust store, open the store, and
@@ -14,13 +15,19 @@ import { TrustStore } from './trust.ts';
 export interface OpenedRegistry {
   registry: ModelRegistry;
   config: RegistryConfig;
-  /** Fetches trust-store.json again and re-checks installed versions against it (revocation). */
+  /**
+   * Fetches trust-store.json again and re-checks installed versions against it (revocation).
+   * Rejects with why a served trust store was not used (broken; older than, or a different file
+   * at the version of, the one accepted before): the one in use stays, installed versions answer.
+   */
   refreshTrust(): Promise<void>;
   /**
    * Settles when the start's network checks are done: deployment files that answered after the
    * start went on without them (a late trust store is applied then), and the built-in releases.
-   * Resolves with what failed: a late deployment file served broken (the saved copy stays in
-   * use), built-in models that could not be installed (e.g. first start offline).
+   * Resolves with what failed: a deployment file served broken or refused (a trust store older
+   * than the saved one), on time or late, or a saved copy that no longer parses (the saved copy,
+   * or failing that the narrowest fallback, stays in use); built-in models that could not be
+   * installed (e.g. first start offline).
    */
   checked: Promise<LanternError[]>;
   /**
@@ -57,43 +64,75 @@ async function within<T>(outcome: Promise<T>, ms: number): Promise<T | 'late'> {
 
 /** A deployment file as a start uses it: `value` now, and the network's answer if it came later. */
 interface DeploymentFile<T> {
-  value: T;
+  /**
+   * The network's answer, else the saved copy. Undefined when neither can be used (a saved copy
+   * this version of the app no longer parses, and no usable answer in time): the caller decides
+   * what is safe without the file.
+   */
+  value: T | undefined;
+  /**
+   * Why a copy at hand was not used, to report: the network's answer (served broken, or refused
+   * as older than the saved one), or a saved copy that no longer parses. Offline is not in it.
+   */
+  refused: LanternError[];
   /**
    * What the network answered after `value` was settled on: the file (it is saved), or why it
-   * is broken (reported; the saved copy stays in use). Undefined when nothing came late.
+   * is broken or refused (reported; the saved copy stays in use). Undefined when nothing came late.
    */
   late: Promise<Outcome<T> | undefined>;
+}
+
+/** The saved copy, parsed by this version of the app; a copy it can no longer parse is an error to report. */
+function parseSaved<T>(name: string, json: unknown, parse: (json: unknown) => T): Outcome<T> | undefined {
+  if (json === undefined) return undefined;
+  try {
+    return { value: parse(json) };
+  } catch (error) {
+    return { error: new ValidationError(`The copy of ${name} saved on this device can no longer be read: ${asLanternError(error).message}`, {}, { cause: error }) };
+  }
 }
 
 /**
  * A deployment file from the app's own origin, network first: a revocation must reach the device
  * as soon as it is online, so these files are not precached by the service worker. The last copy
- * that parsed is kept in the store and used when the network cannot answer (offline, server
- * down) or, given `waitMs`, does not answer within it; a file that is served but broken is an
- * error to report, not a reason to fall back.
+ * accepted is kept in the store and used when the network cannot answer (offline, server down),
+ * or, given `waitMs`, does not answer within it, or answers with a file that is broken or that
+ * `accept` refuses against the saved copy (a trust store older than it); the refusal is reported.
+ * Falling back is no weaker than what an attacker on the link gets by dropping the request, which
+ * already yields the saved copy; and a deployer's broken file must not stop a device that has
+ * models installed. Only a first start, with no saved copy, fails: it has nothing else to go on.
  */
-async function deploymentFile<T>(name: string, appBase: string, store: ModelStore, net: NetContext, parse: (json: unknown) => T, waitMs?: number): Promise<DeploymentFile<T>> {
+async function deploymentFile<T>(name: string, appBase: string, store: ModelStore, net: NetContext, parse: (json: unknown) => T, options: { waitMs?: number; accept?: (json: unknown, saved: unknown) => void } = {}): Promise<DeploymentFile<T>> {
+  const { waitMs, accept } = options;
   const fetched = outcomeOf((async () => {
     const bytes = await fetchDocument(net, { url: new URL(name, appBase).href, what: name, cache: 'no-store', limit: DOCUMENT_LIMITS.configuration });
     const json = parseJsonDocument(bytes, name);
     const parsed = parse(json);
-    await store.saveDeploymentFile(name, json);
+    await store.acceptDeploymentFile(name, json, (saved) => accept?.(json, saved));
     return parsed;
   })());
-  const saved = await store.deploymentFile(name);
+  const saved = parseSaved(name, await store.deploymentFile(name), parse);
   // Without a saved copy (a first start) only the network can answer: it is waited for.
   const outcome = saved !== undefined && waitMs !== undefined ? await within(fetched, waitMs) : await fetched;
   const none = Promise.resolve(undefined);
-  if (outcome === 'late') {
-    // A late network failure is as offline: the saved copy stands, nothing to report.
-    const late = fetched.then((answer) => ('error' in answer && answer.error instanceof NetworkError ? undefined : answer));
-    return { value: parse(saved), late };
+  if (outcome !== 'late' && 'value' in outcome) return { value: outcome.value, refused: [], late: none };
+  if (saved === undefined) {
+    // Only reached with the network's answer in hand (nothing saved: it was waited for).
+    const error = outcome === 'late' ? undefined : outcome.error;
+    if (error !== undefined && !(error instanceof NetworkError)) throw error;
+    throw new NetworkError(`The model registry configuration (${name}) could not be loaded, and this device has no saved copy of it.`, {}, { cause: error });
   }
-  if ('value' in outcome) return { value: outcome.value, late: none };
-  if (!(outcome.error instanceof NetworkError)) throw outcome.error;
-  if (saved === undefined) throw new NetworkError('The model registry configuration could not be loaded.', {}, { cause: outcome.error });
-  return { value: parse(saved), late: none };
+  // The saved copy stands. A network failure is as offline: nothing to report, now or late.
+  const refused = [
+    ...('error' in saved ? [asLanternError(saved.error)] : []),
+    ...(outcome !== 'late' && !(outcome.error instanceof NetworkError) ? [asLanternError(outcome.error)] : []),
+  ];
+  const late = outcome === 'late' ? fetched.then((answer) => ('error' in answer && answer.error instanceof NetworkError ? undefined : answer)) : none;
+  return { value: 'value' in saved ? saved.value : undefined, refused, late };
 }
+
+/** The trust store's rollback rule, held against the copy saved on the device. */
+const acceptTrustStore = (json: unknown, saved: unknown): void => assertTrustStoreNewer(saved === undefined ? undefined : trustStoreStamp(saved), trustStoreStamp(json));
 
 export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean; installBuiltins?: boolean; networkWaitMs?: number } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
@@ -102,27 +141,40 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
   const waitMs = options.networkWaitMs ?? NETWORK_WAIT_MS;
   const store = await ModelStore.open(options.dbName);
   const [config, trust] = await Promise.all([
-    deploymentFile('registry-config.json', appBase, store, own, parseRegistryConfig, waitMs),
-    deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse, waitMs),
+    deploymentFile('registry-config.json', appBase, store, own, parseRegistryConfig, { waitMs }),
+    deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse, { waitMs, accept: acceptTrustStore }),
   ]);
+  const configuration = config.value ?? FALLBACK_CONFIG;
   const registry = new ModelRegistry({
     store,
-    trust: trust.value,
-    policy: new OriginPolicy(appOrigin, config.value.allowedOrigins),
-    catalogUrl: new URL(config.value.catalogUrl, appBase).href,
+    // Without a trust store it can read, the device trusts no key for anything new: nothing
+    // installs or updates until one arrives (failing closed).
+    trust: trust.value ?? new TrustStore({ keys: [] }),
+    policy: new OriginPolicy(appOrigin, configuration.allowedOrigins),
+    catalogUrl: new URL(configuration.catalogUrl, appBase).href,
     fetch: fetcher,
     storage: options.storage,
     validate: options.validate,
   });
   // Revocation reaches installed versions at every start, before anything runs; on a link too
   // slow to answer in time, the moment its answer arrives. (A late configuration applies from
-  // the next start.)
-  await registry.applyTrust(trust.value);
+  // the next start.) Without a readable trust store the verdicts the last readable one gave
+  // stand: installed versions, verified then, keep answering and revoked ones stay revoked.
+  // Re-checking against no key at all would disable every model for a file the device cannot
+  // read, a state an app update (a stricter schema) causes, not an attacker.
+  if (trust.value) await registry.applyTrust(trust.value);
   const lateTrust = trust.late.then(async (late): Promise<Outcome<void> | undefined> => (late && 'value' in late ? outcomeOf(registry.applyTrust(late.value)) : late));
-  const refreshTrust = async () => registry.applyTrust((await deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse)).value);
-  const lateFiles = Promise.all([config.late, lateTrust]).then((answers) => answers.flatMap((answer) => (answer && 'error' in answer ? [asLanternError(answer.error)] : [])));
+  const refreshTrust = async () => {
+    const file = await deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse, { accept: acceptTrustStore });
+    if (file.value) await registry.applyTrust(file.value);
+    // A trust store served broken or refused leaves the one in use standing; the caller hears why.
+    const [refused] = file.refused;
+    if (refused) throw refused;
+  };
+  const refused = [...config.refused, ...trust.refused];
+  const lateFiles = Promise.all([config.late, lateTrust]).then((answers) => [...refused, ...answers.flatMap((answer) => (answer && 'error' in answer ? [asLanternError(answer.error)] : []))]);
   // An embedding app installs models on demand (Lantern.load) instead of all built-ins up front.
-  if (options.installBuiltins === false) return { registry, config: config.value, refreshTrust, checked: lateFiles, installMissingBuiltins: async () => [] };
+  if (options.installBuiltins === false) return { registry, config: configuration, refreshTrust, checked: lateFiles, installMissingBuiltins: async () => [] };
   const installMissingBuiltins = () => installBuiltins(registry, new URL(BUILTIN_CATALOG, appBase).href, options.mayDownload);
   const builtins = installMissingBuiltins();
   // A first start has nothing to run without the built-ins; a device with models installed
@@ -131,7 +183,7 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
   else await within(outcomeOf(builtins), waitMs);
   // Settles either way: nothing need be waiting for it.
   const checked = Promise.all([lateFiles, builtins.catch((error: unknown) => [asLanternError(error)])]).then(([late, errors]) => [...late, ...errors]);
-  return { registry, config: config.value, refreshTrust, checked, installMissingBuiltins };
+  return { registry, config: configuration, refreshTrust, checked, installMissingBuiltins };
 }
 
 /**

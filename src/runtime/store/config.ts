@@ -17,6 +17,13 @@ export type RegistryConfig = z.infer<typeof RegistryConfigSchema>;
 /** The built-in models' catalog, relative to the app: installed on first start. */
 export const BUILTIN_CATALOG = 'models/catalog.json';
 
+/**
+ * What a start uses when the saved registry-config.json no longer parses (an app update with a
+ * stricter schema) and the network gave no usable one: the built-in catalog and no origin but
+ * the app's own, the narrowest configuration there is. Installed models need none to answer.
+ */
+export const FALLBACK_CONFIG: RegistryConfig = { catalogUrl: BUILTIN_CATALOG, allowedOrigins: [] };
+
 export function parseRegistryConfig(json: unknown): RegistryConfig {
   return parseSchema(RegistryConfigSchema, json, 'registry-config.json');
 }

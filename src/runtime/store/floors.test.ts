@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DowngradeError, SignatureError } from '../errors.ts';
-import { ALL_KEYS, assertCatalogAcceptable, assertNewer, effectiveFloor, raiseFloor } from './floors.ts';
+import { ALL_KEYS, assertCatalogAcceptable, assertNewer, assertTrustStoreNewer, effectiveFloor, raiseFloor } from './floors.ts';
+import { trustStoreStamp } from './trust.ts';
 
 const release = (sequence: number, manifest = 'a') => ({ id: 'm', version: `v${sequence}`, sequence, manifest });
 const onlyGood = (keyId: string) => keyId === 'good';
@@ -62,3 +63,27 @@ describe('catalog acceptance', () => {
   });
 });
 
+
+describe('trust store versions (TUF root rollback)', () => {
+  const file = (version: number | undefined, keys: string[]) => trustStoreStamp({ ...(version !== undefined ? { version } : {}), keys });
+
+  it('refuses an older version, or the same version with other contents; takes the same file or a newer one', () => {
+    const last = file(2, ['good']);
+    expect(() => assertTrustStoreNewer(last, file(1, ['good', 'rogue']))).toThrow(DowngradeError);
+    expect(() => assertTrustStoreNewer(last, file(2, ['good', 'rogue']))).toThrow(/reuses version 2 with other contents/);
+    expect(() => assertTrustStoreNewer(last, file(2, ['good']))).not.toThrow();
+    expect(() => assertTrustStoreNewer(last, file(3, ['good', 'rogue']))).not.toThrow();
+    expect(() => assertTrustStoreNewer(undefined, file(1, ['good']))).not.toThrow();
+  });
+
+  it('an unversioned file is version 0: any may replace another, none replaces a versioned one', () => {
+    expect(() => assertTrustStoreNewer(file(undefined, ['good', 'rogue']), file(undefined, ['good']))).not.toThrow();
+    expect(() => assertTrustStoreNewer(file(undefined, ['good']), file(1, ['good']))).not.toThrow();
+    expect(() => assertTrustStoreNewer(file(1, ['good']), file(undefined, ['good']))).toThrow(/older than one this device already accepted \(version 0, last 1\)/);
+  });
+
+  it('the floor a saved copy sets holds even when the rest of it no longer parses', () => {
+    expect(trustStoreStamp({ version: 7, keys: 'a format this app no longer reads' }).version).toBe(7);
+    expect(trustStoreStamp({ version: 'seven', keys: [] }).version).toBe(0);
+  });
+});

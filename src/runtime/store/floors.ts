@@ -5,7 +5,8 @@ import { DowngradeError, SignatureError } from '../errors.ts';
  * activated, except the identical manifest (a re-install). Each floor remembers which key set it,
  * so when a deployment revokes a key (or narrows its scope) the floor that key's releases set no
  * longer blocks the rightful publisher: an abused key cannot freeze a model forever. Per catalog
- * URL, the same for catalogs (assertCatalogAcceptable).
+ * URL, the same for catalogs (assertCatalogAcceptable); for the deployment's trust store, the
+ * same by its version (assertTrustStoreNewer).
  */
 
 /** The highest sequence a key's releases reached for one model, and that manifest's sha256. */
@@ -118,5 +119,32 @@ export function assertCatalogAcceptable(last: CatalogStamp | undefined, next: Ca
   }
   if (next.version < last.version || (next.version === last.version && next.sha256 !== last.sha256)) {
     throw new DowngradeError(`The model catalog is older than one this device already saw (version ${next.version}, last ${last.version}); it was refused as a replay.`, { version: next.version, last: last.version });
+  }
+}
+
+/** What a device remembers of the last trust store it accepted (trustStoreStamp, trust.ts). */
+export interface TrustStoreStamp {
+  /** 0 for an unversioned file. */
+  version: number;
+  /** The file's JSON, serialised: an equal version must be the identical file. */
+  content: string;
+}
+
+/**
+ * Refuses a served trust store that a device which accepted `last` must not take, as TUF refuses
+ * an older root: an older version (a stale copy, from a cache or an attacker, could list a key
+ * the deployment has since revoked) or the same version with other contents (a replay or a fork:
+ * a changed trust store needs a higher version). Unversioned files (version 0) keep the rule
+ * they had before versions existed, the newest served wins, so a deployment that never numbered
+ * its trust store can still revoke a key by editing it.
+ */
+export function assertTrustStoreNewer(last: TrustStoreStamp | undefined, next: TrustStoreStamp): void {
+  if (!last) return;
+  const details = { version: next.version, last: last.version };
+  if (next.version < last.version) {
+    throw new DowngradeError(`The trust store is older than one this device already accepted (version ${next.version}, last ${last.version}); it was refused as a replay, and the last one stays in use.`, details);
+  }
+  if (next.version === last.version && next.version !== 0 && next.content !== last.content) {
+    throw new DowngradeError(`The trust store reuses version ${next.version} with other contents than the one this device accepted; it was refused (a changed trust store needs a higher version), and the last one stays in use.`, details);
   }
 }

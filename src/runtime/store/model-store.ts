@@ -492,8 +492,16 @@ export class ModelStore {
     return (await this.db.get('deployment', name))?.json;
   }
 
-  async saveDeploymentFile(name: string, json: unknown): Promise<void> {
-    await this.write(['deployment'], (tx) => tx.objectStore('deployment').put({ name, json }));
+  /**
+   * Saves `json` as the copy of `name` to use from now on, unless `assertAcceptable`, given the
+   * copy saved so far, throws (a trust store older than the last one accepted). One
+   * transaction: two answers racing (a start's and an update check's) cannot lower the floor.
+   */
+  async acceptDeploymentFile(name: string, json: unknown, assertAcceptable: (saved: unknown) => void = () => undefined): Promise<void> {
+    await this.write(['deployment'], async (tx) => {
+      assertAcceptable((await tx.objectStore('deployment').get(name))?.json);
+      await tx.objectStore('deployment').put({ name, json });
+    });
   }
 
   /** Records a verified catalog as the last one from its URL, unless assertCatalogAcceptable refuses it. */

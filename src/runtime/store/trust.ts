@@ -1,6 +1,7 @@
 import { z } from 'zod/mini';
 import { SignatureError, ValidationError } from '../errors.ts';
 import { parseSchema } from '../schema.ts';
+import type { TrustStoreStamp } from './floors.ts';
 import { fromBase64, sha256Hex, toBase64 } from './bytes.ts';
 import { ed25519, type Ed25519PublicKey } from './ed25519.ts';
 
@@ -24,10 +25,32 @@ export type SignatureFile = z.infer<typeof SignatureFileSchema>;
 /** An exact model id, or a namespace prefix ending in `/` (every id under it). */
 export const ScopeEntry = z.string().check(z.maxLength(100), z.regex(/^[a-z0-9][a-z0-9._-]*(?:\/(?:[a-z0-9][a-z0-9._-]*)?)?$/, 'scope: a model id or a namespace ending in /'));
 
+/**
+ * A trust store's version (TUF's root version): every deployment of a changed trust store raises
+ * it, and a device refuses one older than the last it accepted, or the same version with other
+ * contents (assertTrustStoreNewer, floors.ts), so a stale copy served again cannot bring back a
+ * key the deployment revoked. A file without it is version 0, unversioned: what deployments wrote
+ * before versions existed, still read, and protected against nothing until the deployment ships a
+ * versioned one (after which an unversioned one is older). The build stamps its build time.
+ */
+const TrustStoreVersion = z.int().check(z.positive());
+
 export const TrustStoreSchema = z.object({
+  version: z.optional(TrustStoreVersion),
   keys: z.array(z.object({ keyId: KeyId, publicKey: Base64, name: z.string().check(z.maxLength(200)), scope: z.array(ScopeEntry).check(z.minLength(1), z.maxLength(1000)) })).check(z.maxLength(100)),
 });
 export type TrustStoreFile = z.infer<typeof TrustStoreSchema>;
+
+/**
+ * What a device remembers of a trust store it accepted, from its JSON as served (the saved copy
+ * is that JSON). The version is read on its own, so the floor a saved copy sets still holds when
+ * the rest of it no longer parses (an app update with a stricter schema). The contents compare
+ * the JSON itself: one version names one file.
+ */
+export function trustStoreStamp(json: unknown): TrustStoreStamp {
+  const versioned = z.object({ version: TrustStoreVersion }).safeParse(json);
+  return { version: versioned.success ? versioned.data.version : 0, content: JSON.stringify(json) };
+}
 
 /** A publisher key as the CLI stores it (never committed, never shipped). */
 export const KeyFileSchema = z.object({
