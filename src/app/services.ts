@@ -2,7 +2,9 @@ import { Lantern } from '../runtime/index.ts';
 import type { MetricsAggregator, MetricsPersistence } from '../runtime/metrics/index.ts';
 import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator, SavedCatalogs } from '../runtime/store/index.ts';
 import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden } from '../runtime/field/index.ts';
-import { releaseControls, type ReleaseControls, autoUpdate } from '../runtime/release/index.ts';
+// Not the release index: it would bring the automatic-update code, which loads on its first run.
+import { releaseControls, type ReleaseControls } from '../runtime/release/controls.ts';
+import { keepUpdating } from '../runtime/release/update-schedule.ts';
 import { OfflineReadiness } from './offline-readiness.ts';
 import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
@@ -126,10 +128,19 @@ export function createServices(): Services {
     void metrics.then(({ persistence }) => persistence.flush(), () => undefined);
     saveLastModel(lastModel);
   });
-  // Fleet updates: releases this device is in the staged rollout of, when the data policy allows.
-  void models
-    .then(({ registry }) => autoUpdate(registry, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed))
-    .then(() => lantern.refreshModels(), () => undefined);
+  // Fleet updates: releases this device is in the staged rollout of, at start and again while the
+  // app stays open (release/update-schedule.ts says when). Their code loads on the first run.
+  keepUpdating({
+    update: async () => {
+      const [{ registry }, { autoUpdate }] = await Promise.all([models, import('../runtime/release/auto-update.ts')]);
+      await autoUpdate(registry, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed);
+      lantern.refreshModels();
+    },
+    mayDownload: () => data.automaticAllowed,
+    doc: document,
+    win: globalThis,
+    policyChanged: (listener) => data.subscribe(listener),
+  });
   // No inference while the page is hidden: requests wait for the user to come back.
   pauseWhileHidden(lantern, document);
   return { lantern, pwa, offline, models, metrics, data, profile, release };
