@@ -2,9 +2,7 @@ import { Lantern } from '../runtime/index.ts';
 import type { MetricsAggregator, MetricsPersistence } from '../runtime/metrics/index.ts';
 import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator, SavedCatalogs } from '../runtime/store/index.ts';
 import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden } from '../runtime/field/index.ts';
-// Not the release index: it would bring the automatic-update code, which loads on its first run.
-import { releaseControls, type ReleaseControls } from '../runtime/release/controls.ts';
-import { keepUpdating } from '../runtime/release/update-schedule.ts';
+import { releaseControls, type ReleaseControls, autoUpdate, keepUpdating } from '../runtime/release/index.ts';
 import { OfflineReadiness } from './offline-readiness.ts';
 import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
@@ -129,10 +127,10 @@ export function createServices(): Services {
     saveLastModel(lastModel);
   });
   // Fleet updates: releases this device is in the staged rollout of, at start and again while the
-  // app stays open (release/update-schedule.ts says when). Their code loads on the first run.
+  // app stays open (release/update-schedule.ts says when).
   keepUpdating({
     update: async () => {
-      const [{ registry }, { autoUpdate }] = await Promise.all([models, import('../runtime/release/auto-update.ts')]);
+      const { registry } = await models;
       await autoUpdate(registry, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed);
       lantern.refreshModels();
     },
