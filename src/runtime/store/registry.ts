@@ -357,7 +357,7 @@ export class ModelRegistry {
     if (!active) return 'activate';
     if (comparableInShadow(active.labels, manifest.labels)) return 'shadow';
     if (mode === 'shadow') {
-      throw new ValidationError(`${manifest.id} ${manifest.version} cannot be tried in shadow: its labels differ from those of ${active.version}, so their answers cannot be compared. Update to use it.`, { reason: 'shadow-labels', id: manifest.id, version: manifest.version, active: active.version });
+      throw new ValidationError(`${manifest.id} ${manifest.version} cannot be tried in shadow: its labels differ from ${active.version}'s.`, { reason: 'shadow-labels', id: manifest.id, version: manifest.version, active: active.version });
     }
     return 'not-shadowed';
   }
