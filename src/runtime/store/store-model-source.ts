@@ -68,8 +68,9 @@ export class StoreModelSource implements ModelSource {
   /**
    * The active version's labels, else (its active version was quarantined or revoked with nothing
    * to hand over to) those of the newest version kept that was installed whole: the one that
-   * answered last. A rejected version (failed its gate, or rolled back while another was ready)
-   * and an unfinished download never left their labels on an answer.
+   * answered last. Rejected versions are passed over (one that failed its gate never answered;
+   * one rolled back had the version it was rolled back to answer after it), and so are unfinished
+   * downloads.
    */
   async lastLabels(id: string): Promise<readonly string[] | undefined> {
     const registry = await this.registry();
