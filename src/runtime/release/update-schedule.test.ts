@@ -117,6 +117,25 @@ describe('automatic updates after start-up', () => {
     stop();
   });
 
+  it('keep running after an update that threw at once', async () => {
+    const doc = new FakeDocument();
+    let calls = 0;
+    const stop = keepUpdating({
+      update: () => {
+        calls++;
+        throw new Error('no store');
+      },
+      mayDownload: () => true,
+      doc,
+      win: new EventTarget(),
+      policyChanged: () => () => undefined,
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    doc.show('visible');
+    expect(calls).toBe(2);
+    stop();
+  });
+
   it('start hidden without running, and run when first shown', () => {
     const { doc, update, stop } = schedule({ hidden: true });
     expect(update).not.toHaveBeenCalled();

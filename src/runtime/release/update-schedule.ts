@@ -47,10 +47,17 @@ export function keepUpdating(deps: UpdateScheduleDeps): () => void {
     const startedAt = Date.now();
     if (lastRun !== undefined && startedAt - lastRun < everyMs) return;
     running = true;
-    deps.update().then(
-      () => (lastRun = startedAt),
-      () => undefined,
-    ).finally(() => (running = false));
+    // Async even when `update` throws at once: `running` is always cleared.
+    void (async () => {
+      try {
+        await deps.update();
+        lastRun = startedAt;
+      } catch {
+        // No catalog could be read: not counted, the next trigger tries again.
+      } finally {
+        running = false;
+      }
+    })();
   };
   deps.doc.addEventListener('visibilitychange', check);
   deps.win.addEventListener('online', check);
