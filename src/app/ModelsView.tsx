@@ -8,6 +8,7 @@ import { DataSettings } from './DataSettings.tsx';
 import { formatBytes, formatPercent } from './format.ts';
 import { enModels } from './i18n/en-models.ts';
 import { addEnglish, t } from './i18n/index.ts';
+import { modelsActionText } from './i18n/models-text.ts';
 import { catalogErrorText } from './i18n/runtime-text.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
 import { ModelPolicies } from './ModelPolicies.tsx';
@@ -38,6 +39,7 @@ async function snapshot(registry: ModelRegistry, services: Services): Promise<Sn
 function noticeText(n: RegistryNotice): string {
   const vars = { id: n.id, version: n.version, fallback: n.fallbackVersion ?? '', reason: n.reason ?? '' };
   if (n.kind === 'rejected') return t('models.notice.rejected', vars);
+  if (n.kind === 'not-shadowed') return t('models.notice.notShadowed', vars);
   if (n.kind === 'rolled-back') return t('models.notice.rolledBack', vars);
   if (n.kind === 'revoked') return t(n.fallbackVersion ? 'models.notice.revoked' : 'models.notice.revokedNoFallback', vars);
   return t(n.fallbackVersion ? 'models.notice.quarantined' : 'models.notice.quarantinedNoFallback', vars);
@@ -177,7 +179,7 @@ export function ModelsView({ services }: { services: Services }) {
       ))}
       {error && (
         <section class="card error" role="alert" data-testid="models-error" data-code={errorCode(error)}>
-          <ErrorMessage error={error} />
+          <ErrorMessage error={error} text={modelsActionText(error)} />
         </section>
       )}
       <StorageStatus storage={state.storage} keep={() => registry.requestPersistentStorage()} />

@@ -2,7 +2,7 @@ import { Lantern } from '../runtime/index.ts';
 import type { MetricsAggregator, MetricsPersistence } from '../runtime/metrics/index.ts';
 import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator, SavedCatalogs } from '../runtime/store/index.ts';
 import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden } from '../runtime/field/index.ts';
-import { releaseControls, type ReleaseControls, autoUpdate } from '../runtime/release/index.ts';
+import { releaseControls, type ReleaseControls, autoUpdate, keepUpdating } from '../runtime/release/index.ts';
 import { OfflineReadiness } from './offline-readiness.ts';
 import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
@@ -126,10 +126,19 @@ export function createServices(): Services {
     void metrics.then(({ persistence }) => persistence.flush(), () => undefined);
     saveLastModel(lastModel);
   });
-  // Fleet updates: releases this device is in the staged rollout of, when the data policy allows.
-  void models
-    .then(({ registry }) => autoUpdate(registry, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed))
-    .then(() => lantern.refreshModels(), () => undefined);
+  // Fleet updates: releases this device is in the staged rollout of, at start and again while the
+  // app stays open (release/update-schedule.ts says when).
+  keepUpdating({
+    update: async () => {
+      const { registry } = await models;
+      await autoUpdate(registry, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed);
+      lantern.refreshModels();
+    },
+    mayDownload: () => data.automaticAllowed,
+    doc: document,
+    win: globalThis,
+    policyChanged: (listener) => data.subscribe(listener),
+  });
   // No inference while the page is hidden: requests wait for the user to come back.
   pauseWhileHidden(lantern, document);
   return { lantern, pwa, offline, models, metrics, data, profile, release };

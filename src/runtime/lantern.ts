@@ -7,7 +7,7 @@ import { keptOrtWasm } from './ort-cache.ts';
 import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
 import type { Note } from './notes.ts';
 import type { Prediction } from './postprocess.ts';
-import { fallbackTrigger, primaryDeadline, sameLabels } from './release/fallback.ts';
+import { fallbackTrigger, mayAnswerFor, primaryDeadline } from './release/fallback.ts';
 import { DEFAULT_BACKLOG_WORKERS, PoolPolicy } from './pool-policy.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
 import { SharedWork } from './shared-work.ts';
@@ -418,14 +418,20 @@ export class Lantern {
     } catch (error) {
       const code = fallbackTrigger(error);
       if (!fallbackId || !code || (deadline !== undefined && deadline <= performance.now())) throw error;
-      const [primary, backup] = await Promise.all([this.describe(modelId).catch(() => undefined), this.describe(fallbackId).catch(() => undefined)]);
-      if (!backup || (primary && !sameLabels(primary.labels, backup.labels))) throw error;
+      const [primary, backup] = await Promise.all([this.labelsOf(modelId), this.describe(fallbackId).catch(() => undefined)]);
+      if (!mayAnswerFor(primary, backup?.labels)) throw error;
       const reason = (error as Error).message;
       // If the fallback cannot answer either (e.g. the input's buffers went to the failed run),
       // the primary's failure is the one worth reporting.
       const result = await this.classifyWith(fallbackId, input, options, submittedAt, deadline).catch(() => Promise.reject(error));
       return { ...result, answeredByFallback: { requested: modelId, code, reason } };
     }
+  }
+
+  /** The labels a model answers in, also when it cannot be described now (see mayAnswerFor). */
+  private async labelsOf(modelId: string): Promise<readonly string[] | undefined> {
+    const descriptor = await this.describe(modelId).catch(() => undefined);
+    return descriptor?.labels ?? this.source.lastLabels?.(modelId).catch(() => undefined);
   }
 
   /** One model's attempt, recorded in the metrics whatever its outcome. */

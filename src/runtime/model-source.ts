@@ -35,4 +35,10 @@ export interface ModelSource {
   describe(id: string): Promise<ModelDescriptor>;
   /** Makes the model available locally (e.g. installs it from the catalog); optional. */
   prepare?(id: string, options?: FetchOptions): Promise<void>;
+  /**
+   * The labels the model answers in, also when it cannot be described now (its only version was
+   * quarantined or revoked): what a fallback must speak to answer for it (release/fallback.ts).
+   * Optional: without it, a model that cannot be described has no fallback.
+   */
+  lastLabels?(id: string): Promise<readonly string[] | undefined>;
 }

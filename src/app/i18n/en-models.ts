@@ -60,6 +60,8 @@ export const enModels = {
   'release.cache.label': 'Answer repeated inputs from memory (never saved; cleared when the app closes)',
   'models.status.shadow': 'In shadow (runs on real requests, never answers)',
   'models.tryShadow': 'Try {version} in shadow',
+  'models.shadowLabelsDiffer': '{id} {version} cannot be tried in shadow: its labels differ from those of version {active}, so their answers cannot be compared. Use Update to install it.',
+  'models.notice.notShadowed': 'Version {version} of {id} was activated without a shadow run: its labels differ from those of the version it replaced, so their answers could not be compared.',
   'models.share': 'Share (.lantern file)',
   'models.rollout.notYet': 'Version {version} is being rolled out to {percent} of devices and this device is not among them yet; you can still install it.',
   'settings.heading': 'Data use',

@@ -3,7 +3,7 @@ import {
   BusyError, CancelledError, DeviceLostError, InputError, IntegrityError, LanternError,
   ModelLoadError, TimeoutError, ValidationError, WorkerCrashedError,
 } from '../errors.ts';
-import { fallbackTrigger, PRIMARY_SHARE, primaryDeadline, sameLabels } from './fallback.ts';
+import { fallbackTrigger, mayAnswerFor, PRIMARY_SHARE, primaryDeadline, sameLabels } from './fallback.ts';
 
 describe('fallback triggers', () => {
   it.each([
@@ -53,5 +53,14 @@ describe('label compatibility', () => {
     expect(sameLabels(['ham', 'spam'], ['ham'])).toBe(false);
     expect(sameLabels(['ham', 'spam'], ['ham', 'spam', 'other'])).toBe(false);
     expect(sameLabels(['ham', 'ham'], ['ham', 'spam'])).toBe(false);
+  });
+});
+
+describe('whether a fallback may answer', () => {
+  it('only in its primary\'s labels, and never when the primary\'s labels are unknown', () => {
+    expect(mayAnswerFor(['ham', 'spam'], ['spam', 'ham'])).toBe(true);
+    expect(mayAnswerFor(['ham', 'spam'], ['ham', 'spam', 'promo'])).toBe(false);
+    expect(mayAnswerFor(undefined, ['ham', 'spam'])).toBe(false);
+    expect(mayAnswerFor(['ham', 'spam'], undefined)).toBe(false);
   });
 });

@@ -28,7 +28,18 @@ export function primaryDeadline(submittedAt: number, timeoutMs: number | undefin
   return submittedAt + (hasFallback ? timeoutMs * PRIMARY_SHARE : timeoutMs);
 }
 
-/** A fallback must speak the same labels (in any order), or its answer would mean something else. */
+/**
+ * Whether a fallback speaking `fallback` may answer for a primary that speaks `primary`: the same
+ * labels, or its answer would mean something else. The primary's labels are those of its
+ * descriptor or, when it cannot be described now (quarantined with nothing to hand over to: the
+ * very case a fallback is for), the ones it last answered in (ModelSource.lastLabels). When they
+ * are unknown the fallback does not answer: the primary's own error is the truthful answer.
+ */
+export function mayAnswerFor(primary: readonly string[] | undefined, fallback: readonly string[] | undefined): boolean {
+  return primary !== undefined && fallback !== undefined && sameLabels(primary, fallback);
+}
+
+/** The same labels (in any order). */
 export function sameLabels(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   const set = new Set(a);

@@ -5,6 +5,7 @@
  */
 export { releaseControls, type ReleaseControls } from './controls.ts';
 export { autoUpdate, isUpdate, updatesFor } from './auto-update.ts';
+export { keepUpdating, UPDATE_EVERY_MS } from './update-schedule.ts';
 export { agreement, latencyRatio, type ShadowFigures } from './shadow.ts';
 export type { ReleaseDecision } from './decisions.ts';
 export { sameLabels } from './fallback.ts';

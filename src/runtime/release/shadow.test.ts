@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agreement, emptyFigures, latencyRatio, mayRunShadow, readyToPromote, withComparison, withError, withSkip, type ShadowFigures } from './shadow.ts';
+import { agreement, comparableInShadow, emptyFigures, latencyRatio, mayRunShadow, readyToPromote, withComparison, withError, withSkip, type ShadowFigures } from './shadow.ts';
 
 const idle = { hidden: false, queued: 0, running: 0, shadowInFlight: 0 };
 
@@ -66,5 +66,13 @@ describe('automatic promotion', () => {
 
   it('never promotes a candidate that failed in shadow', () => {
     expect(readyToPromote(withError(compared([['a', 'a'], ['a', 'a'], ['a', 'a'], ['a', 'a']])), policy)).toBe(false);
+  });
+});
+
+describe('which candidates shadow evaluation can compare', () => {
+  it('only those speaking the active version\'s labels (by name, in any order)', () => {
+    expect(comparableInShadow(['ham', 'spam'], ['spam', 'ham'])).toBe(true);
+    expect(comparableInShadow(['ham', 'spam'], ['ham', 'junk'])).toBe(false);
+    expect(comparableInShadow(['ham', 'spam'], ['ham', 'spam', 'promo'])).toBe(false);
   });
 });

@@ -6,6 +6,19 @@
  * runner (shadow-runner.ts) feeds it; the Models and Metrics screens read it.
  */
 
+import { sameLabels } from './fallback.ts';
+
+/**
+ * Whether a candidate can be evaluated in shadow next to the active version: only when it speaks
+ * the same labels. The figures compare top-1 labels by name, so against other labels "agreement"
+ * would be an accident (a renamed class never agrees, an added one agrees by chance) and the
+ * release's promotion bar would decide on nothing. The store applies it when installing
+ * (store/registry.ts), before any byte of the candidate is downloaded.
+ */
+export function comparableInShadow(active: readonly string[], candidate: readonly string[]): boolean {
+  return sameLabels(active, candidate);
+}
+
 /** What the runtime looks like when a shadow run is considered. */
 export interface ShadowConditions {
   /** The page is hidden: inference is paused, and a hidden tab must not spend battery. */

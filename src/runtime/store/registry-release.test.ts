@@ -1,5 +1,6 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { ValidationError } from '../errors.ts';
 import { OriginPolicy } from './net.ts';
 import { ModelRegistry } from './registry.ts';
 import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from './test-helpers.ts';
@@ -15,7 +16,7 @@ async function setup(...versions: (Partial<PackInput> & { version: string; seque
   const store = await freshStore();
   const server = new FakeServer();
   for (const v of versions) server.add(await makeRelease(key, v));
-  return { store, registry: new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 }) };
+  return { store, server, registry: new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 }) };
 }
 
 describe('ModelRegistry shadow installs', () => {
@@ -66,6 +67,40 @@ describe('ModelRegistry shadow installs', () => {
     expect(await registry.readCandidate('demo')).toBeUndefined();
     expect(registry.notices).toEqual([{ kind: 'quarantined', id: 'demo', version: '1.1.0' }]);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+  });
+});
+
+describe('ModelRegistry shadow installs of a release with other labels (their answers cannot be compared)', () => {
+  const bar = { minRuns: 5, minAgreement: 0.9 };
+
+  it('refuses a requested shadow install before downloading anything; an ordinary update still installs it', async () => {
+    const { registry, store, server } = await setup({ version: '1.0.0', sequence: 1, labels: ['ham', 'spam'] }, { version: '1.1.0', sequence: 2, labels: ['ham', 'spam', 'promo'] });
+    await registry.install(urls('1.0.0'));
+    const before = server.served.length;
+    const refused = await registry.install(urls('1.1.0'), undefined, 'shadow').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).details).toEqual({ reason: 'shadow-labels', id: 'demo', version: '1.1.0', active: '1.0.0' });
+    expect(server.served.length).toBe(before);
+    expect(await store.version('demo@1.1.0')).toBeUndefined();
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+    await registry.install(urls('1.1.0'));
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.1.0', previous: 'demo@1.0.0' });
+  });
+
+  it('activates a release whose manifest asks for shadow as an ordinary update, and says it was not evaluated in shadow', async () => {
+    const { registry, store } = await setup({ version: '1.0.0', sequence: 1, labels: ['ham', 'spam'] }, { version: '1.1.0', sequence: 2, labels: ['ham', 'junk'], shadow: bar });
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.1.0'));
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.1.0', previous: 'demo@1.0.0' });
+    expect(registry.notices).toEqual([{ kind: 'not-shadowed', id: 'demo', version: '1.1.0' }]);
+  });
+
+  it('puts a candidate with the same labels in another order in shadow, as asked', async () => {
+    const { registry, store } = await setup({ version: '1.0.0', sequence: 1, labels: ['ham', 'spam'] }, { version: '1.1.0', sequence: 2, labels: ['spam', 'ham'], shadow: bar });
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.1.0'));
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', shadow: 'demo@1.1.0' });
+    expect(registry.notices).toEqual([]);
   });
 });
 

@@ -10,6 +10,7 @@ import type { ModelStore, PointerRecord, VersionRecord } from './model-store.ts'
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
 import { Listeners } from '../listeners.ts';
+import { comparableInShadow } from '../release/shadow.ts';
 
 /**
  * The model registry's front door: verifies releases (signature, expiry, sequence, quota),
@@ -68,9 +69,11 @@ export type CandidateValidator = (manifest: Manifest, read: VerifiedRead & { ok:
 export interface RegistryNotice {
   /**
    * quarantined: failed re-verification; rejected: failed its validation gate; rolled-back: failed
-   * in real use; revoked: its signing key is no longer trusted for this model.
+   * in real use; revoked: its signing key is no longer trusted for this model; not-shadowed: its
+   * manifest asked for shadow evaluation but its labels differ from the version it replaced, so
+   * it was activated as an ordinary update (release/shadow.ts, comparableInShadow).
    */
-  kind: 'quarantined' | 'rejected' | 'rolled-back' | 'revoked';
+  kind: 'quarantined' | 'rejected' | 'rolled-back' | 'revoked' | 'not-shadowed';
   id: string;
   version: string;
   /** The version now answering instead, if there is one. */
@@ -303,6 +306,8 @@ export class ModelRegistry {
     const key = versionKey(manifest);
     if (this.transfers.has(manifest.id)) throw new BusyError(`${manifest.id} is already being installed.`, { id: manifest.id });
     const { store } = this.options;
+    // Decided before any byte is fetched: a refused shadow install costs no data.
+    const placement = await this.placement(manifest, mode);
     // Claimed before the first await: a second install of this model (an automatic update and a
     // tap on Update at once) is busy, not a second download of the same bytes.
     const entry: Transfer = { id: manifest.id, version: manifest.version, progress: { bytes: 0, total: totalSize(manifest), percent: 0, rate: 0 } };
@@ -330,11 +335,31 @@ export class ModelRegistry {
       this.transfers.delete(manifest.id);
       this.changed();
     }
-    // Shadow needs an active version to compare with; a first install is simply activated.
-    if ((mode ?? (manifest.shadow ? 'shadow' : 'activate')) === 'shadow' && await store.pointer(manifest.id)) await store.enterShadow(key);
+    // The active version may have gone meanwhile (removed, quarantined): nothing to compare with.
+    if (placement === 'shadow' && await store.pointer(manifest.id)) await store.enterShadow(key);
     else await store.activate(key);
+    if (placement === 'not-shadowed') this.notices = [...this.notices, { kind: 'not-shadowed', id: manifest.id, version: manifest.version }];
     this.changed();
     return (await store.version(key))!;
+  }
+
+  /**
+   * Where an install goes: in shadow when asked (`mode`, else the signed manifest) and an active
+   * version speaks the same labels (comparableInShadow); a first install is simply activated.
+   * With other labels, a caller that asked for shadow is refused (typed, before any download: the
+   * user can still update normally); when only the manifest asked, the release is activated as
+   * any update would be (its validation gate and the automatic rollback still guard it) and the
+   * user is told it was not evaluated in shadow ('not-shadowed').
+   */
+  private async placement(manifest: Manifest, mode: InstallMode | undefined): Promise<'activate' | 'shadow' | 'not-shadowed'> {
+    if ((mode ?? (manifest.shadow ? 'shadow' : 'activate')) !== 'shadow') return 'activate';
+    const active = (await this.activeManifest(manifest.id))?.manifest;
+    if (!active) return 'activate';
+    if (comparableInShadow(active.labels, manifest.labels)) return 'shadow';
+    if (mode === 'shadow') {
+      throw new ValidationError(`${manifest.id} ${manifest.version} cannot be tried in shadow: its labels differ from ${active.version}'s.`, { reason: 'shadow-labels', id: manifest.id, version: manifest.version, active: active.version });
+    }
+    return 'not-shadowed';
   }
 
   /** The chunks of an installed version that are missing or fail their hash, or false when it reads back whole. */

@@ -3,7 +3,7 @@ import type { ShadowCandidate } from '../release/shadow-runner.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from '../model-source.ts';
 import type { ModelFiles } from '../worker-client.ts';
 import { latestReleases } from './catalog.ts';
-import { versionKey, type FileRole, type Manifest } from './manifest.ts';
+import { parseManifest, versionKey, type FileRole, type Manifest } from './manifest.ts';
 import type { ModelRegistry } from './registry.ts';
 import type { VerifiedRead } from './verified-read.ts';
 
@@ -63,6 +63,27 @@ export class StoreModelSource implements ModelSource {
     const active = await (await this.registry()).activeManifest(id);
     if (!active) throw new ModelLoadError(`There is no installed model called "${id}".`, { id });
     return toDescriptor(active.manifest, active.sourceUrl);
+  }
+
+  /**
+   * The active version's labels, else (its active version was quarantined or revoked with nothing
+   * to hand over to) those of the newest version kept that was installed whole: the one that
+   * answered last. Rejected versions are passed over (one that failed its gate never answered;
+   * one rolled back had the version it was rolled back to answer after it), and so are unfinished
+   * downloads.
+   */
+  async lastLabels(id: string): Promise<readonly string[] | undefined> {
+    const registry = await this.registry();
+    const active = await registry.activeManifest(id);
+    if (active) return active.manifest.labels;
+    const kept = (await registry.store.versions(id))
+      .filter((v) => v.status === 'ready' || v.status === 'quarantined' || v.status === 'revoked')
+      .sort((a, b) => b.sequence - a.sequence);
+    for (const version of kept) {
+      const record = await registry.store.manifest(version.key);
+      if (record) return parseManifest(new Uint8Array(record.bytes)).labels;
+    }
+    return undefined;
   }
 
   async files(id: string): Promise<ModelFiles> {

@@ -1,0 +1,63 @@
+import 'fake-indexeddb/auto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { IntegrityError, ModelLoadError } from '../errors.ts';
+import type { PackInput } from './manifest.ts';
+import { OriginPolicy } from './net.ts';
+import { ModelRegistry } from './registry.ts';
+import { StoreModelSource } from './store-model-source.ts';
+import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from './test-helpers.ts';
+import type { KeyFile, TrustStore } from './trust.ts';
+
+let key: KeyFile;
+let trust: TrustStore;
+beforeAll(async () => ({ key, trust } = await keyAndTrust()));
+
+async function setup(...versions: (Partial<PackInput> & { version: string; sequence: number })[]) {
+  const store = await freshStore();
+  const server = new FakeServer();
+  for (const v of versions) server.add(await makeRelease(key, v));
+  const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
+  return { store, registry, source: new StoreModelSource(Promise.resolve(registry)) };
+}
+
+/** Damages the active version's first chunk and reads it: the store quarantines it. */
+async function quarantineActive(registry: ModelRegistry): Promise<void> {
+  const manifest = (await registry.activeManifest('demo'))!.manifest;
+  await registry.store.putChunk(manifest.files.find((f) => f.role === 'onnx')!.chunks[0]!, new Uint8Array(4096).buffer);
+  await expect(registry.readActive('demo')).rejects.toThrow(IntegrityError);
+}
+
+describe('StoreModelSource.lastLabels (what a fallback must speak)', () => {
+  it('gives the active version\'s labels', async () => {
+    const { registry, source } = await setup({ version: '1.0.0', sequence: 1, labels: ['ham', 'spam'] });
+    await registry.install(urls('1.0.0'));
+    expect(await source.lastLabels('demo')).toEqual(['ham', 'spam']);
+  });
+
+  it('still knows them once the only version is quarantined and the model cannot be described', async () => {
+    const { registry, source, store } = await setup({ version: '1.0.0', sequence: 1, labels: ['ham', 'spam'] });
+    await registry.install(urls('1.0.0'));
+    await quarantineActive(registry);
+    expect(await store.pointer('demo')).toBeUndefined();
+    await expect(source.describe('demo')).rejects.toThrow(ModelLoadError);
+    expect(await source.lastLabels('demo')).toEqual(['ham', 'spam']);
+  });
+
+  it('takes the version that answered last, not a newer one rolled back (rejected)', async () => {
+    const { registry, source, store } = await setup(
+      { version: '1.0.0', sequence: 1, labels: ['ham', 'spam'] },
+      { version: '1.1.0', sequence: 2, labels: ['ham', 'spam', 'promo'] },
+    );
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.1.0'));
+    expect(await store.rollBackFrom('demo@1.1.0', 'too many failures')).toBe('demo@1.0.0');
+    await quarantineActive(registry);
+    expect((await store.version('demo@1.1.0'))?.status).toBe('rejected');
+    expect(await source.lastLabels('demo')).toEqual(['ham', 'spam']);
+  });
+
+  it('knows none for a model that was never installed', async () => {
+    const { source } = await setup();
+    expect(await source.lastLabels('demo')).toBeUndefined();
+  });
+});
