@@ -186,6 +186,22 @@ describe('InferenceEngine (image)', () => {
     expect(report.inputNames).toEqual(['pixel_values', 'scale']);
   });
 
+  it('refuses at load, naming the field, a config it would read otherwise than transformers.js (as model:pack does)', async () => {
+    const load = (edit: (files: ModelFiles) => void) => {
+      const files = imageFiles();
+      edit(files);
+      return engineWith([{ name: 'pixel_values', type: 'float32' }], files);
+    };
+    const cases: [(files: ModelFiles) => void, string][] = [
+      [(f) => (f.config = { ...(f.config as object), id2label: { 0: 'a', 1: 'b', 3: 'd' } }), 'config.json is not valid at "id2label": id2label\'s keys must be 0 to 2 with no gap (output i is labelled id2label[i]); "2" is missing.'],
+    ];
+    for (const [edit, message] of cases) {
+      const error = await load(edit).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ModelLoadError);
+      expect((error as Error).message).toBe(message);
+    }
+  });
+
   it('refuses an image model whose pixel input is ambiguous', async () => {
     await expect(engineWith([{ name: 'a', type: 'float32' }, { name: 'b', type: 'float32' }], imageFiles())).rejects.toThrow(/one pixel input/);
   });

@@ -143,6 +143,10 @@ describe('bare .onnx + flags', () => {
     for (const [flags, message] of cases) {
       expect(await refusal(readModelSource(onnx, { ...IMAGE_FLAGS, labels, size: '4x5', ...flags }))).toBe(message);
     }
+    // A {"0": label} map with a gap would shift every label after it onto another output.
+    const gap = await file('gap.json', JSON.stringify({ 0: 'a', 1: 'b', 3: 'd' }));
+    expect(await refusal(readModelSource(onnx, { ...IMAGE_FLAGS, labels: gap, size: '4x5' })))
+      .toBe('The labels file is not valid: id2label\'s keys must be 0 to 2 with no gap (output i is labelled id2label[i]); "2" is missing.');
   });
 
   it('refuses graphs Lantern cannot run, naming the file', async () => {
@@ -259,6 +263,8 @@ describe('Hugging Face / Lantern folders', () => {
       [hubFolder('b', undefined, ['onnx/model_quantized.onnx']), 'The model folder has no onnx/model_quantized.onnx or onnx/model.onnx.'],
       [hubFolder('c', (c) => delete c.id2label), 'config.json has no id2label with at least two labels: Lantern needs a classifier.'],
       [hubFolder('d', (c) => (c.id2label = { 0: 'a', 1: 'b', 2: 'c' })), 'onnx/model_quantized.onnx outputs 2 scores per input but there are 3 labels.'],
+      // A gap is named as such, not reported as an output width that does not match.
+      [hubFolder('j', (c) => (c.id2label = { 0: 'ham', 2: 'spam' })), 'config.json is not valid at "id2label": id2label\'s keys must be 0 to 1 with no gap (output i is labelled id2label[i]); "1" is missing.'],
       [hubFolder('e', undefined, ['tokenizer.json']), 'The model folder has neither preprocessor_config.json (image model) nor tokenizer.json (text model).'],
       [hubFolder('f', undefined, ['tokenizer_config.json']), 'The model folder has tokenizer.json but no tokenizer_config.json.'],
       [hubFolder('g', (c) => (c.lantern = { id: 'g', version: '1.0.0', task: 'image-classification' })), 'config.json\'s lantern.task does not match onnx/model_quantized.onnx, which is a text model.'],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ModelConfigSchema, onnxFiles, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
+import { labelsOf, ModelConfigSchema, onnxFiles, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
 import { describeSchemaError } from './schema.ts';
 
 const refusal = (json: object): string | undefined => {
@@ -55,6 +55,18 @@ describe('runtime config.json', () => {
   it('needs no "lantern" block: a hub config with id2label is enough', () => {
     expect(RuntimeConfigSchema.parse({ id2label: { 0: 'a', 1: 'b' }, model_type: 'vit' }).lantern).toBeUndefined();
     expect(RuntimeConfigSchema.safeParse({ id2label: { 0: 'a' } }).success).toBe(false);
+  });
+
+  it('refuses id2label with a gap in its keys, naming the missing index (output i is labelled id2label[i])', () => {
+    for (const schema of [RuntimeConfigSchema, ModelConfigSchema]) {
+      const result = schema.safeParse({ id2label: { 0: 'a', 1: 'b', 3: 'd' }, lantern: { id: 'a', version: '1.0.0', task: 'image-classification' } });
+      expect(result.success ? undefined : describeSchemaError('config.json', result.error))
+        .toBe('config.json is not valid at "id2label": id2label\'s keys must be 0 to 2 with no gap (output i is labelled id2label[i]); "2" is missing.');
+    }
+    // "01" is not the key transformers.js looks up for output 1.
+    expect(RuntimeConfigSchema.safeParse({ id2label: { 0: 'a', '01': 'b' } }).success).toBe(false);
+    expect(labelsOf(RuntimeConfigSchema.parse({ id2label: { 2: 'c', 0: 'a', 1: 'b', 10: 'k', 3: 'd', 4: 'e', 5: 'f', 6: 'g', 7: 'h', 8: 'i', 9: 'j' } })))
+      .toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k']);
   });
 
   it('reads problem_type null (written by Python when unset) as a single-label head, as transformers.js does', () => {

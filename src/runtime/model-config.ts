@@ -46,10 +46,23 @@ const LanternSection = z.object({
   unsure_below: z._default(z.number().check(z.gte(0), z.lte(1)), DEFAULT_UNSURE_BELOW),
 });
 
-const Id2Label = z.record(z.string().check(z.regex(/^\d+$/)), z.string().check(z.maxLength(MAX_LABEL_LENGTH))).check(
+/**
+ * id2label as transformers.js reads it: output i is labelled `id2label[i]`. Its keys must be
+ * exactly 0…n-1: with a gap (keys 0, 1, 3) transformers.js labels output 2 `undefined`, and every
+ * list Lantern keeps in index order (a manifest's labels, golden items, metrics) would shift
+ * against the outputs. Such a config is refused by name rather than guessed at.
+ */
+export const Id2LabelSchema = z.record(z.string().check(z.regex(/^\d+$/)), z.string().check(z.maxLength(MAX_LABEL_LENGTH))).check(
   z.refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels'),
   z.refine((m) => Object.keys(m).length <= MAX_LABELS, `id2label may have at most ${MAX_LABELS} labels`),
+  z.superRefine((m, ctx) => {
+    const count = Object.keys(m).length;
+    const missing = Array.from({ length: count }, (_, i) => String(i)).find((key) => !Object.hasOwn(m, key));
+    if (missing !== undefined) ctx.addIssue({ code: 'custom', message: `id2label's keys must be 0 to ${count - 1} with no gap (output i is labelled id2label[i]); "${missing}" is missing`, input: m });
+  }),
 );
+/** Only config.json's labels: what model:pack checks before comparing the graph's outputs with them. */
+export const LabelsConfigSchema = z.looseObject({ id2label: Id2LabelSchema });
 /**
  * The hub's head type; transformers.js applies sigmoid for multi-label and softmax otherwise.
  * null is the Python default some configs write out: a single-label head, as when absent.
@@ -57,7 +70,7 @@ const Id2Label = z.record(z.string().check(z.regex(/^\d+$/)), z.string().check(z
 const ProblemType = z.nullish(z.enum(['single_label_classification', 'multi_label_classification'], 'problem_type must be single_label_classification or multi_label_classification (Lantern classifies; it does not regress)'));
 
 /** A release's config.json: `model:pack` writes the "lantern" block the store's manifest needs. */
-export const ModelConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType, lantern: LanternSection });
+export const ModelConfigSchema = z.looseObject({ id2label: Id2LabelSchema, problem_type: ProblemType, lantern: LanternSection });
 export type ModelConfig = z.infer<typeof ModelConfigSchema>;
 export type LanternModelInfo = ModelConfig['lantern'];
 
@@ -66,7 +79,7 @@ export type LanternModelInfo = ModelConfig['lantern'];
  * folder's files give the task, the session's metadata the inputs, outputs and batch size, and
  * `problem_type` the score function.
  */
-export const RuntimeConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType, lantern: z.optional(z.partial(LanternSection)) });
+export const RuntimeConfigSchema = z.looseObject({ id2label: Id2LabelSchema, problem_type: ProblemType, lantern: z.optional(z.partial(LanternSection)) });
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
 
 export type ModelTask = 'image-classification' | 'text-classification';
