@@ -110,7 +110,7 @@ describe('bare .onnx + flags', () => {
     const config = ModelConfigSchema.parse(JSON.parse(new TextDecoder().decode(model.files.find((f) => f.role === 'config')!.bytes)));
     expect(config.lantern).toMatchObject({ input_names: ['x'], output_name: 'y', output: 'logits' });
     const pre = PreprocessorConfigSchema.parse(JSON.parse(new TextDecoder().decode(model.files.find((f) => f.role === 'preprocessor')!.bytes)));
-    expect(pre).toMatchObject({ size: { height: 4, width: 5 }, image_mean: [0.5], image_std: [0.5], do_center_crop: false });
+    expect(pre).toMatchObject({ size: { height: 4, width: 5 }, do_normalize: true, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5], do_center_crop: false });
     expect(model.files.map((f) => f.path)).toEqual(['onnx/model.onnx', 'config.json', 'preprocessor_config.json']);
   });
 
@@ -240,6 +240,14 @@ describe('Hugging Face / Lantern folders', () => {
     expect(await refusal(readModelSource(folder, { version: '1.0.0' }))).toMatch(/at "resample": .*not 1 \(Lanczos\)/);
     await writeFile(join(folder, 'preprocessor_config.json'), JSON.stringify({ ...fashion, resample: 3, do_flip_channel_order: false }));
     expect((await readModelSource(folder, { version: '1.0.0' })).model.meta.task).toBe('image-classification');
+    // What transformers.js reads otherwise than Python, or not at all, is refused by field, as at load.
+    const refusedAs = async (pre: object) => {
+      await writeFile(join(folder, 'preprocessor_config.json'), JSON.stringify(pre));
+      return refusal(readModelSource(folder, { version: '1.0.0' }));
+    };
+    expect(await refusedAs({ ...fashion, size: 28, do_center_crop: true, crop_size: 28 })).toMatch(/^preprocessor_config\.json is not valid at "size": size 28 \(a number\) is read differently by transformers\.js/);
+    expect(await refusedAs({ ...fashion, image_mean: [0.286], image_std: [0.353] })).toMatch(/^preprocessor_config\.json is not valid at "do_normalize": do_normalize is absent but image_mean and image_std are given/);
+    expect(await refusedAs({ ...fashion, do_normalize: true, image_mean: [0.286] })).toMatch(/^preprocessor_config\.json is not valid at "image_std": do_normalize needs image_std/);
   });
 
   it('the CLI exits 2 for a missing flag (a usage error) when stdin is not a terminal, 1 with the sentence when the work fails', async () => {

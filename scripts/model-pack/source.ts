@@ -76,7 +76,8 @@ function numbers(value: string, flag: string, channels: number): number[] {
   if (list.some((n) => !Number.isFinite(n)) || (list.length !== 1 && list.length !== channels)) {
     throw new ValidationError(`--${flag} must be ${channels === 1 ? 'one number' : 'one or three comma-separated numbers'}.`);
   }
-  return list;
+  // One value per channel, as transformers.js requires of a list (it refuses [0.5] for RGB).
+  return list.length === channels ? list : new Array<number>(channels).fill(list[0]!);
 }
 
 /** Labels from a labels file: a JSON array, a JSON {"0": "label"} map, or one label per line. */
