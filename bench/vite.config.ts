@@ -46,7 +46,7 @@ function benchModels(): Plugin {
         const names = JSON.parse(await readFile(join(shuffle, 'labels.json'), 'utf8')) as string[];
         const id2label = Object.fromEntries(names.map((n, i) => [String(i), n]));
         await put('models/shufflenet/config.json', JSON.stringify({ id2label, lantern: { id: 'shufflenet', version: '1.0.0', task: 'image-classification', output: 'logits', batch: 'fixed' } }));
-        await put('models/shufflenet/preprocessor_config.json', JSON.stringify({ size: { shortest_edge: 256 }, do_center_crop: true, crop_size: 224, image_mean: [0.485, 0.456, 0.406], image_std: [0.229, 0.224, 0.225] }));
+        await put('models/shufflenet/preprocessor_config.json', JSON.stringify({ size: { shortest_edge: 256 }, do_center_crop: true, crop_size: 224, do_normalize: true, image_mean: [0.485, 0.456, 0.406], image_std: [0.229, 0.224, 0.225] }));
         await mkdir(join(OUT, 'models/shufflenet/onnx'), { recursive: true });
         await copyFile(join(shuffle, 'model.onnx'), join(OUT, 'models/shufflenet/onnx/model.onnx'));
         await copyFile(join(SHARED, 'images/cat.jpg'), join(OUT, 'cat.jpg'));

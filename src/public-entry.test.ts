@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -47,4 +49,21 @@ describe('public entry', () => {
     // The check can fail: it sees the app's imports of the entries themselves.
     expect(files.flatMap(runtimeImports)).toContain('src/runtime/index.ts');
   });
+
+  it('the package\'s declarations add nothing to a consumer\'s global scope', () => {
+    // A .d.ts without import or export is a script: its declarations become globals in every
+    // project that imports the package (src/trusted-types.ts once leaked `factory` that way).
+    const out = mkdtempSync(join(tmpdir(), 'lantern-types-'));
+    try {
+      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.lib.json'), '--outDir', out], { stdio: 'pipe' });
+      const declarations = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? declarations(join(dir, e.name)) : e.name.endsWith('.d.ts') ? [join(dir, e.name)] : []));
+      const files = declarations(out);
+      expect(files.map((f) => relative(out, f))).toContain('src/trusted-types.d.ts');
+      const scripts = files.filter((f) => !/^(?:export|import)\b/m.test(readFileSync(f, 'utf8'))).map((f) => relative(out, f));
+      const globals = files.filter((f) => /^declare global\b/m.test(readFileSync(f, 'utf8'))).map((f) => relative(out, f));
+      expect({ scripts, globals }).toEqual({ scripts: [], globals: [] });
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -5,7 +5,9 @@
  * (started from that worker's bundle) and the service worker that workbox-window registers.
  * This default policy lets those same-origin URLs through and refuses any other; HTML and
  * script strings have no rule here, so the browser blocks them.
- * Imported first by every entry point that runs under that CSP (page and worker).
+ * Imported first by every entry point that runs under that CSP (page and worker). A module (the
+ * `export {}` at the end), not a script: a script's declarations are global, and the worker
+ * entry's .d.ts would hand `factory` and `TrustedTypesFactory` to every library consumer.
  */
 interface TrustedTypesFactory {
   createPolicy(name: 'default', rules: { createScriptURL(url: string): string }): unknown;
@@ -19,3 +21,5 @@ factory?.createPolicy('default', {
     return parsed.href;
   },
 });
+
+export {};

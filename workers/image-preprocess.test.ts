@@ -7,18 +7,23 @@ const torchvision = PreprocessorConfigSchema.parse({
   size: { shortest_edge: 256 },
   do_center_crop: true,
   crop_size: 224,
+  do_normalize: true,
   image_mean: [0.485, 0.456, 0.406],
   image_std: [0.229, 0.224, 0.225],
 });
 const ocrLine = PreprocessorConfigSchema.parse({
   size: { height: 48, width: 192 },
   resize_mode: 'fit_height_pad_right',
+  do_normalize: true,
+  image_mean: [0.5, 0.5, 0.5],
+  image_std: [0.5, 0.5, 0.5],
   do_pad: true,
   pad_size: { height: 48, width: 192 },
 });
 const mnist = PreprocessorConfigSchema.parse({
   size: { height: 28, width: 28 },
   do_convert_grayscale: true,
+  do_normalize: true,
   image_mean: [0.286],
   image_std: [0.353],
 });
@@ -51,30 +56,35 @@ describe('planResize', () => {
   });
 });
 
+/** A `width`×`height` image laid at the top left of an `outWidth`×`outHeight` tensor. */
+const padded = (width: number, height: number, outWidth: number, outHeight: number) => ({
+  crop: { x: 0, y: 0, width, height }, at: { x: 0, y: 0 }, box: { width, height }, outWidth, outHeight,
+});
+
 describe('rgbaToTensor', () => {
   it('rescales, normalises per channel and lays out CHW', () => {
     // 2×1 image: a red and a white pixel.
     const rgba = new Uint8Array([255, 0, 0, 255, 255, 255, 255, 255]);
-    const cfg = PreprocessorConfigSchema.parse({ size: { height: 1, width: 2 }, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] });
+    const cfg = PreprocessorConfigSchema.parse({ size: { height: 1, width: 2 }, do_normalize: true, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] });
     const t = rgbaToTensor(rgba, 2, 1, cfg);
     expect(Array.from(t)).toEqual([1, 1, -1, 1, -1, 1]);
   });
   it('pads with zeros after normalisation', () => {
     const rgba = new Uint8Array([0, 0, 0, 255]);
-    const t = rgbaToTensor(rgba, 1, 1, ocrLine, undefined, 3, 1);
+    const t = rgbaToTensor(rgba, 1, 1, ocrLine, padded(1, 1, 3, 1));
     expect(Array.from(t)).toEqual([-1, 0, 0, -1, 0, 0, -1, 0, 0]);
   });
   it('fills a reused array completely, padding included, as if it were new', () => {
     const rgba = new Uint8Array([0, 0, 0, 255]);
     const stale = new Float32Array(9).fill(42);
-    const t = rgbaToTensor(rgba, 1, 1, ocrLine, undefined, 3, 1, stale);
+    const t = rgbaToTensor(rgba, 1, 1, ocrLine, padded(1, 1, 3, 1), stale);
     expect(t).toBe(stale);
     expect(Array.from(t)).toEqual([-1, 0, 0, -1, 0, 0, -1, 0, 0]);
   });
   it('reads only the crop region', () => {
     const rgba = new Uint8Array([0, 0, 0, 255, 255, 255, 255, 255, 0, 0, 0, 255]);
     const cfg = PreprocessorConfigSchema.parse({ size: { height: 1, width: 1 }, do_normalize: false });
-    expect(Array.from(rgbaToTensor(rgba, 3, 1, cfg, { x: 1, y: 0, width: 1, height: 1 }))).toEqual([1, 1, 1]);
+    expect(Array.from(rgbaToTensor(rgba, 3, 1, cfg, { ...padded(1, 1, 1, 1), crop: { x: 1, y: 0, width: 1, height: 1 } }))).toEqual([1, 1, 1]);
   });
   it('converts to one luma channel', () => {
     const rgba = new Uint8Array([255, 255, 255, 255, 0, 0, 0, 255]);
@@ -94,11 +104,11 @@ describe('pixelsToTensor', () => {
   function twoStep(image: { data: Uint8Array; width: number; height: number }, config: PreprocessorConfig): Float32Array {
     const plan = planResize(image.width, image.height, config);
     const rgba = resizeRgba(image, plan.resizeWidth, plan.resizeHeight, resamplingOf(config), plan.crop);
-    return rgbaToTensor(rgba.data, rgba.width, rgba.height, config, undefined, plan.outWidth, plan.outHeight);
+    return rgbaToTensor(rgba.data, rgba.width, rgba.height, config, { ...plan, crop: { ...plan.crop, x: 0, y: 0 } });
   }
   const configs = {
     'torchvision, PIL bilinear': torchvision,
-    'ViT, PIL bicubic': PreprocessorConfigSchema.parse({ size: { height: 224, width: 224 }, resample: 3, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] }),
+    'ViT, PIL bicubic': PreprocessorConfigSchema.parse({ size: { height: 224, width: 224 }, resample: 3, do_normalize: true, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] }),
     'OCR, OpenCV linear, padded': ocrLine,
     'grayscale': mnist,
     'ConvNeXt crop_pct': PreprocessorConfigSchema.parse({ size: { shortest_edge: 224 }, crop_pct: 0.875, resample: 3, do_rescale: false }),
@@ -121,12 +131,30 @@ describe('pixelsToTensor', () => {
     });
   }
 
-  it('clamps a crop larger than the resized image to its edges, as the two-step path does', () => {
-    const config = PreprocessorConfigSchema.parse({ size: { height: 20, width: 30 }, do_center_crop: true, crop_size: { height: 24, width: 34 }, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] });
+  it('pads a crop larger than the resized image with black around it, as the two-step path does', () => {
+    const config = PreprocessorConfigSchema.parse({ size: { height: 20, width: 30 }, do_center_crop: true, crop_size: { height: 24, width: 33 }, do_normalize: true, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] });
     const image = { data: random(50, 40, 9), width: 50, height: 40 };
     const plan = planResize(50, 40, config);
-    expect(plan.crop.x).toBeLessThan(0);
-    expect(Array.from(pixelsToTensor(image, plan, config))).toEqual(Array.from(twoStep(image, config)));
+    // transformers.js' center_crop: the image at the floor of half the difference (1.5 → 1).
+    expect(plan).toMatchObject({ crop: { x: 0, y: 0, width: 30, height: 20 }, at: { x: 1, y: 2 }, box: { width: 33, height: 24 }, outWidth: 33, outHeight: 24 });
+    const expected = Array.from(twoStep(image, config));
+    expect(Array.from(pixelsToTensor(image, plan, config))).toEqual(expected);
+    expect(Array.from(pixelsToTensor(image, plan, config, new Float32Array(expected.length).fill(42)))).toEqual(expected);
+    // The border is black (pixel 0) normalised: -1; the grayscale path pads alike.
+    expect([expected[0], expected[33 + 1], expected[23 * 33 + 32]]).toEqual([-1, expected[33 + 1], -1]);
+    const gray = PreprocessorConfigSchema.parse({ ...config, do_convert_grayscale: true, image_mean: [0.5], image_std: [0.5] });
+    expect(Array.from(pixelsToTensor(image, plan, gray))).toEqual(Array.from(twoStep(image, gray)));
+  });
+
+  it('crops one axis and pads the other, and pads then zero-pads with do_pad', () => {
+    const config = PreprocessorConfigSchema.parse({ size: { height: 20, width: 30 }, do_center_crop: true, crop_size: { height: 10, width: 35 }, do_pad: true, pad_size: { height: 12, width: 40 }, do_normalize: true, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] });
+    const plan = planResize(30, 20, config);
+    expect(plan).toMatchObject({ crop: { x: 0, y: 5, width: 30, height: 10 }, at: { x: 2, y: 0 }, box: { width: 35, height: 10 }, outWidth: 40, outHeight: 12 });
+    const image = { data: new Uint8Array(30 * 20 * 4).fill(255), width: 30, height: 20 };
+    const row = (y: number) => Array.from(pixelsToTensor(image, plan, config).subarray(y * 40, y * 40 + 40));
+    // Black border (-1) at 0–1 and 32–34, the white image (1) between, zeros beyond the crop box.
+    expect(row(0)).toEqual([-1, -1, ...new Array(30).fill(1), -1, -1, -1, 0, 0, 0, 0, 0]);
+    expect(row(11)).toEqual(new Array(40).fill(0));
   });
 });
 
@@ -156,7 +184,7 @@ describe('jpegDecodeEighths', () => {
 
   it('never decodes above a 2048 px edge, and never below 1/8', () => {
     // Twice a 1024 px resize of a 2300 px square would be all of it; the 2048 px edge caps it at 7/8 (2013 px).
-    const large = PreprocessorConfigSchema.parse({ size: { shortest_edge: 1024 }, do_center_crop: true, crop_size: 1024, image_mean: [0.5], image_std: [0.5] });
+    const large = PreprocessorConfigSchema.parse({ size: { shortest_edge: 1024 }, do_center_crop: true, crop_size: 1024, do_normalize: true, image_mean: [0.5], image_std: [0.5] });
     expect(jpegDecodeEighths(2300, 2300, large)).toBe(7);
     // A 28×28 model on a 20000×4000 panorama: 1/8 (2500×500) is as small as a JPEG decoder goes.
     expect(jpegDecodeEighths(20000, 4000, mnist)).toBe(1);

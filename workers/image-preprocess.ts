@@ -8,15 +8,40 @@ import { resizeInto, resizeRgba, type Pixels, type Resampling } from './image-re
  * decoding, lives in image-decode.ts and only executes the plan, so everything that decides
  * *what* the model sees is unit-tested here.
  */
-export interface ResizePlan {
+export interface ResizePlan extends Placement {
   /** Size to resample the whole image to. */
   resizeWidth: number;
   resizeHeight: number;
-  /** Region of the resized image that becomes the tensor (centre crop, or all of it). */
+}
+
+/** Where a region of an image goes in the tensor. */
+export interface Placement {
+  /** Region of the (resized) image that becomes the tensor: the centre crop's part of it, or all of it. */
   crop: { x: number; y: number; width: number; height: number };
-  /** Tensor spatial size; larger than the crop when padding (zeros after normalisation). */
+  /** Where the crop's top-left corner lands in the tensor. */
+  at: { x: number; y: number };
+  /**
+   * The centre crop's size. Where it is larger than the image, transformers.js' center_crop pads
+   * it with black, the image centred: that border is pixel value 0, rescaled and normalised.
+   * The crop's own size when nothing is padded.
+   */
+  box: { width: number; height: number };
+  /** Tensor spatial size; larger than `box` when padding (do_pad: zeros after normalisation). */
   outWidth: number;
   outHeight: number;
+}
+
+/** The placement of a whole `width`×`height` image as the tensor, nothing padded. */
+const whole = (width: number, height: number): Placement => ({ crop: { x: 0, y: 0, width, height }, at: { x: 0, y: 0 }, box: { width, height }, outWidth: width, outHeight: height });
+
+/**
+ * One axis of transformers.js' center_crop (utils/image.js): an image longer than the crop is cut
+ * at the floor of half the difference; a shorter one is laid in at the floor of half the
+ * difference, black around it. Returns where the crop starts in the image, where the image
+ * starts in the crop, and how much of the image is kept.
+ */
+function centre(size: number, target: number): [start: number, at: number, length: number] {
+  return size >= target ? [Math.floor((size - target) / 2), 0, target] : [0, Math.floor((target - size) / 2), size];
 }
 
 export function planResize(width: number, height: number, config: PreprocessorConfig): ResizePlan {
@@ -47,24 +72,24 @@ export function planResize(width: number, height: number, config: PreprocessorCo
     }
   }
 
-  let crop = { x: 0, y: 0, width: resizeWidth, height: resizeHeight };
+  const placement = whole(resizeWidth, resizeHeight);
   // crop_pct's resize crops to shortest_edge² (a no-op when it warped to that size); the schema forbids both crops.
   const cropTo = config.do_resize && config.crop_pct !== undefined && 'shortest_edge' in size ? { width: size.shortest_edge, height: size.shortest_edge }
     : config.do_center_crop ? config.crop_size : undefined;
   if (cropTo) {
-    const cw = cropTo.width;
-    const ch = cropTo.height;
-    // Same rounding as transformers.js center_crop: floor of the half difference.
-    crop = { x: Math.floor((resizeWidth - cw) / 2), y: Math.floor((resizeHeight - ch) / 2), width: cw, height: ch };
+    const [x, atX, width] = centre(resizeWidth, cropTo.width);
+    const [y, atY, height] = centre(resizeHeight, cropTo.height);
+    placement.crop = { x, y, width, height };
+    placement.at = { x: atX, y: atY };
+    placement.box = { width: cropTo.width, height: cropTo.height };
   }
-
-  let outWidth = crop.width;
-  let outHeight = crop.height;
+  placement.outWidth = placement.box.width;
+  placement.outHeight = placement.box.height;
   if (config.do_pad && config.pad_size) {
-    outWidth = Math.max(outWidth, config.pad_size.width);
-    outHeight = Math.max(outHeight, config.pad_size.height);
+    placement.outWidth = Math.max(placement.outWidth, config.pad_size.width);
+    placement.outHeight = Math.max(placement.outHeight, config.pad_size.height);
   }
-  return { resizeWidth, resizeHeight, crop, outWidth, outHeight };
+  return { resizeWidth, resizeHeight, ...placement };
 }
 
 function perChannel(value: number | number[], channels: number): number[] {
@@ -82,31 +107,40 @@ export function channelCount(config: PreprocessorConfig): 1 | 3 {
   return config.do_convert_grayscale ? 1 : 3;
 }
 
-/** Rescale and normalise folded into one multiply-add per value: `value × mul[c] + add[c]`. */
+/**
+ * Rescale and normalise folded into one multiply-add per value: `value × mul[c] + add[c]`.
+ * Normalised only when do_normalize is true (absent is false, as in transformers.js); the schema
+ * refuses do_normalize without image_mean and image_std.
+ */
 function affine(config: PreprocessorConfig): { mul: number[]; add: number[] } {
   const channels = channelCount(config);
-  const mean = perChannel(config.image_mean, channels);
-  const std = perChannel(config.image_std, channels);
+  const mean = config.do_normalize ? perChannel(config.image_mean ?? 0, channels) : new Array<number>(channels).fill(0);
+  const std = config.do_normalize ? perChannel(config.image_std ?? 1, channels) : new Array<number>(channels).fill(1);
   const scale = config.do_rescale ? config.rescale_factor : 1;
-  return {
-    mul: mean.map((_, c) => (config.do_normalize ? scale / (std[c] ?? 1) : scale)),
-    add: mean.map((m, c) => (config.do_normalize ? -m / (std[c] ?? 1) : 0)),
-  };
+  return { mul: std.map((s) => scale / s), add: mean.map((m, c) => -m / std[c]!) };
 }
 
 /**
- * The CHW tensor a crop is laid into: `into` (any contents) or a new one, zeroed when the crop
- * leaves padding at the right or bottom.
+ * The CHW tensor a crop is laid into: `into` (any contents) or a new one. Only when the crop does
+ * not cover it all (the common case writes every value): zeros (do_pad), and the centre crop's
+ * black border within `box` — pixel value 0 after rescale and normalisation, `add[c]`.
  */
-function tensorFor(channels: number, crop: { width: number; height: number }, outWidth: number, outHeight: number, into?: Float32Array): Float32Array {
-  if (!into) return new Float32Array(channels * outWidth * outHeight);
-  if (crop.width < outWidth || crop.height < outHeight) into.fill(0);
-  return into;
+function tensorFor(channels: number, { crop, box, outWidth, outHeight }: Placement, add: readonly number[], into?: Float32Array): Float32Array {
+  const tensor = into ?? new Float32Array(channels * outWidth * outHeight);
+  if (crop.width === outWidth && crop.height === outHeight) return tensor;
+  if (into) tensor.fill(0);
+  if (crop.width < box.width || crop.height < box.height) {
+    const plane = outWidth * outHeight;
+    for (let c = 0; c < channels; c++) {
+      for (let y = 0; y < box.height; y++) tensor.fill(add[c]!, c * plane + y * outWidth, c * plane + y * outWidth + box.width);
+    }
+  }
+  return tensor;
 }
 
 /**
- * RGBA values (uint8 range, row-major, `width`×`height`) → CHW float tensor of the `crop`
- * region, laid into `outWidth`×`outHeight` and padded with zeros on the right/bottom.
+ * RGBA values (uint8 range, row-major, `width`×`height`) → CHW float tensor of the placement's
+ * `crop` region (default: the whole image), laid in at `at` and padded as tensorFor says.
  * Alpha is dropped, as PIL's convert('RGB') does. Written into `into` when given (any contents).
  */
 export function rgbaToTensor(
@@ -114,22 +148,21 @@ export function rgbaToTensor(
   width: number,
   height: number,
   config: PreprocessorConfig,
-  crop: { x: number; y: number; width: number; height: number } = { x: 0, y: 0, width, height },
-  outWidth = crop.width,
-  outHeight = crop.height,
+  placement: Placement = whole(width, height),
   into?: Float32Array,
 ): Float32Array {
+  const { crop, at, outWidth, outHeight } = placement;
   const channels = channelCount(config);
   const plane = outWidth * outHeight;
-  const tensor = tensorFor(channels, crop, outWidth, outHeight, into);
   const { mul, add } = affine(config);
+  const tensor = tensorFor(channels, placement, add, into);
 
   for (let y = 0; y < crop.height; y++) {
     const sy = Math.min(Math.max(y + crop.y, 0), height - 1);
     for (let x = 0; x < crop.width; x++) {
       const sx = Math.min(Math.max(x + crop.x, 0), width - 1);
       const src = (sy * width + sx) * 4;
-      const dst = y * outWidth + x;
+      const dst = (y + at.y) * outWidth + x + at.x;
       if (channels === 1) {
         // ITU-R 601 luma, as PIL's convert('L').
         const luma = Math.round(0.299 * rgba[src]! + 0.587 * rgba[src + 1]! + 0.114 * rgba[src + 2]!);
@@ -155,19 +188,20 @@ const resizedRgba = new ScratchBuffer();
  * 0.86–0.94 against 1.02–1.10 ms (Node, fastest of 15 interleaved blocks, AMD EPYC).
  */
 export function pixelsToTensor(pixels: Pixels, plan: ResizePlan, config: PreprocessorConfig, into?: Float32Array): Float32Array {
-  const { resizeWidth, resizeHeight, crop, outWidth, outHeight } = plan;
+  const { resizeWidth, resizeHeight, crop, at, outWidth, outHeight } = plan;
   if (resizeWidth === pixels.width && resizeHeight === pixels.height) {
-    return rgbaToTensor(pixels.data, pixels.width, pixels.height, config, crop, outWidth, outHeight, into);
+    return rgbaToTensor(pixels.data, pixels.width, pixels.height, config, plan, into);
   }
   if (channelCount(config) === 1) {
     // Luma is computed from a pixel's three resized channels together: it needs the RGBA crop.
     const rgba = resizeRgba(pixels, resizeWidth, resizeHeight, resamplingOf(config), crop, resizedRgba);
-    return rgbaToTensor(rgba.data, rgba.width, rgba.height, config, undefined, outWidth, outHeight, into);
+    return rgbaToTensor(rgba.data, rgba.width, rgba.height, config, { ...plan, crop: { ...crop, x: 0, y: 0 } }, into);
   }
   const plane = outWidth * outHeight;
-  const tensor = tensorFor(3, crop, outWidth, outHeight, into);
   const { mul, add } = affine(config);
-  resizeInto(pixels, resizeWidth, resizeHeight, resamplingOf(config), crop, { data: tensor, offsets: [0, plane, 2 * plane], pixelStride: 1, rowStride: outWidth, scale: mul, shift: add });
+  const tensor = tensorFor(3, plan, add, into);
+  const first = at.y * outWidth + at.x;
+  resizeInto(pixels, resizeWidth, resizeHeight, resamplingOf(config), crop, { data: tensor, offsets: [first, plane + first, 2 * plane + first], pixelStride: 1, rowStride: outWidth, scale: mul, shift: add });
   return tensor;
 }
 

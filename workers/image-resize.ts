@@ -157,7 +157,7 @@ export function resizeInto(src: Pixels, outWidth: number, outHeight: number, res
   const wy = fixed ? toFixed(ty.weights) : ty.weights;
   const rw = region.width;
   const rh = region.height;
-  // Out-of-range region pixels (a crop larger than the image) clamp to the nearest edge.
+  // Out-of-range region pixels clamp to the nearest edge (planResize never asks for any: it pads).
   const cols = Int32Array.from({ length: rw }, (_, x) => Math.min(Math.max(x + region.x, 0), outWidth - 1));
   const rows = Int32Array.from({ length: rh }, (_, y) => Math.min(Math.max(y + region.y, 0), outHeight - 1));
 

@@ -186,6 +186,25 @@ describe('InferenceEngine (image)', () => {
     expect(report.inputNames).toEqual(['pixel_values', 'scale']);
   });
 
+  it('refuses at load, naming the field, a config it would read otherwise than transformers.js (as model:pack does)', async () => {
+    const load = (edit: (files: ModelFiles) => void) => {
+      const files = imageFiles();
+      edit(files);
+      return engineWith([{ name: 'pixel_values', type: 'float32' }], files);
+    };
+    const cases: [(files: ModelFiles) => void, string][] = [
+      [(f) => (f.config = { ...(f.config as object), id2label: { 0: 'a', 1: 'b', 3: 'd' } }), 'config.json is not valid at "id2label": id2label\'s keys must be 0 to 2 with no gap (output i is labelled id2label[i]); "2" is missing.'],
+      [(f) => (f.preprocessor = { size: 4, do_center_crop: true, crop_size: 4 }), 'preprocessor_config.json is not valid at "size": size 4 (a number) is read differently by transformers.js (the image fitted within 4×4, then padded to crop_size) and by Python (a 4×4 square or a shortest edge of 4, by processor class); write {"height": 4, "width": 4} or {"shortest_edge": 4}.'],
+      [(f) => (f.preprocessor = { size: { height: 4, width: 4 }, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] }), 'preprocessor_config.json is not valid at "do_normalize": do_normalize is absent but image_mean and image_std are given: transformers.js then does not normalise, Python\'s processors do; write do_normalize: true or false.'],
+      [(f) => (f.preprocessor = { size: { height: 4, width: 4 }, do_normalize: true }), 'preprocessor_config.json is not valid at "image_mean": do_normalize needs image_mean (transformers.js would compute NaN).'],
+    ];
+    for (const [edit, message] of cases) {
+      const error = await load(edit).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ModelLoadError);
+      expect((error as Error).message).toBe(message);
+    }
+  });
+
   it('refuses an image model whose pixel input is ambiguous', async () => {
     await expect(engineWith([{ name: 'a', type: 'float32' }, { name: 'b', type: 'float32' }], imageFiles())).rejects.toThrow(/one pixel input/);
   });

@@ -298,3 +298,116 @@ describe('hub tokenizer_config.json variants vs transformers.js', () => {
     });
   });
 });
+
+/**
+ * preprocessor_config.json keys Lantern now reads exactly as transformers.js' ImageProcessor
+ * does, on real images (the repo's model samples; ../shared photos when present), each decoded
+ * once by transformers.js itself (RawImage.read). Lantern gets those pixels as RGBA, as a browser
+ * decodes any image (gray replicated, alpha kept). Where no resampling is involved the tensors
+ * must agree to float rounding.
+ */
+const BAG = join(ROOT, 'models/fashion-mnist/samples/bag.png'); // 28×28, 1 channel
+const LINE = join(ROOT, 'models/doc-orientation/samples/upright.png'); // 542×48 RGB
+const CAT = join(SHARED, 'images/cat.jpg'); // 224×224 RGB
+
+/** Lantern on transformers.js' decoded pixels, turned into the RGBA a browser hands over. */
+function lanternOn(image: RawImage, json: object): Float32Array {
+  const rgba = image.clone().rgba();
+  return lantern({ data: new Uint8Array(rgba.data.buffer, rgba.data.byteOffset, rgba.data.length), width: rgba.width, height: rgba.height }, json);
+}
+
+/** transformers.js' own processor on its own decoded image: the values and the tensor's dims. */
+async function reference(image: RawImage, json: object): Promise<{ data: Float32Array; dims: number[] }> {
+  const { pixel_values } = await new ImageProcessor(json)(image) as { pixel_values: { data: Float32Array; dims: number[] } };
+  return { data: pixel_values.data, dims: pixel_values.dims };
+}
+
+const HALF = { do_normalize: true, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] };
+
+describe('preprocessor keys read as transformers.js reads them (real images)', () => {
+  it('normalises only when do_normalize is true: absent means no normalisation, false leaves image_mean unread', async () => {
+    const images: [RawImage, number, number][] = [[await RawImage.read(BAG), 28, 28], [await RawImage.read(LINE), 48, 542]];
+    if (existsSync(CAT)) images.push([await RawImage.read(CAT), 224, 224]);
+    for (const [image, height, width] of images) {
+      const size = { height, width };
+      for (const config of [{ size }, { size, do_normalize: false, image_mean: [0.485, 0.456, 0.406] }, { size, ...HALF }]) {
+        const ours = lanternOn(image, config);
+        const theirs = await reference(image, config);
+        expect(theirs.dims).toEqual([1, 3, height, width]);
+        expect(diff(ours, theirs.data).max).toBeLessThan(1e-6);
+      }
+      // Absent and false alike give the rescaled pixels, in [0, 1].
+      expect(lanternOn(image, { size }).every((v) => v >= 0 && v <= 1)).toBe(true);
+    }
+  });
+
+  it('do_convert_rgb false: the same tensor for an RGB image; a gray or RGBA one converted as with true (transformers.js would feed 1 or 4 channels)', async () => {
+    const line = await RawImage.read(LINE);
+    const size = { size: { height: 48, width: 542 }, ...HALF };
+    expect(diff(lanternOn(line, { ...size, do_convert_rgb: false }), (await reference(line, { ...size, do_convert_rgb: false })).data).max).toBeLessThan(1e-6);
+
+    // The same text line with a real alpha channel (a left-to-right ramp), made in memory.
+    const rgba = new Uint8ClampedArray(line.width * line.height * 4);
+    for (let i = 0; i < line.width * line.height; i++) {
+      rgba.set(line.data.subarray(i * 3, i * 3 + 3), i * 4);
+      rgba[i * 4 + 3] = Math.round((255 * (i % line.width)) / (line.width - 1));
+    }
+    const bag = await RawImage.read(BAG);
+    expect(bag.channels).toBe(1);
+    for (const [image, height, width] of [[new RawImage(rgba, line.width, line.height, 4), 48, 542], [bag, 28, 28]] as const) {
+      const config = { size: { height, width }, ...HALF, image_mean: 0.5, image_std: 0.5 };
+      const unconverted = await reference(image, { ...config, do_convert_rgb: false });
+      expect(unconverted.dims).toEqual([1, image.channels, height, width]);
+      const ours = lanternOn(image, { ...config, do_convert_rgb: false });
+      expect(ours.length).toBe(3 * height * width);
+      expect(diff(ours, (await reference(image, config)).data).max).toBeLessThan(1e-6);
+    }
+  });
+
+  it('pads a centre crop larger than the image with black, centred as transformers.js center_crop does', async () => {
+    const bag = await RawImage.read(BAG);
+    const line = await RawImage.read(LINE);
+    // No resize: exact. Odd differences (33 - 28 = 5) place the image at the floor of half.
+    const config = { do_resize: false, size: { height: 28, width: 28 }, do_center_crop: true, crop_size: { height: 40, width: 33 }, ...HALF };
+    const theirs = await reference(bag, config);
+    const ours = lanternOn(bag, config);
+    expect(theirs.dims).toEqual([1, 3, 40, 33]);
+    expect(diff(ours, theirs.data).max).toBeLessThan(1e-6);
+    expect(ours[0]).toBe(-1); // black, normalised
+
+    // Rows padded, columns cropped. transformers.js' Node path cannot do both in one call (sharp
+    // runs its extract before its extend: "bad extract area"; the browser's canvas path does it),
+    // so the reference is its own center_crop one axis at a time, the same rule per axis.
+    for (const crop of [{ height: 64, width: 500 }, { height: 51, width: 51 }]) {
+      const columns = await line.clone().center_crop(crop.width, line.height);
+      const both = await columns.center_crop(crop.width, crop.height);
+      const lineConfig = { do_resize: false, size: { height: 48, width: 542 }, ...HALF };
+      const expected = await reference(both, lineConfig);
+      const ours = lanternOn(line, { ...lineConfig, do_center_crop: true, crop_size: crop });
+      expect(expected.dims).toEqual([1, 3, crop.height, crop.width]);
+      expect(diff(ours, expected.data).max).toBeLessThan(1e-6);
+    }
+    if (!existsSync(CAT)) return;
+    // After a resize (PIL's antialiased bilinear against sharp's affine) the interior differs a
+    // little; the black border is the same exactly.
+    const cat = await RawImage.read(CAT);
+    const catConfig = { size: { height: 200, width: 150 }, do_center_crop: true, crop_size: 224, ...HALF };
+    const resized = lanternOn(cat, catConfig);
+    const catReference = (await reference(cat, catConfig)).data;
+    const border = (t: Float32Array) => Array.from(t).filter((_, i) => { const y = Math.floor((i % (224 * 224)) / 224); const x = i % 224; return y < 12 || y >= 212 || x < 37 || x >= 187; });
+    expect(border(resized)).toEqual(border(catReference));
+    expect(new Set(border(resized))).toEqual(new Set([-1]));
+    expect(diff(resized, catReference).mean).toBeLessThan(0.05);
+  });
+
+  it('size as a number: transformers.js fits the image within N×N and pads it (Python does not), so Lantern refuses it', async () => {
+    const line = await RawImage.read(LINE);
+    const config = { size: 48, do_center_crop: true, crop_size: 48, ...HALF };
+    const theirs = await reference(line, config);
+    // 542×48 → 48×4 (longest edge 48), then padded to 48×48: 22 black rows above, 22 below.
+    expect(theirs.dims).toEqual([1, 3, 48, 48]);
+    expect(new Set(theirs.data.subarray(0, 22 * 48))).toEqual(new Set([-1]));
+    expect(new Set(theirs.data.subarray(26 * 48, 48 * 48))).toEqual(new Set([-1]));
+    expect(PreprocessorConfigSchema.safeParse(config).error?.issues[0]?.path).toEqual(['size']);
+  });
+});

@@ -110,7 +110,7 @@ describe('bare .onnx + flags', () => {
     const config = ModelConfigSchema.parse(JSON.parse(new TextDecoder().decode(model.files.find((f) => f.role === 'config')!.bytes)));
     expect(config.lantern).toMatchObject({ input_names: ['x'], output_name: 'y', output: 'logits' });
     const pre = PreprocessorConfigSchema.parse(JSON.parse(new TextDecoder().decode(model.files.find((f) => f.role === 'preprocessor')!.bytes)));
-    expect(pre).toMatchObject({ size: { height: 4, width: 5 }, image_mean: [0.5], image_std: [0.5], do_center_crop: false });
+    expect(pre).toMatchObject({ size: { height: 4, width: 5 }, do_normalize: true, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5], do_center_crop: false });
     expect(model.files.map((f) => f.path)).toEqual(['onnx/model.onnx', 'config.json', 'preprocessor_config.json']);
   });
 
@@ -143,6 +143,10 @@ describe('bare .onnx + flags', () => {
     for (const [flags, message] of cases) {
       expect(await refusal(readModelSource(onnx, { ...IMAGE_FLAGS, labels, size: '4x5', ...flags }))).toBe(message);
     }
+    // A {"0": label} map with a gap would shift every label after it onto another output.
+    const gap = await file('gap.json', JSON.stringify({ 0: 'a', 1: 'b', 3: 'd' }));
+    expect(await refusal(readModelSource(onnx, { ...IMAGE_FLAGS, labels: gap, size: '4x5' })))
+      .toBe('The labels file is not valid: id2label\'s keys must be 0 to 2 with no gap (output i is labelled id2label[i]); "2" is missing.');
   });
 
   it('refuses graphs Lantern cannot run, naming the file', async () => {
@@ -236,6 +240,14 @@ describe('Hugging Face / Lantern folders', () => {
     expect(await refusal(readModelSource(folder, { version: '1.0.0' }))).toMatch(/at "resample": .*not 1 \(Lanczos\)/);
     await writeFile(join(folder, 'preprocessor_config.json'), JSON.stringify({ ...fashion, resample: 3, do_flip_channel_order: false }));
     expect((await readModelSource(folder, { version: '1.0.0' })).model.meta.task).toBe('image-classification');
+    // What transformers.js reads otherwise than Python, or not at all, is refused by field, as at load.
+    const refusedAs = async (pre: object) => {
+      await writeFile(join(folder, 'preprocessor_config.json'), JSON.stringify(pre));
+      return refusal(readModelSource(folder, { version: '1.0.0' }));
+    };
+    expect(await refusedAs({ ...fashion, size: 28, do_center_crop: true, crop_size: 28 })).toMatch(/^preprocessor_config\.json is not valid at "size": size 28 \(a number\) is read differently by transformers\.js/);
+    expect(await refusedAs({ ...fashion, image_mean: [0.286], image_std: [0.353] })).toMatch(/^preprocessor_config\.json is not valid at "do_normalize": do_normalize is absent but image_mean and image_std are given/);
+    expect(await refusedAs({ ...fashion, do_normalize: true, image_mean: [0.286] })).toMatch(/^preprocessor_config\.json is not valid at "image_std": do_normalize needs image_std/);
   });
 
   it('the CLI exits 2 for a missing flag (a usage error) when stdin is not a terminal, 1 with the sentence when the work fails', async () => {
@@ -259,6 +271,8 @@ describe('Hugging Face / Lantern folders', () => {
       [hubFolder('b', undefined, ['onnx/model_quantized.onnx']), 'The model folder has no onnx/model_quantized.onnx or onnx/model.onnx.'],
       [hubFolder('c', (c) => delete c.id2label), 'config.json has no id2label with at least two labels: Lantern needs a classifier.'],
       [hubFolder('d', (c) => (c.id2label = { 0: 'a', 1: 'b', 2: 'c' })), 'onnx/model_quantized.onnx outputs 2 scores per input but there are 3 labels.'],
+      // A gap is named as such, not reported as an output width that does not match.
+      [hubFolder('j', (c) => (c.id2label = { 0: 'ham', 2: 'spam' })), 'config.json is not valid at "id2label": id2label\'s keys must be 0 to 1 with no gap (output i is labelled id2label[i]); "1" is missing.'],
       [hubFolder('e', undefined, ['tokenizer.json']), 'The model folder has neither preprocessor_config.json (image model) nor tokenizer.json (text model).'],
       [hubFolder('f', undefined, ['tokenizer_config.json']), 'The model folder has tokenizer.json but no tokenizer_config.json.'],
       [hubFolder('g', (c) => (c.lantern = { id: 'g', version: '1.0.0', task: 'image-classification' })), 'config.json\'s lantern.task does not match onnx/model_quantized.onnx, which is a text model.'],

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
 import { MODEL_ID, MODEL_ID_RULE } from '../../src/runtime/model-id.ts';
-import { PreprocessorConfigSchema, SEMVER, tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
+import { Id2LabelSchema, labelsOf, LabelsConfigSchema, PreprocessorConfigSchema, SEMVER, tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
 import { UsageError } from '../cli.mjs';
 import { readModelFolder, type ModelFolder } from './folder.ts';
@@ -77,7 +77,8 @@ function numbers(value: string, flag: string, channels: number): number[] {
   if (list.some((n) => !Number.isFinite(n)) || (list.length !== 1 && list.length !== channels)) {
     throw new ValidationError(`--${flag} must be ${channels === 1 ? 'one number' : 'one or three comma-separated numbers'}.`);
   }
-  return list;
+  // One value per channel, as transformers.js requires of a list (it refuses [0.5] for RGB).
+  return list.length === channels ? list : new Array<number>(channels).fill(list[0]!);
 }
 
 /** Labels from a labels file: a JSON array, a JSON {"0": "label"} map, or one label per line. */
@@ -90,9 +91,9 @@ function parseLabels(bytes: Uint8Array, json: boolean): string[] {
   } catch {
     throw new ValidationError('The labels file is not valid JSON.');
   }
-  const list = Array.isArray(parsed) ? parsed
-    : parsed && typeof parsed === 'object' ? Object.keys(parsed).sort((a, b) => Number(a) - Number(b)).map((k) => (parsed as Record<string, unknown>)[k])
-    : [];
+  // A {"0": label} map is read as config.json's id2label is: a gap in its keys is refused, not closed up.
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return labelsOf({ id2label: parseSchema(Id2LabelSchema, parsed, 'The labels file') });
+  const list = Array.isArray(parsed) ? parsed : [];
   if (!list.every((l): l is string => typeof l === 'string')) throw new ValidationError('The labels file must list labels as strings.');
   return list;
 }
@@ -123,6 +124,8 @@ async function readFolder(folder: string, options: SourceOptions, ask?: Ask): Pr
     const id2label = config.id2label;
     const labels = id2label && typeof id2label === 'object' ? Object.keys(id2label).length : 0;
     if (labels < 2) throw new ValidationError('config.json has no id2label with at least two labels: Lantern needs a classifier.');
+    // Before the graph's output width is compared with the label count: a gap is named as such.
+    parseSchema(LabelsConfigSchema, config, 'config.json');
     const section = config.lantern as { task?: string; output_name?: string } | undefined;
     const plan = planGraph(graph, onnx.path, labels, section?.output_name);
     const fileTask = present.has('preprocessor_config.json') ? 'image-classification' : present.has('tokenizer.json') ? 'text-classification' : undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ModelConfigSchema, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
+import { labelsOf, ModelConfigSchema, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
 import { describeSchemaError } from './schema.ts';
 
 const refusal = (json: object): string | undefined => {
@@ -38,10 +38,31 @@ describe('hub preprocessor configs', () => {
 
   it('refuses at load a config whose tensor size would follow the image (every request would fail as if its image were bad)', () => {
     // transformers.js feeds such a tensor as it comes; Lantern batches one fixed size.
-    for (const size of [{ shortest_edge: 224 }, 224]) {
-      expect(refusal({ ...VIT, size })).toBe('preprocessor_config.json is not valid at "size": the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, crop_pct, or do_pad with pad_size.');
-    }
+    expect(refusal({ ...VIT, size: { shortest_edge: 224 } })).toBe('preprocessor_config.json is not valid at "size": the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, crop_pct, or do_pad with pad_size.');
     expect(refusal({ ...VIT, size: { shortest_edge: 256 }, do_center_crop: true })).toBe('preprocessor_config.json is not valid at "crop_size": do_center_crop needs crop_size.');
+  });
+
+  it('refuses size as a bare number, which transformers.js and Python resize differently, saying what to write', () => {
+    const message = 'preprocessor_config.json is not valid at "size": size 224 (a number) is read differently by transformers.js (the image fitted within 224×224, then padded to crop_size) and by Python (a 224×224 square or a shortest edge of 224, by processor class); write {"height": 224, "width": 224} or {"shortest_edge": 224}.';
+    for (const crop of [{ do_center_crop: true, crop_size: 224 }, { do_center_crop: true, crop_size: { height: 224, width: 224 } }, {}, { do_pad: true, pad_size: { height: 224, width: 224 } }]) {
+      expect(refusal({ ...VIT, size: 224, ...crop })).toBe(message);
+    }
+    expect(refusal({ ...VIT, size: 256, crop_pct: 0.875 })).toMatch(/^preprocessor_config.json is not valid at "size": size 256 \(a number\)/);
+    // A crop_size number is a square in both: accepted.
+    expect(refusal({ ...VIT, size: { shortest_edge: 256 }, do_center_crop: true, crop_size: 224 })).toBeUndefined();
+  });
+
+  it('normalises only when do_normalize is true, as transformers.js does, and refuses what would leave the pixels in doubt', () => {
+    const { do_normalize: _, image_mean: _mean, image_std: _std, ...plain } = VIT;
+    // Absent: no normalisation (transformers.js' default); false: mean and std unread.
+    expect(PreprocessorConfigSchema.parse(plain).do_normalize).toBeUndefined();
+    expect(refusal({ ...plain, do_normalize: false, image_mean: [0.5, 0.5, 0.5] })).toBeUndefined();
+    expect(refusal({ ...plain, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] })).toBe('preprocessor_config.json is not valid at "do_normalize": do_normalize is absent but image_mean and image_std are given: transformers.js then does not normalise, Python\'s processors do; write do_normalize: true or false.');
+    expect(refusal({ ...plain, do_normalize: true, image_mean: [0.5, 0.5, 0.5] })).toBe('preprocessor_config.json is not valid at "image_std": do_normalize needs image_std (transformers.js would compute NaN).');
+    expect(refusal({ ...VIT, image_std: [0.5, 0.5] })).toBe('preprocessor_config.json is not valid at "image_std": image_std has 2 values for 3 channels.');
+    expect(refusal({ ...VIT, do_convert_grayscale: true })).toBe('preprocessor_config.json is not valid at "image_mean": image_mean has 3 values for 1 channel.');
+    // One value for every channel (a number, or a one-value list as model:pack once wrote).
+    expect(refusal({ ...VIT, image_mean: 0.5, image_std: [0.5] })).toBeUndefined();
   });
 
   it('refuses size.longest_edge by name instead of resizing without it', () => {
@@ -55,6 +76,18 @@ describe('runtime config.json', () => {
   it('needs no "lantern" block: a hub config with id2label is enough', () => {
     expect(RuntimeConfigSchema.parse({ id2label: { 0: 'a', 1: 'b' }, model_type: 'vit' }).lantern).toBeUndefined();
     expect(RuntimeConfigSchema.safeParse({ id2label: { 0: 'a' } }).success).toBe(false);
+  });
+
+  it('refuses id2label with a gap in its keys, naming the missing index (output i is labelled id2label[i])', () => {
+    for (const schema of [RuntimeConfigSchema, ModelConfigSchema]) {
+      const result = schema.safeParse({ id2label: { 0: 'a', 1: 'b', 3: 'd' }, lantern: { id: 'a', version: '1.0.0', task: 'image-classification' } });
+      expect(result.success ? undefined : describeSchemaError('config.json', result.error))
+        .toBe('config.json is not valid at "id2label": id2label\'s keys must be 0 to 2 with no gap (output i is labelled id2label[i]); "2" is missing.');
+    }
+    // "01" is not the key transformers.js looks up for output 1.
+    expect(RuntimeConfigSchema.safeParse({ id2label: { 0: 'a', '01': 'b' } }).success).toBe(false);
+    expect(labelsOf(RuntimeConfigSchema.parse({ id2label: { 2: 'c', 0: 'a', 1: 'b', 10: 'k', 3: 'd', 4: 'e', 5: 'f', 6: 'g', 7: 'h', 8: 'i', 9: 'j' } })))
+      .toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k']);
   });
 
   it('reads problem_type null (written by Python when unset) as a single-label head, as transformers.js does', () => {

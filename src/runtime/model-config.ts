@@ -40,10 +40,23 @@ const LanternSection = z.object({
   unsure_below: z._default(z.number().check(z.gte(0), z.lte(1)), DEFAULT_UNSURE_BELOW),
 });
 
-const Id2Label = z.record(z.string().check(z.regex(/^\d+$/)), z.string().check(z.maxLength(MAX_LABEL_LENGTH))).check(
+/**
+ * id2label as transformers.js reads it: output i is labelled `id2label[i]`. Its keys must be
+ * exactly 0…n-1: with a gap (keys 0, 1, 3) transformers.js labels output 2 `undefined`, and every
+ * list Lantern keeps in index order (a manifest's labels, golden items, metrics) would shift
+ * against the outputs. Such a config is refused by name rather than guessed at.
+ */
+export const Id2LabelSchema = z.record(z.string().check(z.regex(/^\d+$/)), z.string().check(z.maxLength(MAX_LABEL_LENGTH))).check(
   z.refine((m) => Object.keys(m).length >= 2, 'id2label needs at least two labels'),
   z.refine((m) => Object.keys(m).length <= MAX_LABELS, `id2label may have at most ${MAX_LABELS} labels`),
+  z.superRefine((m, ctx) => {
+    const count = Object.keys(m).length;
+    const missing = Array.from({ length: count }, (_, i) => String(i)).find((key) => !Object.hasOwn(m, key));
+    if (missing !== undefined) ctx.addIssue({ code: 'custom', message: `id2label's keys must be 0 to ${count - 1} with no gap (output i is labelled id2label[i]); "${missing}" is missing`, input: m });
+  }),
 );
+/** Only config.json's labels: what model:pack checks before comparing the graph's outputs with them. */
+export const LabelsConfigSchema = z.looseObject({ id2label: Id2LabelSchema });
 /**
  * The hub's head type; transformers.js applies sigmoid for multi-label and softmax otherwise.
  * null is the Python default some configs write out: a single-label head, as when absent.
@@ -51,7 +64,7 @@ const Id2Label = z.record(z.string().check(z.regex(/^\d+$/)), z.string().check(z
 const ProblemType = z.nullish(z.enum(['single_label_classification', 'multi_label_classification'], 'problem_type must be single_label_classification or multi_label_classification (Lantern classifies; it does not regress)'));
 
 /** A release's config.json: `model:pack` writes the "lantern" block the store's manifest needs. */
-export const ModelConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType, lantern: LanternSection });
+export const ModelConfigSchema = z.looseObject({ id2label: Id2LabelSchema, problem_type: ProblemType, lantern: LanternSection });
 export type ModelConfig = z.infer<typeof ModelConfigSchema>;
 export type LanternModelInfo = ModelConfig['lantern'];
 
@@ -60,7 +73,7 @@ export type LanternModelInfo = ModelConfig['lantern'];
  * folder's files give the task, the session's metadata the inputs, outputs and batch size, and
  * `problem_type` the score function.
  */
-export const RuntimeConfigSchema = z.looseObject({ id2label: Id2Label, problem_type: ProblemType, lantern: z.optional(z.partial(LanternSection)) });
+export const RuntimeConfigSchema = z.looseObject({ id2label: Id2LabelSchema, problem_type: ProblemType, lantern: z.optional(z.partial(LanternSection)) });
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
 
 export type ModelTask = 'image-classification' | 'text-classification';
@@ -93,7 +106,8 @@ const Size = z.union([
   z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) }),
   /** longest_edge is read only to be refused (see the refinement below), never ignored. */
   z.object({ shortest_edge: z.int().check(z.positive()), longest_edge: z.optional(z.unknown()) }),
-  z.pipe(z.int().check(z.positive()), z.transform((n) => ({ shortest_edge: n }))),
+  /** A bare number is read only to be refused (see the refinement below). */
+  z.pipe(z.int().check(z.positive()), z.transform((n) => ({ shortest_edge: n, as_number: true as const }))),
 ]);
 const CropSize = z.union([
   z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) }),
@@ -133,9 +147,18 @@ export const PreprocessorConfigSchema = z.looseObject({
   crop_size: z.optional(CropSize),
   do_rescale: z._default(z.boolean(), true),
   rescale_factor: z._default(z.number().check(z.positive()), 1 / 255),
-  do_normalize: z._default(z.boolean(), true),
-  image_mean: z._default(PerChannel, [0.5, 0.5, 0.5]),
-  image_std: z._default(PerChannel, [0.5, 0.5, 0.5]),
+  /**
+   * No default, as in transformers.js: absent means no normalisation, and image_mean / image_std
+   * are read only when it is true (the refinement below refuses what would be ambiguous).
+   */
+  do_normalize: z.optional(z.boolean()),
+  image_mean: z.optional(PerChannel),
+  image_std: z.optional(PerChannel),
+  /**
+   * Read, never refused: Lantern always feeds RGB (alpha dropped, gray replicated). For an RGB
+   * image that is what false gives too; transformers.js would feed a gray image with 1 channel and
+   * an RGBA one (every image in a browser) with 4, which no 3-channel graph takes.
+   */
   do_convert_rgb: z._default(z.boolean(), true),
   /** Lantern extension: one input channel (e.g. Fashion-MNIST). */
   do_convert_grayscale: z._default(z.boolean(), false),
@@ -151,6 +174,14 @@ export const PreprocessorConfigSchema = z.looseObject({
     const value = (config as Record<string, unknown>)[key];
     if (value !== undefined && value !== null && value !== false) refuse(key, `Lantern does not implement ${key}; the model would see pixels it was not trained on`);
   }
+  // transformers.js reads size N as shortest_edge N with longest_edge N (max_size when given): the
+  // image fitted within N×N, then padded to crop_size. Python's processors read it as an N×N
+  // square (ViT) or a shortest edge of N (CLIP, ConvNeXt), by class, and the configs they save
+  // hold an object. Which one the model was trained with is not known: say so.
+  if ('as_number' in config.size) {
+    const n = config.size.shortest_edge;
+    refuse('size', `size ${n} (a number) is read differently by transformers.js (the image fitted within ${n}×${n}, then padded to crop_size) and by Python (a ${n}×${n} square or a shortest edge of ${n}, by processor class); write {"height": ${n}, "width": ${n}} or {"shortest_edge": ${n}}`);
+  }
   if (config.resample !== 2 && config.resample !== 3) {
     refuse('resample', `Lantern implements resample 2 (bilinear) and 3 (bicubic), not ${config.resample}${RESAMPLE_NAMES[config.resample] ? ` (${RESAMPLE_NAMES[config.resample]})` : ''}`);
   }
@@ -159,6 +190,7 @@ export const PreprocessorConfigSchema = z.looseObject({
   // it): Lantern implements neither, so it refuses the key rather than resize differently.
   if ('longest_edge' in config.size && config.size.longest_edge != null) refuse('size', 'Lantern does not implement size.longest_edge; the model would see pixels it was not trained on');
   if (config.do_center_crop && !config.crop_size) refuse('crop_size', 'do_center_crop needs crop_size');
+  refuseNormalisation(config, refuse);
   if (config.crop_pct !== undefined) {
     if (!('shortest_edge' in config.size)) refuse('crop_pct', 'crop_pct needs size.shortest_edge, as in ConvNeXt configs');
     if (config.do_center_crop) refuse('crop_pct', 'crop_pct already crops; it cannot be combined with do_center_crop');
@@ -170,6 +202,29 @@ export const PreprocessorConfigSchema = z.looseObject({
   }
 }));
 export type PreprocessorConfig = z.infer<typeof PreprocessorConfigSchema>;
+
+/**
+ * Normalisation as transformers.js reads it (ImageProcessor.preprocess): only when do_normalize
+ * is true, with image_mean and image_std per channel. Refused where the pixels would be in doubt:
+ * - image_mean / image_std without do_normalize: transformers.js ignores them, Python's processors
+ *   (their class default) and Lantern until now normalise with them;
+ * - do_normalize without image_mean or image_std: transformers.js computes NaN;
+ * - a list that is neither one value (Lantern applies it to every channel) nor one per channel.
+ */
+function refuseNormalisation(config: PreprocessorConfig, refuse: (key: string, message: string) => void): void {
+  const given = (['image_mean', 'image_std'] as const).filter((key) => config[key] !== undefined);
+  if (config.do_normalize === undefined) {
+    if (given.length) refuse('do_normalize', `do_normalize is absent but ${given.join(' and ')} ${given.length > 1 ? 'are' : 'is'} given: transformers.js then does not normalise, Python's processors do; write do_normalize: true or false`);
+    return;
+  }
+  if (!config.do_normalize) return;
+  const channels = config.do_convert_grayscale ? 1 : 3;
+  for (const key of ['image_mean', 'image_std'] as const) {
+    const value = config[key];
+    if (value === undefined) refuse(key, `do_normalize needs ${key} (transformers.js would compute NaN)`);
+    else if (Array.isArray(value) && value.length !== 1 && value.length !== channels) refuse(key, `${key} has ${value.length} values for ${channels} channel${channels > 1 ? 's' : ''}`);
+  }
+}
 
 /**
  * Height × width of the tensor this preprocessing produces, or undefined when it follows the
