@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { CameraIdle } from './CameraIdle.tsx';
 import { t } from './i18n/index.ts';
 
 /** Continuous mode classifies at most this many frames a second (battery, and a cheap CPU's pace). */
@@ -7,6 +8,8 @@ const MAX_FPS = 2;
 interface Props {
   /** Classifies one frame; resolves when done, so continuous mode knows when it may send another. */
   onFrame: (frame: ImageBitmap) => Promise<unknown>;
+  /** Asks for the camera on mount: the tap that loaded this code was the user's "start". */
+  startNow?: boolean;
 }
 
 /** The current frame as pixels for the worker: no JPEG encode here and decode there. */
@@ -21,7 +24,7 @@ function grab(video: HTMLVideoElement): Promise<ImageBitmap | null> {
  * grows on a slow phone and shows stale answers). The stream stops when the page is hidden,
  * when the view is scrolled out of sight in continuous mode, or on unmount.
  */
-export function Camera({ onFrame }: Props) {
+export function Camera({ onFrame, startNow = false }: Props) {
   const [stream, setStream] = useState<MediaStream | null>(null);
   const [continuous, setContinuous] = useState(false);
   const [error, setError] = useState('');
@@ -101,6 +104,9 @@ export function Camera({ onFrame }: Props) {
     setContinuous(false);
     setStream(null);
   };
+  useEffect(() => {
+    if (startNow) void start();
+  }, []);
 
   return (
     <div class="camera" data-testid="camera" data-live={String(Boolean(stream))} data-sent={counts.sent} data-dropped={counts.dropped}>
@@ -117,9 +123,8 @@ export function Camera({ onFrame }: Props) {
           {continuous && <p class="hint">{t('classify.image.continuousHint', { fps: MAX_FPS })}</p>}
         </>
       ) : (
-        <button type="button" data-testid="camera-start" onClick={() => void start()}>{t('classify.image.camera')}</button>
+        <CameraIdle onStart={() => void start()} error={error} />
       )}
-      {error && <p class="hint" role="status">{error}</p>}
     </div>
   );
 }

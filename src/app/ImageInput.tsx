@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { Camera } from './Camera.tsx';
+import { CameraIdle } from './CameraIdle.tsx';
 import { t } from './i18n/index.ts';
 
 interface Props {
@@ -45,7 +45,29 @@ export function ImageInput({ onImage, onImages }: Props) {
         </label>
         <span class="drop-hint" data-testid="drop-hint">{t('classify.image.dropOrPaste')}</span>
       </div>
-      {'mediaDevices' in navigator && <Camera onFrame={onImage} />}
+      {'mediaDevices' in navigator && <CameraOnTap onFrame={onImage} />}
+    </div>
+  );
+}
+
+type CameraModule = typeof import('./Camera.tsx');
+
+/**
+ * The camera's start button; the camera's own code (preview, shutter, continuous mode) loads on
+ * the first tap, since none of it is on screen before (the first screen's JavaScript budget,
+ * e2e/serving.spec.ts). Offline it comes from the service worker's precache.
+ */
+function CameraOnTap({ onFrame }: { onFrame: (frame: ImageBitmap) => Promise<unknown> }) {
+  const [loaded, setLoaded] = useState<CameraModule>();
+  const [error, setError] = useState('');
+  if (loaded) return <loaded.Camera onFrame={onFrame} startNow />;
+  const load = () => {
+    setError('');
+    import('./Camera.tsx').then(setLoaded, () => setError(t('classify.image.cameraUnavailable')));
+  };
+  return (
+    <div class="camera" data-testid="camera" data-live="false">
+      <CameraIdle onStart={load} error={error} />
     </div>
   );
 }

@@ -2,7 +2,6 @@ import { BusyError, IntegrityError, isAbortError, LanternError, ModelLoadError, 
 import { bundleParts, openBundle, type BundleSource } from './bundle.ts';
 import { assertCatalogFresh, catalogSignatureUrl, parseCatalog, releasesOf, type Release } from './catalog.ts';
 import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
-import { downloadRelease } from './downloader.ts';
 import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchDocument, type NetContext, type OriginPolicy } from './net.ts';
 import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
@@ -274,8 +273,13 @@ export class ModelRegistry {
 
   private download(manifest: Manifest, manifestUrl: string, signal?: AbortSignal) {
     const { retries, backoffMs } = this.options;
-    return (onProgress: (p: TransferProgress) => void) =>
-      downloadRelease(manifest, manifestUrl, this.options.store, { net: this.net, signal, retries, backoffMs, onProgress });
+    return async (onProgress: (p: TransferProgress) => void) => {
+      // The downloader's code loads when a download starts, not with the first screen (the
+      // initial JavaScript budget, e2e/serving.spec.ts): it is useless without the network,
+      // which then serves it too (from the precache once the service worker is installed).
+      const { downloadRelease } = await import('./downloader.ts');
+      return downloadRelease(manifest, manifestUrl, this.options.store, { net: this.net, signal, retries, backoffMs, onProgress });
+    };
   }
 
   private copyChunks(manifest: Manifest, read: ReadChunk, onProgress: (p: TransferProgress) => void, signal?: AbortSignal) {
