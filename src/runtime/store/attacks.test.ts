@@ -39,7 +39,12 @@ async function world(trust = trustOf(), given?: ModelStore) {
   const server = new FakeServer();
   const registryWith = (t: TrustStore) => new ModelRegistry({ store, trust: t, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 1 });
   const publish = (...releases: TestRelease[]) => releases.forEach((r) => server.add(r));
-  return { store, server, publish, registry: registryWith(trust), registryWith };
+  /** Serves a signed catalog (signedCatalog) at the catalog's URL. */
+  const serveCatalog = (c: { catalog: Uint8Array; signature: Uint8Array }) => {
+    server.put('catalog.json', c.catalog);
+    server.put('catalog.sig.json', c.signature);
+  };
+  return { store, server, publish, serveCatalog, registry: registryWith(trust), registryWith };
 }
 
 /** The active version of `id` is `r` and reads back verified, byte for byte. */
@@ -70,6 +75,15 @@ async function inconsistent(key: KeyFile, id: string, version: string, sequence:
 const allChunks = (r: TestRelease) => r.manifest.files.flatMap((f) => f.chunks);
 
 const install = (registry: ModelRegistry, r: TestRelease) => registry.install(urls(r.manifest.version, r.manifest.id));
+
+/** A world whose built-in key's spam-filter 1.0.0 is published and installed: what most attacks start from. */
+async function withInstalledV1(trust = trustOf()) {
+  const w = await world(trust);
+  const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+  w.publish(v1);
+  await install(w.registry, v1);
+  return { ...w, v1 };
+}
 const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
 
 describe('attack: another publisher signs a model outside its scope', () => {
@@ -101,10 +115,7 @@ describe('attack: another publisher signs a model outside its scope', () => {
   });
 
   it('refuses an out-of-scope sideloaded bundle the same way', async () => {
-    const { registry, publish } = await world();
-    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
-    publish(v1);
-    await install(registry, v1);
+    const { registry, v1 } = await withInstalledV1();
     const takeover = await release(acme, 'spam-filter', '2.0.0', 2);
     await expect(registry.installBundle(bundleOf(takeover))).rejects.toThrow(SignatureError);
     await expectAnswers(registry, v1);
@@ -166,10 +177,7 @@ describe('attack: a trusted publisher signs a manifest built to exhaust the devi
   });
 
   it('refuses a bundle declaring a 3 GB manifest before reading it; the active version answers', async () => {
-    const { registry, publish } = await world();
-    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
-    publish(v1);
-    await install(registry, v1);
+    const { registry, v1 } = await withInstalledV1();
     // A received .lantern file: a real header, then a manifest length no device could hold.
     const real = writeBundle(v1.bytes, v1.signatures, []);
     const headerLength = new DataView(real.buffer).getUint32(8, true);
@@ -293,18 +301,11 @@ describe('attack: an expiry so far away it never comes (a careless --expires 999
   });
 
   it('refuses a catalog valid for more than a year, before recording it as seen; the installed model answers', async () => {
-    const { registry, publish, server } = await world();
-    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
-    publish(v1);
-    await install(registry, v1);
-    const serve = (c: { catalog: Uint8Array; signature: Uint8Array }) => {
-      server.put('catalog.json', c.catalog);
-      server.put('catalog.sig.json', c.signature);
-    };
-    serve(await signedCatalog([], { keys: [builtin], previousVersion: 2e10, expiresAt: '9999-12-31T00:00:00.000Z' }));
+    const { registry, serveCatalog, v1 } = await withInstalledV1();
+    serveCatalog(await signedCatalog([], { keys: [builtin], previousVersion: 2e10, expiresAt: '9999-12-31T00:00:00.000Z' }));
     await expect(registry.catalog(`${ORIGIN}/catalog.json`)).rejects.toThrow(/more than 366 days after it was made/);
     // Not recorded: the publisher's corrected catalog, at a lower version, is accepted.
-    serve(await signedCatalog([], { keys: [builtin], previousVersion: 10 }));
+    serveCatalog(await signedCatalog([], { keys: [builtin], previousVersion: 10 }));
     await expect(registry.catalog(`${ORIGIN}/catalog.json`)).resolves.toEqual([]);
     await expectAnswers(registry, v1);
   });
@@ -365,10 +366,7 @@ describe('attack: a failed install must not delete what installed versions use',
   });
 
   it('a sideloaded bundle with that mistake is refused before anything is written', async () => {
-    const { registry, publish, store } = await world();
-    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
-    publish(v1);
-    await install(registry, v1);
+    const { registry, store, v1 } = await withInstalledV1();
     const before = await store.chunkBytes();
     const onnx = v1.files.get('onnx/model.onnx')!.map((b, i) => (i < 4096 ? b : b ^ 0x5a));
     await expect(registry.installBundle(bundleOf(await inconsistent(builtin, 'spam-filter', '1.1.0', 2, onnx)))).rejects.toThrow(IntegrityError);
@@ -528,11 +526,7 @@ describe('attack: catalogs that freeze, replay or mix and match', () => {
     const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
     w.publish(v1, v2);
     await install(w.registry, v1);
-    const serve = (c: { catalog: Uint8Array; signature: Uint8Array }) => {
-      w.server.put('catalog.json', c.catalog);
-      w.server.put('catalog.sig.json', c.signature);
-    };
-    return { ...w, v1, v2, serve };
+    return { ...w, v1, v2, serve: w.serveCatalog };
   }
 
   it('refuses an expired catalog and says so; the installed model keeps answering', async () => {
@@ -780,10 +774,7 @@ describe('attack: scope escapes through the model id', () => {
   it.each(['ACME/photos', 'acme/../spam-filter', 'acme/x/../../spam-filter', '\uff41cme/photos', 'acme/photos\n', 'acme/ photos', 'acme//photos'])(
     'refuses the id %j, signed by Acme, as a malformed manifest (network and bundle); the built-in answers',
     async (id) => {
-      const { registry, publish, server } = await world();
-      const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
-      publish(v1);
-      await install(registry, v1);
+      const { registry, server, v1 } = await withInstalledV1();
       const hostile = await resigned(await release(acme, 'acme/photos', '1.0.0', 1), acme, (json) => {
         json.id = id;
       });
@@ -796,10 +787,7 @@ describe('attack: scope escapes through the model id', () => {
   );
 
   it.each(['acme', 'acmecorp/photos', 'acme.evil/photos', 'spam-filter'])('refuses the well-formed id %j outside acme/ with a SignatureError', async (id) => {
-    const { registry, publish } = await world();
-    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
-    publish(v1);
-    await install(registry, v1);
+    const { registry, v1 } = await withInstalledV1();
     await expect(registry.installBundle(bundleOf(await release(acme, id, '9.0.0', 99)))).rejects.toThrow(SignatureError);
     await expectAnswers(registry, v1);
   });
@@ -830,16 +818,14 @@ describe('attack: the device clock', () => {
   });
 
   it('set far forward (every release and catalog expired): installed models answer, roll back and re-check trust; only updates stop', async () => {
-    const { registry, publish, server } = await world();
+    const { registry, publish, serveCatalog } = await world();
     const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
     const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
     const v3 = await release(builtin, 'spam-filter', '1.2.0', 3);
     publish(v1, v2, v3);
     await install(registry, v1);
     await install(registry, v2);
-    const catalog = await signedCatalog([], { keys: [builtin] });
-    server.put('catalog.json', catalog.catalog);
-    server.put('catalog.sig.json', catalog.signature);
+    serveCatalog(await signedCatalog([], { keys: [builtin] }));
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2150-01-01T00:00:00Z'));
     await expectAnswers(registry, v2);
@@ -853,19 +839,15 @@ describe('attack: the device clock', () => {
   });
 
   it('set back (expired documents look fresh again): a replayed older catalog or release is still refused by its version', async () => {
-    const { registry, publish, server } = await world();
+    const { registry, publish, serveCatalog } = await world();
     const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
     const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
     publish(v1, v2);
     await install(registry, v2);
-    const serve = (c: { catalog: Uint8Array; signature: Uint8Array }) => {
-      server.put('catalog.json', c.catalog);
-      server.put('catalog.sig.json', c.signature);
-    };
-    serve(await signedCatalog([], { keys: [builtin], previousVersion: 2e10 }));
+    serveCatalog(await signedCatalog([], { keys: [builtin], previousVersion: 2e10 }));
     await registry.catalog(`${ORIGIN}/catalog.json`);
     // A catalog that expired in 2021, replayed to a device whose clock says 2020.
-    serve(await signedCatalog([], { keys: [builtin], previousVersion: 10, now: new Date('2020-12-01T00:00:00Z'), expiresAt: '2021-01-01T00:00:00.000Z' }));
+    serveCatalog(await signedCatalog([], { keys: [builtin], previousVersion: 10, now: new Date('2020-12-01T00:00:00Z'), expiresAt: '2021-01-01T00:00:00.000Z' }));
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2020-12-15T00:00:00Z'));
     await expect(registry.catalog(`${ORIGIN}/catalog.json`)).rejects.toThrow(DowngradeError);

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ValidationError } from '../errors.ts';
 import { OriginPolicy } from './net.ts';
 import { ModelRegistry } from './registry.ts';
-import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from './test-helpers.ts';
+import { freshStore, keyAndTrust, ORIGIN, publishedRegistry, urls } from './test-helpers.ts';
 import type { KeyFile, TrustStore } from './trust.ts';
 import type { PackInput } from './manifest.ts';
 
@@ -11,13 +11,7 @@ let key: KeyFile;
 let trust: TrustStore;
 beforeAll(async () => ({ key, trust } = await keyAndTrust()));
 
-
-async function setup(...versions: (Partial<PackInput> & { version: string; sequence: number })[]) {
-  const store = await freshStore();
-  const server = new FakeServer();
-  for (const v of versions) server.add(await makeRelease(key, v));
-  return { store, server, registry: new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 }) };
-}
+const setup = (...versions: (Partial<PackInput> & { version: string; sequence: number })[]) => publishedRegistry(key, trust, ...versions);
 
 describe('ModelRegistry shadow installs', () => {
   it('installs a release in shadow on request: the active version keeps answering', async () => {

@@ -2,10 +2,9 @@ import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { IntegrityError, ModelLoadError } from '../errors.ts';
 import type { PackInput } from './manifest.ts';
-import { OriginPolicy } from './net.ts';
-import { ModelRegistry } from './registry.ts';
+import type { ModelRegistry } from './registry.ts';
 import { StoreModelSource } from './store-model-source.ts';
-import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from './test-helpers.ts';
+import { keyAndTrust, publishedRegistry, urls } from './test-helpers.ts';
 import type { KeyFile, TrustStore } from './trust.ts';
 
 let key: KeyFile;
@@ -13,10 +12,7 @@ let trust: TrustStore;
 beforeAll(async () => ({ key, trust } = await keyAndTrust()));
 
 async function setup(...versions: (Partial<PackInput> & { version: string; sequence: number })[]) {
-  const store = await freshStore();
-  const server = new FakeServer();
-  for (const v of versions) server.add(await makeRelease(key, v));
-  const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
+  const { store, registry } = await publishedRegistry(key, trust, ...versions);
   return { store, registry, source: new StoreModelSource(Promise.resolve(registry)) };
 }
 

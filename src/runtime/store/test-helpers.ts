@@ -1,5 +1,7 @@
 import { buildManifest, type Manifest, type PackInput } from './manifest.ts';
 import { ModelStore } from './model-store.ts';
+import { OriginPolicy } from './net.ts';
+import { ModelRegistry } from './registry.ts';
 import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile, type SignatureFile } from './trust.ts';
 
 /** Test-only helpers: in-memory signed releases and a throwaway store per test. */
@@ -133,4 +135,13 @@ export class FakeServer {
     const end = Math.min(range[1], body.length - 1);
     return new Response(body.slice(range[0], end + 1), { status: 206, headers: { 'Content-Range': `bytes ${range[0]}-${end}/${body.length}` } });
   };
+}
+
+/** A fresh store, a server publishing these releases of `demo` (makeRelease), and a registry over both trusting `trust`. */
+export async function publishedRegistry(key: KeyFile, trust: TrustStore, ...versions: (Partial<PackInput> & { version: string; sequence: number })[]) {
+  const store = await freshStore();
+  const server = new FakeServer();
+  for (const v of versions) server.add(await makeRelease(key, v));
+  const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
+  return { store, server, registry };
 }
