@@ -67,6 +67,7 @@ test('after its release and catalog expire, an installed model keeps answering a
   await page.reload();
   await expect(page.getByTestId('expired-spam-filter')).toContainText('This release expired on');
   await expect(page.getByTestId('catalog-error')).toContainText(/catalog expired on .* Installed models keep working/);
+  await expect(page.getByTestId('refused')).toHaveCount(0);
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
 });
 
@@ -82,6 +83,12 @@ test('a stale trust store served after a newer one is refused: a key it still li
   stale = true;
   await page.reload();
   await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  // The Models screen says what was refused, once, though checking for updates fetches it again.
+  await expect(page.getByTestId('refused')).toHaveAttribute('data-code', 'DOWNGRADE');
+  await expect(page.getByTestId('refused')).toContainText('older than one this device already accepted');
+  await page.getByTestId('check-updates').click();
+  await expect(page.getByTestId('check-updates')).toBeEnabled();
+  await expect(page.getByTestId('refused')).toHaveCount(1);
   // Had the stale file been taken, Acme's spam-filter 9.0.0 would install from the bundle.
   await page.getByTestId('bundle-file').setInputFiles(bundle);
   await expect(page.getByTestId('models-error')).toHaveAttribute('data-code', 'SIGNATURE');

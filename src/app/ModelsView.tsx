@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { ModelDescriptor } from '../runtime/index.ts';
+import { type LanternError, type ModelDescriptor, NetworkError } from '../runtime/index.ts';
 import { isUpdate, updatesFor } from '../runtime/release/index.ts';
 import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type StorageState, type Transfer, type VersionRecord } from '../runtime/store/index.ts';
 import { AddModel } from './AddModel.tsx';
@@ -45,6 +45,21 @@ function noticeText(n: RegistryNotice): string {
   return t(n.fallbackVersion ? 'models.notice.quarantined' : 'models.notice.quarantinedNoFallback', vars);
 }
 
+/**
+ * What the server sent and this device refused (a broken or stale trust store or registry
+ * configuration; a built-in release that failed its checks), from the start's checks and from
+ * each later trust refresh, once each. Offline is not a refusal: the offline note says it.
+ */
+function useRefusals(): [LanternError[], (errors: readonly LanternError[]) => void, (refusal: LanternError) => void] {
+  const [refusals, setRefusals] = useState<LanternError[]>([]);
+  const add = useCallback((errors: readonly LanternError[]) => setRefusals((shown) => [
+    ...shown,
+    ...errors.filter((e) => !(e instanceof NetworkError) && !shown.some((s) => s.code === e.code && s.message === e.message)),
+  ]), []);
+  const dismiss = (refusal: LanternError) => setRefusals((shown) => shown.filter((s) => s !== refusal));
+  return [refusals, add, dismiss];
+}
+
 /** Installed models and versions, updates, sideloading, storage; every action goes through the registry. */
 export function ModelsView({ services }: { services: Services }) {
   const [opened, setOpened] = useState<OpenedRegistry | null>(null);
@@ -61,13 +76,17 @@ export function ModelsView({ services }: { services: Services }) {
   const [autoSkipped, setAutoSkipped] = useState(false);
   /** A catalog check is under way: on a slow link it takes seconds, and the button says so. */
   const [checking, setChecking] = useState(false);
+  const [refusals, addRefusals, dismissRefusal] = useRefusals();
   const controllers = useRef(new Map<string, AbortController>());
   const savedCatalogs = useMemo(() => new SavedCatalogs(globalThis.localStorage), []);
   const online = useOnline();
 
   useEffect(() => {
-    services.models.then(setOpened, setError);
-  }, [services]);
+    services.models.then((opened) => {
+      setOpened(opened);
+      void opened.checked.then(addRefusals);
+    }, setError);
+  }, [services, addRefusals]);
 
   const registry = opened?.registry;
   const checkUpdates = useCallback(() => {
@@ -76,7 +95,8 @@ export function ModelsView({ services }: { services: Services }) {
     setAutoSkipped(false);
     setChecking(true);
     // A revocation published since start applies before any new release is offered.
-    opened.refreshTrust().catch(() => undefined)
+    // A refused trust store leaves the one in use standing (refreshTrust): shown, then go on.
+    opened.refreshTrust().catch((refusal: LanternError) => addRefusals([refusal]))
       .then(() => releasesFrom((url) => registry.catalog(url), savedCatalogs.list()))
       .then(async (found) => {
         setReleases(found);
@@ -84,7 +104,7 @@ export function ModelsView({ services }: { services: Services }) {
       })
       .catch(setCatalogError)
       .finally(() => setChecking(false));
-  }, [opened, registry, savedCatalogs, services]);
+  }, [opened, registry, savedCatalogs, services, addRefusals]);
 
   useEffect(() => {
     if (!registry) return undefined;
@@ -175,6 +195,13 @@ export function ModelsView({ services }: { services: Services }) {
         <div class="card notice" role="alert" data-testid="registry-notice" data-kind={n.kind} key={`${n.kind}:${n.id}@${n.version}`}>
           <p>{noticeText(n)}</p>
           <button type="button" onClick={() => registry.dismissNotice(n)}>{t('models.dismiss')}</button>
+        </div>
+      ))}
+      {/* A refusal the catalog error below already words (an expired built-in catalog) is said once, there. */}
+      {refusals.filter((refusal) => refusal.message !== catalogError?.message).map((refusal) => (
+        <div class="card notice" role="alert" data-testid="refused" data-code={refusal.code} key={`${refusal.code}:${refusal.message}`}>
+          <ErrorMessage error={refusal} text={t('models.refused')} />
+          <button type="button" onClick={() => dismissRefusal(refusal)}>{t('models.dismiss')}</button>
         </div>
       ))}
       {error && (

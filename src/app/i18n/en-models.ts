@@ -46,6 +46,7 @@ export const enModels = {
   'models.notice.quarantined': 'Version {version} of {id} failed its integrity check and was quarantined; version {fallback} is answering instead.',
   'models.notice.quarantinedNoFallback': 'Version {version} of {id} failed its integrity check and was quarantined; reinstall it.',
   'models.dismiss': 'Dismiss',
+  'models.refused': 'This device refused something the server sent and goes on with what it had; installed models keep answering. The details say what was refused and why.',
   'models.offline': 'You are offline. Installed models keep working; checking for updates and downloading need a connection.',
   'models.status.rejected': 'Rejected',
   'models.releaseExpired': 'This release expired on {date}: it keeps working on this device, but it can no longer be installed or updated from. Ask the publisher for a newer release.',
