@@ -122,6 +122,7 @@ export const hi: Record<MessageKey, string> = {
   'shadow.how.manual': 'हाथ से',
   'shadow.decision.promoted': 'संस्करण {version} को {runs} के बाद {how} सक्रिय किया गया: {agreement} सहमति, समय {ratio}, {errors}।',
   'shadow.decision.rejected': 'संस्करण {version} को {runs} के बाद {how} अस्वीकार किया गया: {agreement} सहमति, समय {ratio}, {errors}।',
+  'shadow.decision.ended': '{version} का शैडो मूल्यांकन {runs} के बाद समाप्त हुआ ({agreement} सहमति, समय {ratio}, {errors}): सक्रिय संस्करण के लेबल अब अलग हैं, इसलिए दोनों के जवाबों की तुलना अब नहीं हो सकती। इसे न सक्रिय किया गया न अस्वीकार, और इसे अब भी अपडेट के रूप में इंस्टॉल किया जा सकता है।',
   'metrics.shadow.heading': 'शैडो मूल्यांकन',
   'metrics.shadow.candidate': '{id} {version} शैडो में',
   'metrics.summary': '{requests}: {ok} के उत्तर मिले, {errors}, {rejections} अस्वीकृत।',

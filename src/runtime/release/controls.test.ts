@@ -41,9 +41,9 @@ const answer = (version: string): ClassificationResult => ({
 async function setup() {
   const store = await freshStore();
   const server = new FakeServer();
-  for (const [id, version, sequence] of [['demo', '1.0.0', 1], ['demo', '1.1.0', 2], ['demo', '1.2.0', 3], ['lite', '1.0.0', 1]] as const) {
-    server.add(await makeRelease(key, { id, version, sequence }));
-  }
+  // demo 2.x speaks other labels than demo 1.x and lite.
+  const releases: [string, string, number, string[]?][] = [['demo', '1.0.0', 1], ['demo', '1.1.0', 2], ['demo', '1.2.0', 3], ['lite', '1.0.0', 1], ['demo', '2.0.0', 4, ['a', 'b', 'c']], ['demo', '2.1.0', 5, ['a', 'b', 'c']]];
+  for (const [id, version, sequence, labels] of releases) server.add(await makeRelease(key, { id, version, sequence, ...(labels ? { labels } : {}) }));
   const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
   const runtime = new FakeRuntime();
   const storage = memory();
@@ -95,6 +95,29 @@ describe('release controls follow the model store', () => {
     await vi.waitFor(() => expect(controls.shadow.figures('demo@1.1.0').errors).toBe(0));
     await registry.install(urls('1.1.0'), undefined, 'shadow');
     expect(controls.shadow.figures('demo@1.1.0').errors).toBe(0);
+  });
+
+  it('a candidate whose active version changes to one with other labels leaves shadow, recorded as ended with its figures, not refused', async () => {
+    const changes = {
+      rollback: (registry: ModelRegistry) => registry.rollback('demo', 'demo@1.0.0'),
+      automatic: (registry: ModelRegistry) => registry.rollBackAutomatically('demo@2.0.0', 'rolled back after failing in real use'),
+    };
+    for (const [how, change] of Object.entries(changes)) {
+      const { registry, store, controls, runtime } = await setup();
+      await registry.install(urls('1.0.0'));
+      await registry.install(urls('2.0.0'));
+      await registry.install(urls('2.1.0'), undefined, 'shadow');
+      controls.shadow.update('demo@2.1.0', withError);
+      controls.runner.observe('demo', 'some text', answer('2.0.0'));
+      await vi.waitFor(() => expect(runtime.opened).toBe(1));
+      await change(registry);
+      await vi.waitFor(() => expect(controls.decisions.decisions(), how).toMatchObject([{ key: 'demo@2.1.0', decision: 'ended', automatic: true, runs: 0, errors: 1 }]));
+      expect((await store.pointer('demo'))?.shadow, how).toBeUndefined();
+      // Collected, not marked rejected: nothing was decided about it, so it is still an update to offer.
+      expect(await store.version('demo@2.1.0'), how).toBeUndefined();
+      expect(controls.shadow.figures('demo@2.1.0').errors, how).toBe(0);
+      expect(runtime.closed, how).toBe(1);
+    }
   });
 
   it('keeps the candidate\'s session through store changes that leave it in shadow, and frees it when it leaves', async () => {

@@ -398,6 +398,22 @@ export class ModelStore {
   }
 
   /**
+   * Ends a shadow evaluation without a verdict, if `key` is still in shadow next to `active` (the
+   * pair the caller judged): neither promoted nor rejected, the candidate stays a release that may
+   * be offered again, and is collected like any version no longer kept. Returns whether it ended.
+   */
+  async endShadow(key: string, active: string): Promise<boolean> {
+    return this.write(ALL, async (tx) => {
+      const version = await tx.objectStore('versions').get(key);
+      const pointer = version && await tx.objectStore('pointers').get(version.id);
+      if (pointer?.shadow !== key || pointer.active !== active) return false;
+      await tx.objectStore('pointers').put(without(pointer, 'shadow'));
+      await collectGarbage(tx, this.keyPolicy);
+      return true;
+    });
+  }
+
+  /**
    * Automatic rollback, in one transaction: if `key` is still active and its previous version is
    * ready, the previous one becomes active and `key` is marked rejected. Returns the new active key.
    */

@@ -516,6 +516,17 @@ export class ModelRegistry {
     this.changed();
   }
 
+  /**
+   * Ends the shadow evaluation of `key` without a verdict if it is still in shadow next to
+   * `active` (release/controls.ts: the active version changed to one with other labels). Returns
+   * whether it ended.
+   */
+  async endShadow(key: string, active: string): Promise<boolean> {
+    const ended = await this.options.store.endShadow(key, active);
+    if (ended) this.changed();
+    return ended;
+  }
+
   /** The manifest of the model's candidate in shadow, if it has one (no file is read). */
   async candidateManifest(id: string): Promise<Manifest | undefined> {
     const key = (await this.options.store.pointer(id))?.shadow;
