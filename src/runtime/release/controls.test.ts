@@ -80,10 +80,33 @@ describe('release controls follow the model store', () => {
     await registry.removeModel('lite');
     // A fallback to a model that is gone would still halve the primary's deadline.
     await vi.waitFor(() => expect(controls.settings.fallbackFor('demo')).toBeUndefined());
+    expect(controls.settings.get('demo').fallbackCleared).toEqual({ id: 'lite', reason: 'removed' });
     expect(controls.settings.get('lite')).toEqual({});
     expect(controls.settings.cacheEnabled('demo')).toBe(true);
     await registry.removeModel('demo');
     await vi.waitFor(() => expect(controls.settings.cacheEnabled('demo')).toBe(false));
+  });
+
+  it('a fallback that stops speaking its primary\'s labels is cleared with a note, whichever of the two changed', async () => {
+    const { registry, controls } = await setup();
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.0.0', 'lite'));
+    controls.settings.set('demo', { fallback: 'lite', cache: true });
+    controls.settings.set('lite', { fallback: 'demo' });
+    // An update with the same labels keeps both choices.
+    await registry.install(urls('1.1.0'));
+    // demo 2.0.0 speaks other labels: lite's answers mean something else for it, and the other way round.
+    await registry.install(urls('2.0.0'));
+    await vi.waitFor(() => expect(controls.settings.get('lite')).toEqual({ fallbackCleared: { id: 'demo', reason: 'labels' } }));
+    expect(controls.settings.get('demo')).toEqual({ cache: true, fallbackCleared: { id: 'lite', reason: 'labels' } });
+    // Rolling back does not bring a choice back behind the user's back; choosing again clears the note.
+    await registry.rollback('demo', 'demo@1.1.0');
+    controls.settings.set('demo', { fallback: 'lite' });
+    // A setting of no installed model, dropped by the next pass: once it is, that pass has run.
+    controls.settings.set('ghost', { cache: true });
+    await registry.removeVersion('demo@2.0.0');
+    await vi.waitFor(() => expect(controls.settings.get('ghost')).toEqual({}));
+    expect(controls.settings.get('demo')).toEqual({ fallback: 'lite', cache: true });
   });
 
   it('a candidate removed from shadow loses its figures: installed again, it starts from zero', async () => {

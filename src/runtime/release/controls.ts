@@ -58,7 +58,7 @@ export function releaseControls(deps: {
 
 /**
  * Keeps the release controls in step with the store, now and after every change: settings only
- * for models still installed, a candidate in shadow only while it speaks its active version's
+ * for models still installed and fallbacks only while they can answer, a candidate in shadow only while it speaks its active version's
  * labels (whichever way the active version changed: this is the one place that sees them all),
  * figures only for versions still in shadow, and the runner's candidate sessions freed only when
  * the candidates change. The registry notifies on every download progress tick and notice, so
@@ -72,10 +72,11 @@ function followStore(registry: ModelRegistry, controls: { settings: ModelSetting
   const pass = async () => {
     const { store } = registry;
     const [versions, pointers] = await Promise.all([store.versions(), store.pointers()]);
-    for (const { active, shadow } of pointers) {
-      if (!shadow) continue;
-      const [activeLabels, candidateLabels] = await Promise.all([labelsOf(store, active), labelsOf(store, shadow)]);
-      if (activeLabels && candidateLabels && !comparableInShadow(activeLabels, candidateLabels)) await controls.decisions.end(shadow, active);
+    const labels = new Map<string, readonly string[]>();
+    for (const { id, active, shadow } of pointers) {
+      const [activeLabels, candidateLabels] = await Promise.all([labelsOf(store, active), shadow ? labelsOf(store, shadow) : undefined]);
+      if (activeLabels) labels.set(id, activeLabels);
+      if (shadow && activeLabels && candidateLabels && !comparableInShadow(activeLabels, candidateLabels)) await controls.decisions.end(shadow, active);
     }
     const inShadow = new Set(pointers.flatMap((p) => (p.shadow ? [p.shadow] : [])));
     const now = [...inShadow].sort().join('\n');
@@ -83,7 +84,7 @@ function followStore(registry: ModelRegistry, controls: { settings: ModelSetting
     if (candidates !== undefined && now !== candidates) controls.runner.refresh();
     candidates = now;
     controls.shadow.retain(inShadow);
-    controls.settings.retain(new Set(versions.map((v) => v.id)));
+    controls.settings.retain(new Set(versions.map((v) => v.id)), labels);
   };
   const follow = async () => {
     if (running) {
