@@ -109,6 +109,21 @@ describe('release controls follow the model store', () => {
     expect(controls.settings.get('demo')).toEqual({ fallback: 'lite', cache: true });
   });
 
+  it('a model whose only version was quarantined keeps its fallback: that is when it answers', async () => {
+    const { registry, store, controls } = await setup();
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.0.0', 'lite'));
+    controls.settings.set('demo', { fallback: 'lite' });
+    const manifest = (await registry.activeManifest('demo'))!.manifest;
+    await store.putChunk(manifest.files[0]!.chunks[0]!, new Uint8Array(4096).buffer);
+    await expect(registry.readActive('demo')).rejects.toMatchObject({ code: 'INTEGRITY' });
+    expect(await store.pointer('demo')).toBeUndefined();
+    controls.settings.set('ghost', { cache: true });
+    await registry.removeModel('ghost');
+    await vi.waitFor(() => expect(controls.settings.get('ghost')).toEqual({}));
+    expect(controls.settings.fallbackFor('demo')).toBe('lite');
+  });
+
   it('a candidate removed from shadow loses its figures: installed again, it starts from zero', async () => {
     const { registry, controls } = await setup();
     await registry.install(urls('1.0.0'));

@@ -38,37 +38,31 @@ describe('ModelSettings', () => {
     expect(settings.fallbackFor('m')).toBeUndefined();
   });
 
-  it('clears a fallback that is gone or speaks other labels, with a note saying why, and keeps the other choices', () => {
+  it('keeps only the settings of installed models', () => {
     const settings = new ModelSettings(memory());
     settings.set('m', { fallback: 'n', cache: true });
-    settings.set('p', { fallback: 'q' });
-    settings.set('r', { fallback: 'gone' });
-    const installed = new Set(['m', 'n', 'p', 'q', 'r']);
-    settings.retain(installed, new Map([['m', ['a', 'b']], ['n', ['b', 'a']], ['p', ['a', 'b']], ['q', ['a', 'b', 'c']], ['r', ['a']]]));
+    settings.set('gone', { cache: true });
+    settings.retain(new Set(['m']));
     expect(settings.get('m')).toEqual({ fallback: 'n', cache: true });
-    expect(settings.get('p')).toEqual({ fallbackCleared: { id: 'q', reason: 'labels' } });
-    expect(settings.get('r')).toEqual({ fallbackCleared: { id: 'gone', reason: 'removed' } });
-    expect(settings.fallbackFor('p')).toBeUndefined();
+    expect(settings.get('gone')).toEqual({});
   });
 
-  it('keeps the fallback of a model with no active version (quarantined, nothing to hand over to): that is when it answers', () => {
-    const settings = new ModelSettings(memory());
-    settings.set('m', { fallback: 'n' });
-    settings.retain(new Set(['m', 'n']), new Map([['n', ['x']]]));
-    expect(settings.fallbackFor('m')).toBe('n');
-  });
-
-  it('the note of a cleared fallback stays until the user chooses again or dismisses it, and survives a reload', () => {
+  it('a fallback cleared is noted until the user chooses again or dismisses the note, across reloads', () => {
     const storage = memory();
     const settings = new ModelSettings(storage);
-    settings.set('m', { fallback: 'n' });
+    settings.set('m', { fallback: 'n', cache: true });
     settings.set('p', { fallback: 'n' });
-    settings.retain(new Set(['m', 'p']), new Map());
-    expect(new ModelSettings(storage).get('m').fallbackCleared).toEqual({ id: 'n', reason: 'removed' });
-    settings.set('m', { cache: true });
-    expect(settings.get('m').fallbackCleared).toBeDefined();
+    settings.clearFallback('m', 'labels');
+    settings.clearFallback('p', 'removed');
+    settings.clearFallback('q', 'removed');
+    const reloaded = new ModelSettings(storage);
+    expect(reloaded.get('m')).toEqual({ cache: true, fallbackCleared: { id: 'n', reason: 'labels' } });
+    expect(reloaded.fallbackFor('m')).toBeUndefined();
+    expect(reloaded.get('q')).toEqual({});
+    settings.set('m', { cache: false });
+    expect(settings.get('m').fallbackCleared).toEqual({ id: 'n', reason: 'labels' });
     settings.set('m', { fallback: undefined });
-    expect(settings.get('m')).toEqual({ cache: true });
+    expect(settings.get('m')).toEqual({});
     settings.set('p', { fallbackCleared: undefined });
     expect(settings.get('p')).toEqual({});
   });

@@ -1,5 +1,4 @@
 import { z } from 'zod/mini';
-import { mayAnswerFor } from './fallback.ts';
 import { StoredValue, type KeyValueStorage } from './stored-value.ts';
 
 /**
@@ -59,33 +58,16 @@ export class ModelSettings {
     this.stored.set({ ...this.stored.value, [id]: next });
   }
 
-  /**
-   * Keeps only the settings of models still on this device (`installed`), and only fallbacks that
-   * can still answer: a removed model's choices go with it, and a fallback that is gone or speaks
-   * other labels than its primary (`labels`: each active version's) would be refused on every
-   * failure (release/fallback.ts, mayAnswerFor) while still taking half of its primary's
-   * deadline. A fallback cleared is noted, so that the Models screen can say why the choice went.
-   * A model without an active version (quarantined with nothing to hand over to) keeps its
-   * choice: that is when its fallback answers, in the labels it answered in last.
-   */
-  retain(installed: ReadonlySet<string>, labels: ReadonlyMap<string, readonly string[]>): void {
-    const next: Record<string, ModelReleaseSettings> = {};
-    let changed = false;
-    for (const [id, settings] of Object.entries(this.stored.value)) {
-      if (!installed.has(id)) {
-        changed = true;
-        continue;
-      }
-      const { fallback, ...rest } = settings;
-      const reason = fallback === undefined ? undefined : disqualified(labels.get(id), fallback, installed, labels);
-      if (fallback === undefined || !reason) {
-        next[id] = settings;
-        continue;
-      }
-      next[id] = { ...rest, fallbackCleared: { id: fallback, reason } };
-      changed = true;
-    }
-    if (changed) this.stored.set(next);
+  /** Keeps only the settings of models still on this device (`installed`): a removed model's choices go with it. */
+  retain(installed: ReadonlySet<string>): void {
+    const kept = Object.entries(this.stored.value).filter(([id]) => installed.has(id));
+    if (kept.length !== Object.keys(this.stored.value).length) this.stored.set(Object.fromEntries(kept));
+  }
+
+  /** Clears a fallback that stopped qualifying (release/follow-store.ts), noting which and why for the Models screen. */
+  clearFallback(id: string, reason: ClearedFallback['reason']): void {
+    const { fallback, ...rest } = this.get(id);
+    if (fallback) this.stored.set({ ...this.stored.value, [id]: { ...rest, fallbackCleared: { id: fallback, reason } } });
   }
 
   subscribe(listener: () => void): () => void {
@@ -93,9 +75,3 @@ export class ModelSettings {
   }
 }
 
-/** Why `fallback` can no longer answer for a model speaking `primary`, or undefined while it can (or cannot be told). */
-function disqualified(primary: readonly string[] | undefined, fallback: string, installed: ReadonlySet<string>, labels: ReadonlyMap<string, readonly string[]>): ClearedFallback['reason'] | undefined {
-  if (!installed.has(fallback)) return 'removed';
-  const theirs = labels.get(fallback);
-  return primary && theirs && !mayAnswerFor(primary, theirs) ? 'labels' : undefined;
-}
