@@ -14,8 +14,9 @@ import type { ShadowRunner } from './shadow-runner.ts';
  * while it speaks its active version's labels (whichever way the active version changed: this is
  * the one place that sees them all), figures only for versions still in shadow, and the runner's
  * candidate sessions freed only when the candidates change. The registry notifies on every
- * download progress tick and notice, so each pass reads the store once, passes never overlap,
- * and notifications during a pass are folded into one more pass.
+ * download progress tick and notice, so each pass reads the store once (pointers, versions and
+ * the manifests the pointers name), passes never overlap, and notifications during a pass are
+ * folded into one more pass.
  */
 export function followStore(registry: ModelRegistry, controls: { settings: ModelSettings; shadow: ShadowBook; runner: ShadowRunner; decisions: ReleaseDecisions }): void {
   let running = false;

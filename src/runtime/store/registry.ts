@@ -518,7 +518,7 @@ export class ModelRegistry {
 
   /**
    * Ends the shadow evaluation of `key` without a verdict if it is still in shadow next to
-   * `active` (release/controls.ts: the active version changed to one with other labels). Returns
+   * `active` (release/follow-store.ts: the active version changed to one with other labels). Returns
    * whether it ended.
    */
   async endShadow(key: string, active: string): Promise<boolean> {
