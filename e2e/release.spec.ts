@@ -83,6 +83,17 @@ test('a primary whose load is broken is answered by its fallback, and the result
   await classifyText(page, 'spam-filter', SPAM);
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
   await expect(page.getByTestId('answered-by-fallback')).toHaveCount(0);
+  // A fallback removed from the device is cleared, and its primary's settings say so.
+  await page.getByTestId('tab-models').click();
+  await page.getByTestId('fallback-spam-filter').selectOption('spam-main');
+  await page.getByTestId('remove-spam-main').click();
+  await page.getByTestId('confirm-remove-yes').click();
+  const cleared = page.getByTestId('fallback-cleared-spam-filter');
+  await expect(cleared).toHaveAttribute('data-reason', 'removed');
+  await expect(cleared).toContainText('The fallback model spam-main was cleared: it was removed from this device.');
+  await expect(page.getByTestId('fallback-spam-filter')).toHaveValue('');
+  await cleared.getByRole('button').click();
+  await expect(cleared).toHaveCount(0);
 });
 
 test('with the result cache on, a repeated input is answered from memory and says so; off, it runs again', async ({ page }) => {

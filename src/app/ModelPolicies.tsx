@@ -3,7 +3,10 @@ import type { ModelDescriptor } from '../runtime/index.ts';
 import { sameLabels, type ModelSettings } from '../runtime/release/index.ts';
 import { t } from './i18n/index.ts';
 
-/** A model's fallback choice (only installed models with the same labels) and its result-cache opt-in. */
+/**
+ * A model's fallback choice (only installed models with the same labels) and its result-cache
+ * opt-in, and why a fallback chosen earlier was cleared when it stopped qualifying.
+ */
 export function ModelPolicies({ modelId, models, settings }: { modelId: string; models: ModelDescriptor[]; settings: ModelSettings }) {
   const [, redraw] = useState(0);
   useEffect(() => settings.subscribe(() => redraw((n) => n + 1)), [settings]);
@@ -20,6 +23,12 @@ export function ModelPolicies({ modelId, models, settings }: { modelId: string; 
           {choices.map((m) => <option key={m.id} value={m.id}>{m.title} ({m.id})</option>)}
         </select>
       </label>
+      {current.fallbackCleared && (
+        <p class="hint" role="status" data-testid={`fallback-cleared-${modelId}`} data-reason={current.fallbackCleared.reason}>
+          {t(current.fallbackCleared.reason === 'labels' ? 'release.fallback.clearedLabels' : 'release.fallback.clearedRemoved', { fallback: current.fallbackCleared.id })}{' '}
+          <button type="button" class="link" onClick={() => settings.set(modelId, { fallbackCleared: undefined })}>{t('models.dismiss')}</button>
+        </p>
+      )}
       <label class="choice">
         <input type="checkbox" data-testid={`cache-${modelId}`} checked={current.cache === true} onChange={(e) => settings.set(modelId, { cache: e.currentTarget.checked })} />
         {t('release.cache.label')}

@@ -21,8 +21,10 @@ export function useShadowUpdates(release: ReleaseControls): void {
   }, [release]);
 }
 
+const DECISION_TEXT = { promoted: 'shadow.decision.promoted', rejected: 'shadow.decision.rejected', ended: 'shadow.decision.ended' } as const;
+
 export function decisionText(d: ReleaseDecision): string {
-  return t(d.decision === 'promoted' ? 'shadow.decision.promoted' : 'shadow.decision.rejected', {
+  return t(DECISION_TEXT[d.decision], {
     version: versionOf(d.key),
     how: t(d.automatic ? 'shadow.how.automatic' : 'shadow.how.manual'),
     runs: tCount('shadowRuns', d.runs),

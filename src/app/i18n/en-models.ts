@@ -58,6 +58,8 @@ export const enModels = {
   'release.policies': 'When this model cannot answer',
   'release.fallback.label': 'Fallback model (same labels)',
   'release.fallback.none': 'None',
+  'release.fallback.clearedLabels': 'The fallback model {fallback} was cleared: it no longer has this model\'s labels (one of them was updated or rolled back), so its answers would mean something else. Choose another one if you like.',
+  'release.fallback.clearedRemoved': 'The fallback model {fallback} was cleared: it was removed from this device. Choose another one if you like.',
   'release.cache.label': 'Answer repeated inputs from memory (never saved; cleared when the app closes)',
   'models.status.shadow': 'In shadow (runs on real requests, never answers)',
   'models.tryShadow': 'Try {version} in shadow',

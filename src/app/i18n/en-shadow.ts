@@ -15,4 +15,5 @@ export const enShadow = {
   'shadow.how.manual': 'by hand',
   'shadow.decision.promoted': 'Version {version} was promoted {how} after {runs}: {agreement} agreement, latency {ratio}, {errors}.',
   'shadow.decision.rejected': 'Version {version} was rejected {how} after {runs}: {agreement} agreement, latency {ratio}, {errors}.',
+  'shadow.decision.ended': 'Shadow evaluation of {version} ended after {runs} ({agreement} agreement, latency {ratio}, {errors}): the active version now has other labels, so their answers can no longer be compared. It was neither promoted nor rejected and can still be installed as an update.',
 };

@@ -41,9 +41,9 @@ const answer = (version: string): ClassificationResult => ({
 async function setup() {
   const store = await freshStore();
   const server = new FakeServer();
-  for (const [id, version, sequence] of [['demo', '1.0.0', 1], ['demo', '1.1.0', 2], ['demo', '1.2.0', 3], ['lite', '1.0.0', 1]] as const) {
-    server.add(await makeRelease(key, { id, version, sequence }));
-  }
+  // demo 2.x speaks other labels than demo 1.x and lite.
+  const releases: [string, string, number, string[]?][] = [['demo', '1.0.0', 1], ['demo', '1.1.0', 2], ['demo', '1.2.0', 3], ['lite', '1.0.0', 1], ['demo', '2.0.0', 4, ['a', 'b', 'c']], ['demo', '2.1.0', 5, ['a', 'b', 'c']]];
+  for (const [id, version, sequence, labels] of releases) server.add(await makeRelease(key, { id, version, sequence, ...(labels ? { labels } : {}) }));
   const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
   const runtime = new FakeRuntime();
   const storage = memory();
@@ -80,10 +80,48 @@ describe('release controls follow the model store', () => {
     await registry.removeModel('lite');
     // A fallback to a model that is gone would still halve the primary's deadline.
     await vi.waitFor(() => expect(controls.settings.fallbackFor('demo')).toBeUndefined());
+    expect(controls.settings.get('demo').fallbackCleared).toEqual({ id: 'lite', reason: 'removed' });
     expect(controls.settings.get('lite')).toEqual({});
     expect(controls.settings.cacheEnabled('demo')).toBe(true);
     await registry.removeModel('demo');
     await vi.waitFor(() => expect(controls.settings.cacheEnabled('demo')).toBe(false));
+  });
+
+  it('a fallback that stops speaking its primary\'s labels is cleared with a note, whichever of the two changed', async () => {
+    const { registry, controls } = await setup();
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.0.0', 'lite'));
+    controls.settings.set('demo', { fallback: 'lite', cache: true });
+    controls.settings.set('lite', { fallback: 'demo' });
+    // An update with the same labels keeps both choices.
+    await registry.install(urls('1.1.0'));
+    // demo 2.0.0 speaks other labels: lite's answers mean something else for it, and the other way round.
+    await registry.install(urls('2.0.0'));
+    await vi.waitFor(() => expect(controls.settings.get('lite')).toEqual({ fallbackCleared: { id: 'demo', reason: 'labels' } }));
+    expect(controls.settings.get('demo')).toEqual({ cache: true, fallbackCleared: { id: 'lite', reason: 'labels' } });
+    // Rolling back does not bring a choice back behind the user's back; choosing again clears the note.
+    await registry.rollback('demo', 'demo@1.1.0');
+    controls.settings.set('demo', { fallback: 'lite' });
+    // A setting of no installed model, dropped by the next pass: once it is, that pass has run.
+    controls.settings.set('ghost', { cache: true });
+    await registry.removeVersion('demo@2.0.0');
+    await vi.waitFor(() => expect(controls.settings.get('ghost')).toEqual({}));
+    expect(controls.settings.get('demo')).toEqual({ fallback: 'lite', cache: true });
+  });
+
+  it('a model whose only version was quarantined keeps its fallback: that is when it answers', async () => {
+    const { registry, store, controls } = await setup();
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.0.0', 'lite'));
+    controls.settings.set('demo', { fallback: 'lite' });
+    const manifest = (await registry.activeManifest('demo'))!.manifest;
+    await store.putChunk(manifest.files[0]!.chunks[0]!, new Uint8Array(4096).buffer);
+    await expect(registry.readActive('demo')).rejects.toMatchObject({ code: 'INTEGRITY' });
+    expect(await store.pointer('demo')).toBeUndefined();
+    controls.settings.set('ghost', { cache: true });
+    await registry.removeModel('ghost');
+    await vi.waitFor(() => expect(controls.settings.get('ghost')).toEqual({}));
+    expect(controls.settings.fallbackFor('demo')).toBe('lite');
   });
 
   it('a candidate removed from shadow loses its figures: installed again, it starts from zero', async () => {
@@ -95,6 +133,29 @@ describe('release controls follow the model store', () => {
     await vi.waitFor(() => expect(controls.shadow.figures('demo@1.1.0').errors).toBe(0));
     await registry.install(urls('1.1.0'), undefined, 'shadow');
     expect(controls.shadow.figures('demo@1.1.0').errors).toBe(0);
+  });
+
+  it('a candidate whose active version changes to one with other labels leaves shadow, recorded as ended with its figures, not refused', async () => {
+    const changes = {
+      rollback: (registry: ModelRegistry) => registry.rollback('demo', 'demo@1.0.0'),
+      automatic: (registry: ModelRegistry) => registry.rollBackAutomatically('demo@2.0.0', 'rolled back after failing in real use'),
+    };
+    for (const [how, change] of Object.entries(changes)) {
+      const { registry, store, controls, runtime } = await setup();
+      await registry.install(urls('1.0.0'));
+      await registry.install(urls('2.0.0'));
+      await registry.install(urls('2.1.0'), undefined, 'shadow');
+      controls.shadow.update('demo@2.1.0', withError);
+      controls.runner.observe('demo', 'some text', answer('2.0.0'));
+      await vi.waitFor(() => expect(runtime.opened).toBe(1));
+      await change(registry);
+      await vi.waitFor(() => expect(controls.decisions.decisions(), how).toMatchObject([{ key: 'demo@2.1.0', decision: 'ended', automatic: true, runs: 0, errors: 1 }]));
+      expect((await store.pointer('demo'))?.shadow, how).toBeUndefined();
+      // Collected, not marked rejected: nothing was decided about it, so it is still an update to offer.
+      expect(await store.version('demo@2.1.0'), how).toBeUndefined();
+      expect(controls.shadow.figures('demo@2.1.0').errors, how).toBe(0);
+      expect(runtime.closed, how).toBe(1);
+    }
   });
 
   it('keeps the candidate\'s session through store changes that leave it in shadow, and frees it when it leaves', async () => {

@@ -47,49 +47,10 @@ export function releaseControls(deps: {
     },
   });
   const settings = new ModelSettings(deps.storage);
-  void deps.registry.then((registry) => followStore(registry, { settings, shadow, runner }));
+  // Loaded once the store is open, not with the first screen (the initial JavaScript budget,
+  // e2e/serving.spec.ts): nothing can be followed before.
+  void deps.registry.then(async (registry) => (await import('./follow-store.ts')).followStore(registry, { settings, shadow, runner, decisions }));
   let seed: string | undefined;
   const bucketFor = (modelId: string) => rolloutBucket(seed ??= deviceSeed(deps.storage), modelId);
   return { settings, shadow, runner, decisions, bucketFor };
-}
-
-/**
- * Keeps the release controls in step with the store, now and after every change: settings only
- * for models still installed, figures only for versions still in shadow, and the runner's
- * candidate sessions freed only when the candidates change. The registry notifies on every
- * download progress tick and notice, so each pass reads the store once, passes never overlap,
- * and notifications during a pass are folded into one more pass.
- */
-function followStore(registry: ModelRegistry, controls: { settings: ModelSettings; shadow: ShadowBook; runner: ShadowRunner }): void {
-  let running = false;
-  let again = false;
-  let candidates: string | undefined;
-  const pass = async () => {
-    const [versions, pointers] = await Promise.all([registry.store.versions(), registry.store.pointers()]);
-    const inShadow = new Set(pointers.flatMap((p) => (p.shadow ? [p.shadow] : [])));
-    const now = [...inShadow].sort().join('\n');
-    // A new candidate, or one removed, quarantined, revoked or replaced: the runner reads again.
-    if (candidates !== undefined && now !== candidates) controls.runner.refresh();
-    candidates = now;
-    controls.shadow.retain(inShadow);
-    controls.settings.retain(new Set(versions.map((v) => v.id)));
-  };
-  const follow = async () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    try {
-      do {
-        again = false;
-        // A store closed by another tab: nothing is dropped on a read that failed.
-        await pass().catch(() => undefined);
-      } while (again);
-    } finally {
-      running = false;
-    }
-  };
-  registry.subscribe(() => void follow());
-  void follow();
 }

@@ -9,6 +9,11 @@ function setup() {
   const registry = {
     promote: (key: string) => Promise.resolve(void calls.push(`promote ${key}`)),
     rejectCandidate: (key: string, reason: string) => Promise.resolve(void calls.push(`reject ${key}: ${reason}`)),
+    // Only spam@2.0.0 next to spam@1.0.0 is in shadow in this fake store.
+    endShadow: (key: string, active: string) => {
+      calls.push(`end ${key} next to ${active}`);
+      return Promise.resolve(key === 'spam@2.0.0' && active === 'spam@1.0.0');
+    },
   } as unknown as ModelRegistry;
   const book = new ShadowBook(undefined);
   const decided: string[] = [];
@@ -34,6 +39,20 @@ describe('release decisions', () => {
     await decisions.reject('spam@2.0.0');
     expect(calls).toEqual(['reject spam@2.0.0: rejected after 4 shadow runs, 75.0% top-1 agreement, latency ×2.00, 0 errors']);
     expect(decisions.decisions()[0]).toMatchObject({ decision: 'rejected', automatic: false, runs: 4 });
+  });
+
+  it('an evaluation ended for other labels is recorded as automatic with its figures; one no longer next to that version is not', async () => {
+    const { calls, book, decided, decisions } = setup();
+    await decisions.end('spam@2.0.0', 'spam@1.5.0');
+    expect(decisions.decisions()).toEqual([]);
+    expect(book.figures('spam@2.0.0').runs).toBe(4);
+    await decisions.end('spam@2.0.0', 'spam@1.0.0');
+    expect(calls).toEqual(['end spam@2.0.0 next to spam@1.5.0', 'end spam@2.0.0 next to spam@1.0.0']);
+    expect(decisions.decisions()).toEqual([{
+      key: 'spam@2.0.0', decision: 'ended', automatic: true, at: '2026-11-30T20:00:00.000Z', runs: 4, agreement: 0.75, latencyRatio: 2, errors: 0,
+    }]);
+    expect(book.figures('spam@2.0.0').runs).toBe(0);
+    expect(decided).toEqual(['spam@2.0.0']);
   });
 
   it('describes a candidate that never ran', () => {

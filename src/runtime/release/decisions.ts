@@ -5,12 +5,14 @@ import { agreement, latencyRatio, type ShadowFigures } from './shadow.ts';
 import { StoredValue, type KeyValueStorage } from './stored-value.ts';
 
 /**
- * Promotion and rejection of shadow candidates, each recorded with the figures it was decided
- * on (a local log of the last decisions, and the rejected version's reason in the store).
+ * Promotion and rejection of shadow candidates, and the end of an evaluation that can no longer
+ * compare anything, each recorded with the figures it was decided on (a local log of the last
+ * decisions, and the rejected version's reason in the store).
  */
 const DecisionSchema = z.object({
   key: z.string(),
-  decision: z.enum(['promoted', 'rejected']),
+  /** ended: the active version changed to one with other labels (end), so neither verdict was given. */
+  decision: z.enum(['promoted', 'rejected', 'ended']),
   /** Decided by the release's own bar (manifest `shadow`), not by a person. */
   automatic: z.boolean(),
   at: z.string(),
@@ -65,6 +67,17 @@ export class ReleaseDecisions {
     const figures = this.deps.book.figures(key);
     await (await this.deps.registry).rejectCandidate(key, `rejected after ${describeFigures(figures)}`);
     this.record(key, 'rejected', false, figures);
+  }
+
+  /**
+   * Ends `key`'s evaluation next to `active`, whose labels it does not have: the active version
+   * changed since the candidate went in shadow (a rollback, an activation, an automatic rollback,
+   * a quarantine), and top-1 agreement across two vocabularies would decide a promotion on
+   * nothing (release/shadow.ts, comparableInShadow). Recorded as automatic, with its figures so far.
+   */
+  async end(key: string, active: string): Promise<void> {
+    const figures = this.deps.book.figures(key);
+    if (await (await this.deps.registry).endShadow(key, active)) this.record(key, 'ended', true, figures);
   }
 
   private record(key: string, decision: ReleaseDecision['decision'], automatic: boolean, f: ShadowFigures): void {

@@ -38,6 +38,35 @@ describe('ModelSettings', () => {
     expect(settings.fallbackFor('m')).toBeUndefined();
   });
 
+  it('keeps only the settings of installed models', () => {
+    const settings = new ModelSettings(memory());
+    settings.set('m', { fallback: 'n', cache: true });
+    settings.set('gone', { cache: true });
+    settings.retain(new Set(['m']));
+    expect(settings.get('m')).toEqual({ fallback: 'n', cache: true });
+    expect(settings.get('gone')).toEqual({});
+  });
+
+  it('a fallback cleared is noted until the user chooses again or dismisses the note, across reloads', () => {
+    const storage = memory();
+    const settings = new ModelSettings(storage);
+    settings.set('m', { fallback: 'n', cache: true });
+    settings.set('p', { fallback: 'n' });
+    settings.clearFallback('m', 'labels');
+    settings.clearFallback('p', 'removed');
+    settings.clearFallback('q', 'removed');
+    const reloaded = new ModelSettings(storage);
+    expect(reloaded.get('m')).toEqual({ cache: true, fallbackCleared: { id: 'n', reason: 'labels' } });
+    expect(reloaded.fallbackFor('m')).toBeUndefined();
+    expect(reloaded.get('q')).toEqual({});
+    settings.set('m', { cache: false });
+    expect(settings.get('m').fallbackCleared).toEqual({ id: 'n', reason: 'labels' });
+    settings.set('m', { fallback: undefined });
+    expect(settings.get('m')).toEqual({});
+    settings.set('p', { fallbackCleared: undefined });
+    expect(settings.get('p')).toEqual({});
+  });
+
   it('ignores damaged stored settings', () => {
     expect(new ModelSettings(memory({ 'lantern.modelSettings': '{not json' })).get('m')).toEqual({});
     expect(new ModelSettings(memory({ 'lantern.modelSettings': '{"m":{"cache":"yes"}}' })).cacheEnabled('m')).toBe(false);

@@ -11,9 +11,21 @@ export interface ModelReleaseSettings {
   fallback?: string;
   /** Opt-in: answer repeated inputs from memory. */
   cache?: boolean;
+  /** The fallback this device cleared because it stopped qualifying, until the user chooses again or dismisses it. */
+  fallbackCleared?: ClearedFallback;
 }
 
-const SettingsSchema = z.record(z.string(), z.object({ fallback: z.optional(z.string()), cache: z.optional(z.boolean()) }));
+/** labels: it no longer speaks the model's labels (either was updated or rolled back); removed: it is no longer installed. */
+export interface ClearedFallback {
+  id: string;
+  reason: 'labels' | 'removed';
+}
+
+const SettingsSchema = z.record(z.string(), z.object({
+  fallback: z.optional(z.string()),
+  cache: z.optional(z.boolean()),
+  fallbackCleared: z.optional(z.object({ id: z.string(), reason: z.enum(['labels', 'removed']) })),
+}));
 
 export class ModelSettings {
   private readonly stored: StoredValue<Record<string, ModelReleaseSettings>>;
@@ -38,33 +50,28 @@ export class ModelSettings {
 
   set(id: string, patch: ModelReleaseSettings): void {
     const next: ModelReleaseSettings = { ...this.get(id), ...patch };
+    // A fallback chosen (or none) answers the note of one cleared.
+    if ('fallback' in patch) delete next.fallbackCleared;
     if (!next.fallback) delete next.fallback;
     if (!next.cache) delete next.cache;
+    if (!next.fallbackCleared) delete next.fallbackCleared;
     this.stored.set({ ...this.stored.value, [id]: next });
   }
 
-  /**
-   * Keeps only the settings of models still on this device (`installed`), and no fallback to a
-   * model that is gone: a removed model's choices go with it, and a fallback that can no longer
-   * answer would still take half of its primary's deadline (release/fallback.ts).
-   */
+  /** Keeps only the settings of models still on this device (`installed`): a removed model's choices go with it. */
   retain(installed: ReadonlySet<string>): void {
-    const next: Record<string, ModelReleaseSettings> = {};
-    let changed = false;
-    for (const [id, settings] of Object.entries(this.stored.value)) {
-      if (!installed.has(id)) {
-        changed = true;
-        continue;
-      }
-      const { fallback, ...rest } = settings;
-      const keep = fallback !== undefined && installed.has(fallback);
-      if (fallback !== undefined && !keep) changed = true;
-      next[id] = keep ? settings : rest;
-    }
-    if (changed) this.stored.set(next);
+    const kept = Object.entries(this.stored.value).filter(([id]) => installed.has(id));
+    if (kept.length !== Object.keys(this.stored.value).length) this.stored.set(Object.fromEntries(kept));
+  }
+
+  /** Clears a fallback that stopped qualifying (release/follow-store.ts), noting which and why for the Models screen. */
+  clearFallback(id: string, reason: ClearedFallback['reason']): void {
+    const { fallback, ...rest } = this.get(id);
+    if (fallback) this.stored.set({ ...this.stored.value, [id]: { ...rest, fallbackCleared: { id: fallback, reason } } });
   }
 
   subscribe(listener: () => void): () => void {
     return this.stored.subscribe(listener);
   }
 }
+

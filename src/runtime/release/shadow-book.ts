@@ -6,7 +6,7 @@ import { StoredValue, type KeyValueStorage } from './stored-value.ts';
  * Where shadow figures live between reloads (a field device may take days to see enough real
  * requests): counts per candidate version in localStorage, never an input. Dropped when the
  * candidate is promoted or rejected (the decision keeps its own copy in the model store), and
- * when it leaves shadow any other way (release/controls.ts).
+ * when it leaves shadow any other way (release/follow-store.ts).
  */
 const Counts = z.record(z.string(), z.int().check(z.nonnegative()));
 const FiguresSchema = z.object({

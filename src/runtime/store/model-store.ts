@@ -52,7 +52,12 @@ export interface ManifestRecord {
   chunks: string[];
   /** Where it was downloaded from (absent for sideloaded bundles): resume and samples use it. */
   sourceUrl?: string;
+  /** What its install asked for, if it chose (else the signed manifest decides): a resume does the same. */
+  mode?: InstallMode;
 }
+
+/** `shadow`: evaluate next to the active version on real requests before promotion (release/shadow.ts). */
+export type InstallMode = 'activate' | 'shadow';
 
 export interface PointerRecord {
   id: string;
@@ -233,7 +238,7 @@ export class ModelStore {
    * `assertNotDowngrade` refuses, and a different manifest under an installed version's number.
    * Returns the version's record (which may already be ready, e.g. a retained version).
    */
-  async beginInstall(manifest: Manifest, bytes: Uint8Array, signatures: SignatureFile, origin: { keyIds: string[]; sourceUrl?: string }): Promise<VersionRecord> {
+  async beginInstall(manifest: Manifest, bytes: Uint8Array, signatures: SignatureFile, origin: { keyIds: string[]; sourceUrl?: string; mode?: InstallMode }): Promise<VersionRecord> {
     const key = versionKey(manifest);
     const sha256 = await sha256Hex(bytes);
     return this.write(['manifests', 'versions', 'sequences'], async (tx) => {
@@ -251,6 +256,7 @@ export class ModelStore {
       await tx.objectStore('manifests').put({
         key, bytes: bytes.slice().buffer as ArrayBuffer, signatures, sha256, chunks: chunkList(manifest),
         ...(origin.sourceUrl ? { sourceUrl: origin.sourceUrl } : {}),
+        ...(origin.mode ? { mode: origin.mode } : {}),
       });
       await tx.objectStore('versions').put(record);
       return record;
@@ -388,6 +394,22 @@ export class ModelStore {
       if (!version || pointer?.shadow !== key) throw new StorageError('That version is not in shadow.', { key });
       await tx.objectStore('pointers').put(without(pointer, 'shadow'));
       await tx.objectStore('versions').put({ ...version, status: 'rejected', reason });
+    });
+  }
+
+  /**
+   * Ends a shadow evaluation without a verdict, if `key` is still in shadow next to `active` (the
+   * pair the caller judged): neither promoted nor rejected, the candidate stays a release that may
+   * be offered again, and is collected like any version no longer kept. Returns whether it ended.
+   */
+  async endShadow(key: string, active: string): Promise<boolean> {
+    return this.write(ALL, async (tx) => {
+      const version = await tx.objectStore('versions').get(key);
+      const pointer = version && await tx.objectStore('pointers').get(version.id);
+      if (pointer?.shadow !== key || pointer.active !== active) return false;
+      await tx.objectStore('pointers').put(without(pointer, 'shadow'));
+      await collectGarbage(tx, this.keyPolicy);
+      return true;
     });
   }
 

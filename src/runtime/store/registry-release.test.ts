@@ -51,6 +51,29 @@ describe('ModelRegistry shadow installs', () => {
     expect(await registry.readCandidate('demo')).toBeUndefined();
   });
 
+  it('an interrupted shadow install resumes into shadow, not as an activation, even in a new registry', async () => {
+    const { registry, store, server } = await setup({ version: '1.0.0', sequence: 1 }, { version: '1.1.0', sequence: 2 });
+    await registry.install(urls('1.0.0'));
+    server.misbehave = (path, range) => (path === 'demo/1.1.0/onnx/model.onnx' && range?.[0] === 8192 ? 'drop' : undefined);
+    await expect(registry.install(urls('1.1.0'), undefined, 'shadow')).rejects.toThrow(/after 3 attempts/);
+    expect((await store.version('demo@1.1.0'))?.status).toBe('downloading');
+    server.misbehave = undefined;
+    // As after reopening the tab: only the store remembers what was asked.
+    const reopened = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
+    await reopened.resume('demo@1.1.0');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', shadow: 'demo@1.1.0' });
+  });
+
+  it('an interrupted install that chose activation over its manifest\'s shadow request resumes as an activation', async () => {
+    const { registry, store, server } = await setup({ version: '1.0.0', sequence: 1 }, { version: '1.1.0', sequence: 2, shadow: { minRuns: 5, minAgreement: 0.9 } });
+    await registry.install(urls('1.0.0'));
+    server.misbehave = (path, range) => (path === 'demo/1.1.0/onnx/model.onnx' && range?.[0] === 8192 ? 'drop' : undefined);
+    await expect(registry.install(urls('1.1.0'), undefined, 'activate')).rejects.toThrow(/after 3 attempts/);
+    server.misbehave = undefined;
+    await registry.resume('demo@1.1.0');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.1.0', previous: 'demo@1.0.0' });
+  });
+
   it('quarantines a candidate whose stored bytes changed, with a notice, and keeps the active version', async () => {
     const { registry, store } = await setup({ version: '1.0.0', sequence: 1 }, { version: '1.1.0', sequence: 2, chunkSize: 4096 });
     await registry.install(urls('1.0.0'));

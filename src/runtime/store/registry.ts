@@ -5,7 +5,7 @@ import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferPro
 import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchDocument, type NetContext, type OriginPolicy } from './net.ts';
 import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
-import type { ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
+import type { InstallMode, ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
 import { Listeners } from '../listeners.ts';
@@ -80,9 +80,6 @@ export interface RegistryNotice {
   /** A fixed sentence (never input) saying why. */
   reason?: string;
 }
-
-/** `shadow`: evaluate next to the active version on real requests before promotion (release/shadow.ts). */
-export type InstallMode = 'activate' | 'shadow';
 
 export interface Transfer {
   id: string;
@@ -251,7 +248,7 @@ export class ModelRegistry {
       || (release.sequence !== undefined && release.sequence !== manifest.sequence) || (release.size !== undefined && release.size !== totalSize(manifest))) {
       throw new ValidationError('The catalog entry does not match the release it points to.');
     }
-    return this.installVerified(manifest, bytes, signatures, { keyIds, sourceUrl: release.manifestUrl }, this.download(manifest, release.manifestUrl, signal), mode);
+    return this.installVerified(manifest, bytes, signatures, { keyIds, sourceUrl: release.manifestUrl, mode }, this.download(manifest, release.manifestUrl, signal));
   }
 
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
@@ -262,13 +259,16 @@ export class ModelRegistry {
     return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyIds }, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
   }
 
-  /** Continues an interrupted download (e.g. after the tab was closed) from its last verified chunk. */
+  /**
+   * Continues an interrupted download (e.g. after the tab was closed) from its last verified
+   * chunk, to the end its install asked for (in shadow or activated: the mode stored with it).
+   */
   async resume(key: string, signal?: AbortSignal): Promise<VersionRecord> {
     const record = await this.options.store.manifest(key);
     if (!record?.sourceUrl) throw new ModelLoadError('That download cannot be resumed; install it again.', { key });
     const bytes = new Uint8Array(record.bytes);
     const { manifest, keyIds } = await this.verify(bytes, record.signatures);
-    return this.installVerified(manifest, bytes, record.signatures, { keyIds, sourceUrl: record.sourceUrl }, this.download(manifest, record.sourceUrl, signal));
+    return this.installVerified(manifest, bytes, record.signatures, { keyIds, sourceUrl: record.sourceUrl, mode: record.mode }, this.download(manifest, record.sourceUrl, signal));
   }
 
   private download(manifest: Manifest, manifestUrl: string, signal?: AbortSignal) {
@@ -303,15 +303,15 @@ export class ModelRegistry {
     manifest: Manifest,
     bytes: Uint8Array,
     signatures: SignatureFile,
-    origin: { keyIds: string[]; sourceUrl?: string },
+    /** `mode` is kept with the version being downloaded, so that a resume places it as asked. */
+    origin: { keyIds: string[]; sourceUrl?: string; mode?: InstallMode },
     transfer: (onProgress: (p: TransferProgress) => void) => Promise<unknown>,
-    mode?: InstallMode,
   ): Promise<VersionRecord> {
     const key = versionKey(manifest);
     if (this.transfers.has(manifest.id)) throw new BusyError(`${manifest.id} is already being installed.`, { id: manifest.id });
     const { store } = this.options;
     // Decided before any byte is fetched: a refused shadow install costs no data.
-    const placement = await this.placement(manifest, mode);
+    const placement = await this.placement(manifest, origin.mode);
     // Claimed before the first await: a second install of this model (an automatic update and a
     // tap on Update at once) is busy, not a second download of the same bytes.
     const entry: Transfer = { id: manifest.id, version: manifest.version, progress: { bytes: 0, total: totalSize(manifest), percent: 0, rate: 0 } };
@@ -514,6 +514,17 @@ export class ModelRegistry {
   async rejectCandidate(key: string, reason: string): Promise<void> {
     await this.options.store.rejectShadow(key, reason);
     this.changed();
+  }
+
+  /**
+   * Ends the shadow evaluation of `key` without a verdict if it is still in shadow next to
+   * `active` (release/follow-store.ts: the active version changed to one with other labels). Returns
+   * whether it ended.
+   */
+  async endShadow(key: string, active: string): Promise<boolean> {
+    const ended = await this.options.store.endShadow(key, active);
+    if (ended) this.changed();
+    return ended;
   }
 
   /** The manifest of the model's candidate in shadow, if it has one (no file is read). */
