@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { labelsOf, ModelConfigSchema, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
+import { labelsOf } from './labels.ts';
+import { ModelConfigSchema, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
 import { describeSchemaError } from './schema.ts';
 
 const refusal = (json: object): string | undefined => {

@@ -90,10 +90,6 @@ export function modelTask(config: RuntimeConfig, files: { preprocessor: boolean;
   return undefined;
 }
 
-/** id2label's names in label-index order: what a manifest's `labels` must be. */
-export const labelsOf = (config: { id2label: Record<string, string> }): string[] =>
-  Object.keys(config.id2label).sort((a, b) => Number(a) - Number(b)).map((k) => config.id2label[k]!);
-
 export type ScoreFunction = 'softmax' | 'sigmoid' | 'none';
 
 /** How raw outputs become scores, as transformers.js decides it (plus Lantern's "probabilities"). */
