@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InputError } from '../src/runtime/errors.ts';
 import { jpegDecodeEighths, pixelsToTensor, planResize, resamplingOf, rgbaToTensor, workingSize } from './image-preprocess.ts';
 import { resizeRgba } from './image-resize.ts';
 import { PreprocessorConfigSchema, type PreprocessorConfig } from '../src/runtime/model-config.ts';
@@ -30,11 +31,11 @@ const mnist = PreprocessorConfigSchema.parse({
 
 describe('planResize', () => {
   it('follows ConvNeXt\'s crop_pct: short side to floor(edge / crop_pct), then an edge² crop; warps from 384', () => {
-    const convnext = PreprocessorConfigSchema.parse({ size: { shortest_edge: 224 }, crop_pct: 0.9, resample: 3 });
+    const convnext = PreprocessorConfigSchema.parse({ image_processor_type: 'ConvNextImageProcessor', size: { shortest_edge: 224 }, crop_pct: 0.9, resample: 3 });
     const plan = planResize(500, 400, convnext);
     expect(plan).toMatchObject({ resizeWidth: 310, resizeHeight: 248, outWidth: 224, outHeight: 224 });
     expect(plan.crop).toEqual({ x: 43, y: 12, width: 224, height: 224 });
-    const large = planResize(500, 400, PreprocessorConfigSchema.parse({ size: { shortest_edge: 384 }, crop_pct: 0.9 }));
+    const large = planResize(500, 400, PreprocessorConfigSchema.parse({ image_processor_type: 'ConvNextImageProcessor', size: { shortest_edge: 384 }, crop_pct: 0.9 }));
     expect(large).toMatchObject({ resizeWidth: 384, resizeHeight: 384, crop: { x: 0, y: 0, width: 384, height: 384 } });
   });
 
@@ -53,6 +54,14 @@ describe('planResize', () => {
   });
   it('stretches to a fixed size', () => {
     expect(planResize(100, 50, mnist)).toMatchObject({ resizeWidth: 28, resizeHeight: 28, outWidth: 28, outHeight: 28 });
+  });
+  it('pads to pad_size and refuses an image larger than it, which transformers.js would clip', () => {
+    const config = PreprocessorConfigSchema.parse({ size: { shortest_edge: 20 }, do_pad: true, pad_size: { height: 30, width: 40 } });
+    expect(planResize(50, 25, config)).toMatchObject({ resizeWidth: 40, resizeHeight: 20, outWidth: 40, outHeight: 30 });
+    // 52×25 resizes to 41×20 (one column too wide); 20×40 stays 20×40 (ten rows too high).
+    for (const [image, width, height] of [[[52, 25], 41, 20], [[20, 40], 20, 40]] as const) {
+      expect(() => planResize(image[0], image[1], config)).toThrow(new InputError(`The prepared image is ${width}×${height} pixels, larger than the model's pad_size (40×30): it would be clipped.`, { reason: 'unprepared', width, height, padWidth: 40, padHeight: 30 }));
+    }
   });
 });
 
@@ -111,7 +120,7 @@ describe('pixelsToTensor', () => {
     'ViT, PIL bicubic': PreprocessorConfigSchema.parse({ size: { height: 224, width: 224 }, resample: 3, do_normalize: true, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5] }),
     'OCR, OpenCV linear, padded': ocrLine,
     'grayscale': mnist,
-    'ConvNeXt crop_pct': PreprocessorConfigSchema.parse({ size: { shortest_edge: 224 }, crop_pct: 0.875, resample: 3, do_rescale: false }),
+    'ConvNeXt crop_pct': PreprocessorConfigSchema.parse({ image_processor_type: 'ConvNextImageProcessor', size: { shortest_edge: 224 }, crop_pct: 0.875, resample: 3, do_rescale: false }),
   };
   // 256²: torchvision's resize is the identity and only its crop applies.
   const images = { 'downscale': [640, 480], 'upscale': [150, 90], 'tall, small': [37, 300], 'model size': [224, 224], 'resize size': [256, 256] } as const;

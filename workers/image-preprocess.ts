@@ -1,3 +1,4 @@
+import { InputError } from '../src/runtime/errors.ts';
 import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
 import { ScratchBuffer } from './buffers.ts';
 import { resizeInto, resizeRgba, type Pixels, type Resampling } from './image-resize.ts';
@@ -86,8 +87,15 @@ export function planResize(width: number, height: number, config: PreprocessorCo
   placement.outWidth = placement.box.width;
   placement.outHeight = placement.box.height;
   if (config.do_pad && config.pad_size) {
-    placement.outWidth = Math.max(placement.outWidth, config.pad_size.width);
-    placement.outHeight = Math.max(placement.outHeight, config.pad_size.height);
+    const pad = config.pad_size;
+    const box = placement.box;
+    // transformers.js' pad_image copies a larger image into pad_size row by row: it keeps the
+    // top-left corner and wraps the clipped pixels into the padding. Refused rather than clipped.
+    if (box.width > pad.width || box.height > pad.height) {
+      throw new InputError(`The prepared image is ${box.width}×${box.height} pixels, larger than the model's pad_size (${pad.width}×${pad.height}): it would be clipped.`, { reason: 'unprepared', width: box.width, height: box.height, padWidth: pad.width, padHeight: pad.height });
+    }
+    placement.outWidth = pad.width;
+    placement.outHeight = pad.height;
   }
   return { resizeWidth, resizeHeight, ...placement };
 }

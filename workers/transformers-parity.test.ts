@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AutoModelForSequenceClassification, AutoTokenizer, ConvNextImageProcessor, ImageProcessor, pipeline, RawImage } from '@huggingface/transformers';
+import { AutoModelForSequenceClassification, AutoProcessor, AutoTokenizer, ConvNextImageProcessor, ImageProcessor, pipeline, RawImage } from '@huggingface/transformers';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { InputError } from '../src/runtime/errors.ts';
 import { pixelsToTensor, planResize } from './image-preprocess.ts';
 import { PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, TokenizerConfigSchema, type PreprocessorConfig } from '../src/runtime/model-config.ts';
 import { rankRow, softmax } from '../src/runtime/postprocess.ts';
@@ -60,11 +61,25 @@ function lantern(image: Rgba, json: object): Float32Array {
   return pixelsToTensor(image, planResize(image.width, image.height, config), config);
 }
 
-async function transformersJs(image: Rgba, json: object, Processor: typeof ImageProcessor = ImageProcessor): Promise<Float32Array> {
+async function transformersJs(image: Rgba, json: object, Processor: typeof ImageProcessor | ImageProcessor = ImageProcessor): Promise<Float32Array> {
   const rgb = new Uint8ClampedArray(image.width * image.height * 3);
   for (let i = 0; i < image.width * image.height; i++) rgb.set(image.data.subarray(i * 4, i * 4 + 3), i * 3);
-  const { pixel_values } = await new Processor(json)(new RawImage(rgb, image.width, image.height, 3)) as { pixel_values: { data: Float32Array } };
+  const processor = Processor instanceof ImageProcessor ? Processor : new Processor(json);
+  const { pixel_values } = await processor(new RawImage(rgb, image.width, image.height, 3)) as { pixel_values: { data: Float32Array } };
   return pixel_values.data;
+}
+
+/** The image processor transformers.js' pipelines build for a folder holding `json` (AutoProcessor picks its class). */
+async function pipelineProcessor(json: object): Promise<ImageProcessor> {
+  const dir = await mkdtemp(join(tmpdir(), 'lantern-processor-'));
+  try {
+    await writeFile(join(dir, 'preprocessor_config.json'), JSON.stringify(json));
+    const processor = (await AutoProcessor.from_pretrained(dir, { local_files_only: true })).image_processor;
+    if (!processor) throw new Error('AutoProcessor built no image processor');
+    return processor;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 function diff(a: Float32Array, b: Float32Array): { max: number; mean: number } {
@@ -134,7 +149,7 @@ describe('image preprocessing vs transformers.js', () => {
  * Stated tolerance: tensor mean < 0.02 on enlargements, < 0.2 on photos; scores within 0.1.
  */
 const BICUBIC = { ...IMAGENET, resample: 3 };
-const CONVNEXT = { ...IMAGENET, do_center_crop: false, crop_size: undefined, size: { shortest_edge: 224 }, crop_pct: 0.9, resample: 3 };
+const CONVNEXT = { ...IMAGENET, image_processor_type: 'ConvNextImageProcessor', do_center_crop: false, crop_size: undefined, size: { shortest_edge: 224 }, crop_pct: 0.9, resample: 3 };
 
 describe('hub preprocessing keys vs transformers.js', () => {
   it('bicubic and crop_pct agree closely on an enlargement', async () => {
@@ -167,6 +182,39 @@ describe('hub preprocessing keys vs transformers.js', () => {
     }
     console.log(`Lantern vs transformers.js (hub keys):\n${report.join('\n')}`);
     await session.release();
+  });
+});
+
+/**
+ * crop_pct as transformers.js reads it: its pipelines build the class the config names, and of
+ * those only ConvNextImageProcessor reads crop_pct (224/256 when absent); every other class
+ * ignores it. The reference is the class AutoProcessor builds from the file, as a pipeline does.
+ * Measured on the synthetic enlargement (normalised units): ViT-style configs mean 0.004–0.008,
+ * ConvNeXt's mean 0.007.
+ */
+describe('crop_pct per processor class vs transformers.js', () => {
+  it('ignores crop_pct for a class other than ConvNeXt\'s, and applies it (or its default) for ConvNeXt', async () => {
+    const image = synthetic(200, 150);
+    const cases = [
+      ['ViT, fixed size', { ...FIXED, image_processor_type: 'ViTImageProcessor', crop_pct: 0.875 }, 'ViTImageProcessor'],
+      ['ViT, shortest edge and centre crop', { ...IMAGENET, image_processor_type: 'ViTImageProcessor', crop_pct: 0.9 }, 'ViTImageProcessor'],
+      ['ConvNeXt, crop_pct 0.9', CONVNEXT, 'ConvNextImageProcessor'],
+      ['ConvNeXt, default crop_pct', { ...CONVNEXT, image_processor_type: undefined, feature_extractor_type: 'ConvNextFeatureExtractor', crop_pct: undefined }, 'ConvNextFeatureExtractor'],
+    ] as const;
+    const tensors: Float32Array[] = [];
+    for (const [name, config, className] of cases) {
+      const processor = await pipelineProcessor(config);
+      expect(processor.constructor.name).toBe(className);
+      const ours = lantern(image, config);
+      expect(ours.length).toBe(3 * 224 * 224);
+      const d = diff(ours, await transformersJs(image, config, processor));
+      console.log(`crop_pct, ${name}: max ${d.max.toFixed(3)} mean ${d.mean.toFixed(4)}`);
+      expect(d.mean).toBeLessThan(0.02);
+      tensors.push(ours);
+    }
+    // The check can tell: ConvNeXt's two crops (224/0.9 → 248, 224/0.875 → 256) differ by more
+    // than the tolerance (measured mean 0.047).
+    expect(diff(tensors[2]!, tensors[3]!).mean).toBeGreaterThan(0.03);
   });
 });
 
@@ -398,6 +446,29 @@ describe('preprocessor keys read as transformers.js reads them (real images)', (
     expect(border(resized)).toEqual(border(catReference));
     expect(new Set(border(resized))).toEqual(new Set([-1]));
     expect(diff(resized, catReference).mean).toBeLessThan(0.05);
+  });
+
+  it('do_pad: pads to pad_size (from size when absent) as transformers.js does; an image larger than it is refused, which transformers.js clips', async () => {
+    const line = await RawImage.read(LINE); // 542×48
+    const padded: [object, number, number][] = [
+      [{ do_resize: false, size: { height: 48, width: 542 }, do_pad: true, pad_size: { height: 64, width: 600 }, ...HALF }, 64, 600],
+      [{ do_resize: false, size: { height: 60, width: 560 }, do_pad: true, ...HALF }, 60, 560],
+    ];
+    for (const [config, height, width] of padded) {
+      const theirs = await reference(line, config);
+      expect(theirs.dims).toEqual([1, 3, height, width]);
+      expect(diff(lanternOn(line, config), theirs.data).max).toBeLessThan(1e-6);
+    }
+    // 542 columns into 500: transformers.js' pad_image keeps the left 500 of each row, and the
+    // last row's other 42 land in the padding row below it.
+    const config = { do_resize: false, size: { height: 48, width: 542 }, do_pad: true, pad_size: { height: 64, width: 500 }, ...HALF };
+    const clipped = await reference(line, config);
+    expect(clipped.dims).toEqual([1, 3, 64, 500]);
+    const lastRow = Array.from(line.data.subarray(47 * 542 * 3, 48 * 542 * 3).filter((_, i) => i % 3 === 0), (v) => v / 127.5 - 1);
+    expect(diff(clipped.data.subarray(48 * 500, 48 * 500 + 42), Float32Array.from(lastRow.slice(500))).max).toBeLessThan(1e-6);
+    expect(() => lanternOn(line, config)).toThrow(new InputError('The prepared image is 542×48 pixels, larger than the model\'s pad_size (500×64): it would be clipped.', { reason: 'unprepared', width: 542, height: 48, padWidth: 500, padHeight: 64 }));
+    // Where every image would be larger (resized to a fixed size), the config is refused at load.
+    expect(PreprocessorConfigSchema.safeParse({ ...config, do_resize: true }).error?.issues[0]?.path).toEqual(['pad_size']);
   });
 
   it('size as a number: transformers.js fits the image within N×N and pads it (Python does not), so Lantern refuses it', async () => {

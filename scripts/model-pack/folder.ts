@@ -1,7 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { labelsOf, ModelConfigSchema } from '../../src/runtime/model-config.ts';
+import { labelsOf } from '../../src/runtime/labels.ts';
+import { ModelConfigSchema } from '../../src/runtime/model-config.ts';
 import { onnxFiles } from '../../src/runtime/onnx-files.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
 import type { FileRole, PackInput } from '../../src/runtime/store/manifest.ts';

@@ -175,7 +175,7 @@ describe('bare .onnx + flags', () => {
     const labels = await file('labels.json', JSON.stringify(['a', 'b', 'c']));
     const fixed = await file('fixed.onnx', graph({ dims: [1, 3, 4, 4] }, [2, 3], [1, 3]));
     expect(await refusal(readModelSource(fixed, { ...IMAGE_FLAGS, labels, size: '8' }))).toBe('The ONNX file takes 4x4 images but the preprocessing produces 8x8.');
-    expect(await refusal(readModelSource(fixed, { ...IMAGE_FLAGS, labels, resize: 'shortest_edge:4' }))).toBe('The preprocessing (--resize, --size, --crop) is not valid at "size": the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, crop_pct, or do_pad with pad_size.');
+    expect(await refusal(readModelSource(fixed, { ...IMAGE_FLAGS, labels, resize: 'shortest_edge:4' }))).toBe('The preprocessing (--resize, --size, --crop) is not valid at "size": the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, ConvNeXt\'s crop_pct, or do_pad with pad_size.');
     const ok = await readModelSource(fixed, { ...IMAGE_FLAGS, labels, resize: 'shortest_edge:5', crop: '4' });
     expect(ok.model.meta.batch).toBe('fixed');
   });

@@ -1,8 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
+import { labelsOf } from '../../src/runtime/labels.ts';
+import { Id2LabelSchema, LabelsConfigSchema, PreprocessorConfigSchema, SEMVER, tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
 import { MODEL_ID, MODEL_ID_RULE } from '../../src/runtime/model-id.ts';
-import { Id2LabelSchema, labelsOf, LabelsConfigSchema, PreprocessorConfigSchema, SEMVER, tensorSize, type PreprocessorConfig } from '../../src/runtime/model-config.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
 import { UsageError } from '../cli.mjs';
 import { readModelFolder, type ModelFolder } from './folder.ts';

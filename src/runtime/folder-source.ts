@@ -1,4 +1,5 @@
 import { InputError, ModelLoadError } from './errors.ts';
+import { labelsOf } from './labels.ts';
 import { onnxFiles } from './onnx-files.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from './model-source.ts';
 import { guardedFetch, OriginPolicy, type GuardedResponse, type NetContext } from './store/net.ts';
@@ -75,7 +76,8 @@ export class FolderModelSource implements ModelSource {
     const config = await this.json(id, 'config.json');
     if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new ModelLoadError('config.json is not a JSON object.', { id });
     const id2label = (config as { id2label?: unknown }).id2label;
-    const labels = id2label && typeof id2label === 'object' ? Object.entries(id2label as Record<string, unknown>).sort(([a], [b]) => Number(a) - Number(b)).map(([, l]) => String(l)) : [];
+    // Not validated here: the worker refuses a bad id2label by name when the model loads.
+    const labels = id2label && typeof id2label === 'object' ? labelsOf({ id2label: id2label as Record<string, unknown> }).map(String) : [];
     const task = await this.task(id);
     const descriptor: ModelDescriptor = {
       id,

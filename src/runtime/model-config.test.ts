@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { labelsOf, ModelConfigSchema, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
+import { labelsOf } from './labels.ts';
+import { ModelConfigSchema, PreprocessorConfigSchema, RuntimeConfigSchema, scoreFunction, tensorSize, TokenizerConfigSchema } from './model-config.ts';
 import { describeSchemaError } from './schema.ts';
 
 const refusal = (json: object): string | undefined => {
@@ -12,12 +13,14 @@ const VIT = {
   do_normalize: true, do_rescale: true, do_resize: true, image_mean: [0.5, 0.5, 0.5], image_processor_type: 'ViTImageProcessor',
   image_std: [0.5, 0.5, 0.5], resample: 2, rescale_factor: 0.00392156862745098, size: { height: 224, width: 224 },
 };
+/** A ConvNeXt image processor as the hub publishes it. */
+const CONVNEXT = { ...VIT, image_processor_type: 'ConvNextImageProcessor', size: { shortest_edge: 224 }, crop_pct: 0.875, resample: 3 };
 
 describe('hub preprocessor configs', () => {
   it('accepts ViT, DeiT-style bicubic and ConvNeXt crop_pct configs, and keys that are switched off', () => {
     expect(refusal(VIT)).toBeUndefined();
     expect(refusal({ ...VIT, resample: 3, do_center_crop: true, crop_size: 224, size: { shortest_edge: 256 } })).toBeUndefined();
-    expect(refusal({ ...VIT, size: { shortest_edge: 224 }, crop_pct: 0.875, resample: 3 })).toBeUndefined();
+    expect(refusal(CONVNEXT)).toBeUndefined();
     expect(refusal({ ...VIT, do_flip_channel_order: false, do_thumbnail: null })).toBeUndefined();
   });
 
@@ -27,18 +30,54 @@ describe('hub preprocessor configs', () => {
     }
     expect(refusal({ ...VIT, resample: 0 })).toMatch(/"resample": Lantern implements resample 2 \(bilinear\) and 3 \(bicubic\), not 0 \(nearest\)/);
     expect(refusal({ ...VIT, resample: 3, antialias: false })).toMatch(/"antialias"/);
-    expect(refusal({ ...VIT, crop_pct: 0.9 })).toMatch(/"crop_pct": crop_pct needs size.shortest_edge/);
-    expect(refusal({ ...VIT, size: { shortest_edge: 224 }, crop_pct: 0.9, do_center_crop: true, crop_size: 224 })).toMatch(/cannot be combined with do_center_crop/);
-    expect(refusal({ ...VIT, size: { shortest_edge: 224 }, crop_pct: 1.5 })).toMatch(/"crop_pct"/);
+    expect(refusal({ ...CONVNEXT, size: { height: 224, width: 224 } })).toBe('preprocessor_config.json is not valid at "size": ConvNextImageProcessor needs size.shortest_edge (transformers.js throws without it).');
+    expect(refusal({ ...CONVNEXT, do_center_crop: true, crop_size: 224 })).toMatch(/"crop_pct": .*Lantern does not combine it with do_center_crop/);
+    expect(refusal({ ...CONVNEXT, crop_pct: 1.5 })).toMatch(/"crop_pct"/);
   });
 
   it('gives the tensor size the worker feeds and model:pack checks, crop_pct included', () => {
-    expect(tensorSize(PreprocessorConfigSchema.parse({ ...VIT, size: { shortest_edge: 224 }, crop_pct: 0.875 }))).toEqual({ height: 224, width: 224 });
+    expect(tensorSize(PreprocessorConfigSchema.parse(CONVNEXT))).toEqual({ height: 224, width: 224 });
+  });
+
+  it('reads crop_pct only for ConvNeXt\'s processor class, as transformers.js picks it, with its default of 224/256', () => {
+    const cropPct = (json: object) => PreprocessorConfigSchema.parse(json).crop_pct;
+    for (const type of [{ image_processor_type: 'ConvNextImageProcessorFast' }, { feature_extractor_type: 'ConvNextFeatureExtractor' }, { image_processor_type: undefined, feature_extractor_type: 'ConvNextImageProcessor' }]) {
+      expect(cropPct({ ...CONVNEXT, ...type })).toBe(0.875);
+    }
+    expect(cropPct({ ...CONVNEXT, crop_pct: undefined })).toBe(224 / 256);
+    // Any other class, and the base ImageProcessor when no type is named, ignore it.
+    for (const type of [{ image_processor_type: 'ViTImageProcessor' }, { image_processor_type: undefined }, { image_processor_type: 'ViTImageProcessor', feature_extractor_type: 'ViTFeatureExtractor' }]) {
+      const config = { ...VIT, crop_pct: 0.875, ...type };
+      expect(cropPct(config)).toBeUndefined();
+      expect(tensorSize(PreprocessorConfigSchema.parse(config))).toEqual({ height: 224, width: 224 });
+      expect(refusal({ ...config, size: { shortest_edge: 224 } })).toMatch(/"size": the tensor size must be fixed/);
+      expect(refusal({ ...config, size: { shortest_edge: 256 }, do_center_crop: true, crop_size: 224 })).toBeUndefined();
+    }
+    // ConvNeXt's default crops too: a centre crop on top is refused, not applied to other pixels.
+    expect(refusal({ ...CONVNEXT, crop_pct: undefined, size: { shortest_edge: 256 }, do_center_crop: true, crop_size: 224 })).toMatch(/"crop_pct"/);
+    // AutoImageProcessor would build ViT's processor, transformers.js' pipelines ConvNeXt's.
+    expect(refusal({ ...CONVNEXT, image_processor_type: 'ViTImageProcessor', feature_extractor_type: 'ConvNextFeatureExtractor' })).toMatch(/"feature_extractor_type": image_processor_type and feature_extractor_type name different processors/);
+    expect(refusal({ ...CONVNEXT, feature_extractor_type: 'ConvNextFeatureExtractor' })).toBeUndefined();
+    // Without a resize, ConvNextImageProcessor never reads size or crop_pct.
+    expect(refusal({ ...CONVNEXT, do_resize: false, size: { height: 224, width: 224 } })).toBeUndefined();
+  });
+
+  it('refuses a pad_size smaller than the size every image is brought to, and pads to size when do_pad names none', () => {
+    expect(refusal({ ...VIT, do_pad: true, pad_size: { height: 224, width: 200 } }))
+      .toBe('preprocessor_config.json is not valid at "pad_size": pad_size {"height":224,"width":200} is smaller than the image it pads, {"height":224,"width":224} (transformers.js would clip it).');
+    expect(refusal({ ...CONVNEXT, do_pad: true, pad_size: { height: 256, width: 200 } })).toMatch(/"pad_size"/);
+    expect(refusal({ ...VIT, size: { shortest_edge: 256 }, do_center_crop: true, crop_size: 224, do_pad: true, pad_size: { height: 200, width: 256 } })).toMatch(/"pad_size"/);
+    // Without a resize or crop each image keeps its size: only a larger one is refused (planResize).
+    expect(refusal({ ...VIT, do_resize: false, do_pad: true, pad_size: { height: 200, width: 200 } })).toBeUndefined();
+    // transformers.js' ImageProcessor infers pad_size from size {height, width}.
+    const inferred = PreprocessorConfigSchema.parse({ ...VIT, do_resize: false, do_pad: true });
+    expect(inferred.pad_size).toEqual({ height: 224, width: 224 });
+    expect(PreprocessorConfigSchema.parse({ ...VIT, do_pad: false }).pad_size).toBeUndefined();
   });
 
   it('refuses at load a config whose tensor size would follow the image (every request would fail as if its image were bad)', () => {
     // transformers.js feeds such a tensor as it comes; Lantern batches one fixed size.
-    expect(refusal({ ...VIT, size: { shortest_edge: 224 } })).toBe('preprocessor_config.json is not valid at "size": the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, crop_pct, or do_pad with pad_size.');
+    expect(refusal({ ...VIT, size: { shortest_edge: 224 } })).toBe('preprocessor_config.json is not valid at "size": the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, ConvNeXt\'s crop_pct, or do_pad with pad_size.');
     expect(refusal({ ...VIT, size: { shortest_edge: 256 }, do_center_crop: true })).toBe('preprocessor_config.json is not valid at "crop_size": do_center_crop needs crop_size.');
   });
 

@@ -90,10 +90,6 @@ export function modelTask(config: RuntimeConfig, files: { preprocessor: boolean;
   return undefined;
 }
 
-/** id2label's names in label-index order: what a manifest's `labels` must be. */
-export const labelsOf = (config: { id2label: Record<string, string> }): string[] =>
-  Object.keys(config.id2label).sort((a, b) => Number(a) - Number(b)).map((k) => config.id2label[k]!);
-
 export type ScoreFunction = 'softmax' | 'sigmoid' | 'none';
 
 /** How raw outputs become scores, as transformers.js decides it (plus Lantern's "probabilities"). */
@@ -130,15 +126,22 @@ const UNIMPLEMENTED_KEYS = [
   'mean', 'std',
 ];
 
-export const PreprocessorConfigSchema = z.looseObject({
+export const PreprocessorConfigSchema = z.pipe(z.looseObject({
   do_resize: z._default(z.boolean(), true),
   size: Size,
   /** Lantern extension: 'fit_height_pad_right' keeps aspect at a fixed height (OCR line models). */
   resize_mode: z.optional(z.enum(['stretch', 'shortest_edge', 'fit_height_pad_right'])),
   resample: z._default(z.int(), 2),
   /**
+   * The processor class transformers.js builds for this file (AutoImageProcessor):
+   * image_processor_type, else its older name feature_extractor_type. Read for crop_pct (below).
+   */
+  image_processor_type: z.optional(z.string()),
+  feature_extractor_type: z.optional(z.string()),
+  /**
    * ConvNeXt's rule (transformers.js ConvNextImageProcessor): below 384, scale the shortest edge
    * to floor(shortest_edge / crop_pct), then centre-crop shortest_edge²; from 384, warp to it.
+   * Once parsed, the crop_pct transformers.js applies: see convnextCropPct.
    */
   crop_pct: z.optional(z.number().check(z.gt(0), z.lte(1))),
   /** Lantern extension: false = OpenCV-style bilinear (no prefilter); default PIL-style. */
@@ -164,7 +167,12 @@ export const PreprocessorConfigSchema = z.looseObject({
   do_convert_grayscale: z._default(z.boolean(), false),
   do_pad: z._default(z.boolean(), false),
   pad_size: z.optional(z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) })),
-}).check(z.superRefine((config, ctx) => {
+}), z.transform((config) => ({
+  ...config,
+  crop_pct: convnextCropPct(config),
+  // transformers.js' ImageProcessor pads to size {height, width} when do_pad names no pad_size.
+  pad_size: config.pad_size ?? (config.do_pad && 'height' in config.size ? config.size : undefined),
+}))).check(z.superRefine((config, ctx) => {
   let refused = false;
   const refuse = (key: string, message: string) => {
     refused = true;
@@ -191,14 +199,25 @@ export const PreprocessorConfigSchema = z.looseObject({
   if ('longest_edge' in config.size && config.size.longest_edge != null) refuse('size', 'Lantern does not implement size.longest_edge; the model would see pixels it was not trained on');
   if (config.do_center_crop && !config.crop_size) refuse('crop_size', 'do_center_crop needs crop_size');
   refuseNormalisation(config, refuse);
-  if (config.crop_pct !== undefined) {
-    if (!('shortest_edge' in config.size)) refuse('crop_pct', 'crop_pct needs size.shortest_edge, as in ConvNeXt configs');
-    if (config.do_center_crop) refuse('crop_pct', 'crop_pct already crops; it cannot be combined with do_center_crop');
+  // Given both, transformers.js' AutoImageProcessor builds image_processor_type's class, and its
+  // pipelines (AutoProcessor) feature_extractor_type's: where only one is ConvNeXt, the pixels differ.
+  if (config.image_processor_type !== undefined && config.feature_extractor_type !== undefined && isConvnext(config.image_processor_type) !== isConvnext(config.feature_extractor_type)) {
+    refuse('feature_extractor_type', 'image_processor_type and feature_extractor_type name different processors (one of them ConvNeXt\'s), which transformers.js reads differently by entry point');
+  }
+  if (config.do_resize && config.crop_pct !== undefined) {
+    if (!('shortest_edge' in config.size)) refuse('size', 'ConvNextImageProcessor needs size.shortest_edge (transformers.js throws without it)');
+    if (config.do_center_crop) refuse('crop_pct', 'ConvNextImageProcessor\'s crop_pct (224/256 when absent) already crops; Lantern does not combine it with do_center_crop');
   }
   // Every image of a batch becomes one tensor of one size. Without a fixed size, every request
   // would fail at run time as if its image were at fault: say so at load (and at model:pack).
   if (!refused && !tensorSize(config)) {
-    refuse('size', 'the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, crop_pct, or do_pad with pad_size');
+    refuse('size', 'the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, ConvNeXt\'s crop_pct, or do_pad with pad_size');
+  }
+  // Likewise a pad_size smaller than the crop or resize every image gets (without either, each
+  // image keeps its own size, and planResize refuses one larger than pad_size).
+  const unpadded = config.do_resize || config.do_center_crop ? fixedSize(config) : undefined;
+  if (!refused && config.do_pad && config.pad_size && unpadded && (unpadded.height > config.pad_size.height || unpadded.width > config.pad_size.width)) {
+    refuse('pad_size', `pad_size ${JSON.stringify(config.pad_size)} is smaller than the image it pads, ${JSON.stringify(unpadded)} (transformers.js would clip it)`);
   }
 }));
 export type PreprocessorConfig = z.infer<typeof PreprocessorConfigSchema>;
@@ -226,12 +245,28 @@ function refuseNormalisation(config: PreprocessorConfig, refuse: (key: string, m
   }
 }
 
+/** Whether a processor type names ConvNeXt's class (or its alias), "Fast" suffix dropped as transformers.js does. */
+const isConvnext = (type: string | undefined): boolean => type !== undefined && ['ConvNextImageProcessor', 'ConvNextFeatureExtractor'].includes(type.replace(/Fast$/, ''));
+
+/**
+ * The crop_pct transformers.js applies, as it picks the processor class (AutoImageProcessor):
+ * only ConvNextImageProcessor reads it, and defaults it to 224/256. Every other class, and the
+ * base ImageProcessor used when no type is named, ignores it: so does Lantern.
+ */
+function convnextCropPct(config: { image_processor_type?: string; feature_extractor_type?: string; crop_pct?: number }): number | undefined {
+  return isConvnext(config.image_processor_type ?? config.feature_extractor_type) ? config.crop_pct ?? 224 / 256 : undefined;
+}
+
 /**
  * Height × width of the tensor this preprocessing produces, or undefined when it follows the
  * image (no crop, no fixed size). One rule for the worker's feeds and model:pack's graph check.
  */
 export function tensorSize(p: PreprocessorConfig): { height: number; width: number } | undefined {
-  if (p.do_pad && p.pad_size) return p.pad_size;
+  return p.do_pad && p.pad_size ? p.pad_size : fixedSize(p);
+}
+
+/** Height × width of the image before any padding, when the config fixes it. */
+function fixedSize(p: PreprocessorConfig): { height: number; width: number } | undefined {
   if (p.do_resize && p.crop_pct !== undefined && 'shortest_edge' in p.size) return { height: p.size.shortest_edge, width: p.size.shortest_edge };
   if (p.do_center_crop && p.crop_size) return p.crop_size;
   return 'height' in p.size && p.resize_mode !== 'fit_height_pad_right' ? p.size : undefined;

@@ -1,4 +1,5 @@
-import { labelsOf, modelTask, RuntimeConfigSchema } from '../model-config.ts';
+import { labelsOf } from '../labels.ts';
+import { modelTask, RuntimeConfigSchema } from '../model-config.ts';
 import type { FileRole, Manifest } from './manifest.ts';
 
 /**
