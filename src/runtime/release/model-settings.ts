@@ -74,4 +74,3 @@ export class ModelSettings {
     return this.stored.subscribe(listener);
   }
 }
-
