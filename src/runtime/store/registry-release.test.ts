@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { ValidationError } from '../errors.ts';
+import { LanternError, ValidationError } from '../errors.ts';
 import { OriginPolicy } from './net.ts';
 import { ModelRegistry } from './registry.ts';
 import { freshStore, keyAndTrust, ORIGIN, publishedRegistry, urls } from './test-helpers.ts';
@@ -62,6 +62,19 @@ describe('ModelRegistry shadow installs', () => {
     const reopened = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
     await reopened.resume('demo@1.1.0');
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', shadow: 'demo@1.1.0' });
+  });
+
+  it('an interrupted shadow install resumed after the active version changed labels is refused; the active version still answers', async () => {
+    const { registry, store, server } = await setup({ version: '1.0.0', sequence: 1, labels: ['ham', 'spam'] }, { version: '1.1.0', sequence: 2, labels: ['ham', 'spam'] }, { version: '1.2.0', sequence: 3, labels: ['ham', 'spam', 'promo'] });
+    await registry.install(urls('1.0.0'));
+    server.misbehave = (path, range) => (path === 'demo/1.1.0/onnx/model.onnx' && range?.[0] === 8192 ? 'drop' : undefined);
+    await expect(registry.install(urls('1.1.0'), undefined, 'shadow')).rejects.toThrow(/after 3 attempts/);
+    server.misbehave = undefined;
+    await registry.install(urls('1.2.0'));
+    const refused = await registry.resume('demo@1.1.0').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LanternError);
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.2.0', previous: 'demo@1.0.0' });
+    expect((await registry.readActive('demo')).manifest.version).toBe('1.2.0');
   });
 
   it('an interrupted install that chose activation over its manifest\'s shadow request resumes as an activation', async () => {
