@@ -1,5 +1,7 @@
 import { z } from 'zod/mini';
+import type { LanternError } from './errors.ts';
 import { ModelIdSchema } from './model-id.ts';
+import { parseSchema } from './schema.ts';
 import { MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from './schema-limits.ts';
 
 /**
@@ -302,3 +304,32 @@ export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
  * worker builds its encoder (text-preprocess.ts encodes a probe text and wants token ids).
  */
 export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.optional(z.string()) }) });
+
+/** A model's own configuration files beyond config.json, parsed: what its task reads. */
+export type TaskConfigs =
+  | { task: 'image-classification'; preprocessor: PreprocessorConfig }
+  | { task: 'text-classification'; tokenizerJson: z.infer<typeof TokenizerJsonSchema>; tokenizerConfig: TokenizerConfig };
+
+/**
+ * The files a model of `task` reads besides config.json (JSON already parsed), checked as the
+ * worker loads them. One rule for the worker's load (workers/tasks/task.ts) and the store's check
+ * of a downloaded release (store/config-match.ts): a release the worker would refuse is refused
+ * before it is activated, not after its first requests fail. `fail` types the error for the caller.
+ */
+export function parseTaskConfigs(
+  task: ModelTask,
+  files: { preprocessor?: unknown; tokenizer?: unknown; tokenizerConfig?: unknown },
+  fail: (message: string, file: string) => LanternError,
+): TaskConfigs {
+  const parse = <T>(schema: z.ZodMiniType<T>, value: unknown, file: string) => {
+    if (value === undefined) throw fail(`${file} is missing (a ${task} model reads it).`, file);
+    return parseSchema(schema, value, file, (message) => fail(message, file));
+  };
+  if (task === 'image-classification') return { task, preprocessor: parse(PreprocessorConfigSchema, files.preprocessor, 'preprocessor_config.json') };
+  return {
+    task,
+    tokenizerJson: parse(TokenizerJsonSchema, files.tokenizer, 'tokenizer.json'),
+    // transformers.js loads a tokenizer without tokenizer_config.json: its defaults apply.
+    tokenizerConfig: parse(TokenizerConfigSchema, files.tokenizerConfig ?? {}, 'tokenizer_config.json'),
+  };
+}

@@ -2,14 +2,7 @@ import type { z } from 'zod/mini';
 import type { ort } from '../ort.ts';
 import { ModelLoadError } from '../../src/runtime/errors.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
-import {
-  modelTask,
-  PreprocessorConfigSchema,
-  TokenizerConfigSchema,
-  TokenizerJsonSchema,
-  type ModelTask,
-  type RuntimeConfig,
-} from '../../src/runtime/model-config.ts';
+import { modelTask, parseTaskConfigs, type ModelTask, type RuntimeConfig } from '../../src/runtime/model-config.ts';
 import type { Note } from '../../src/runtime/notes.ts';
 import type { ClassifyInput, ModelFiles } from '../../src/runtime/protocol.ts';
 import { TokenEncoder } from '../text-preprocess.ts';
@@ -44,22 +37,21 @@ export function feedArrays(feeds: Record<string, ort.Tensor>): ArrayBufferView[]
 /** A loaded model's task: what it accepts and how a batch of inputs becomes its feeds. */
 export type Task = ImageTask | TextTask;
 
-/** Validates one file of the model folder; a bad file is a ModelLoadError naming it. */
+/** A bad file of the model folder: a ModelLoadError naming it. */
+const loadError = (message: string, file: string) => new ModelLoadError(message, { file });
+
+/** Validates one file of the model folder. */
 export function parseModelFile<T>(schema: z.ZodMiniType<T>, value: unknown, file: string): T {
-  return parseSchema(schema, value, file, (message) => new ModelLoadError(message, { file }));
+  return parseSchema(schema, value, file, (message) => loadError(message, file));
 }
 
 /** Reads the task's files (before the session exists, so a bad folder costs no session). */
 export function taskFactory(config: RuntimeConfig, files: ModelFiles): (session: ort.InferenceSession) => Task {
-  if (taskOf(config, files) === 'image-classification') {
-    const preprocessor = parseModelFile(PreprocessorConfigSchema, files.preprocessor, 'preprocessor_config.json');
-    return (session) => new ImageTask(preprocessor, sessionInputs(session, config));
-  }
-  const tokenizerJson = parseModelFile(TokenizerJsonSchema, files.tokenizer, 'tokenizer.json');
-  const tokenizerConfig = parseModelFile(TokenizerConfigSchema, files.tokenizerConfig ?? {}, 'tokenizer_config.json');
+  const own = parseTaskConfigs(taskOf(config, files), files, loadError);
+  if (own.task === 'image-classification') return (session) => new ImageTask(own.preprocessor, sessionInputs(session, config));
   let encoder: TokenEncoder;
   try {
-    encoder = new TokenEncoder(tokenizerJson, tokenizerConfig);
+    encoder = new TokenEncoder(own.tokenizerJson, own.tokenizerConfig);
   } catch (error) {
     throw new ModelLoadError(`tokenizer.json could not be loaded: ${(error as Error).message}`, { file: 'tokenizer.json' });
   }

@@ -10,7 +10,7 @@ import { OriginPolicy } from './net.ts';
 import { parseManifest, totalSize } from './manifest.ts';
 import { ModelRegistry } from './registry.ts';
 import type { ModelStore } from './model-store.ts';
-import { configFor, evictChunks, FakeServer, freshNamedStore, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
+import { configFor, evictChunks, TASK_FILE, FakeServer, freshNamedStore, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile } from './trust.ts';
 
 /**
@@ -741,7 +741,7 @@ describe('attack: wrong software (the signed files are another model\'s)', () =>
     const photos = await makeRelease(acme, { id: 'acme/photos', version: '1.0.0', sequence: 1, task: 'image-classification', labels: ['cat', 'dog'] });
     const reviews = await makeRelease(acme, { id: 'acme/reviews', version: '1.0.0', sequence: 1, labels: ['bad', 'good'] });
     // Acme's build packs the text model's files under the image model's id (in its own scope, validly signed).
-    const mixed = await makeRelease(acme, { id: 'acme/photos', version: '1.1.0', sequence: 2, task: 'image-classification', labels: ['cat', 'dog'], files: [...reviews.files].map(([path, bytes]) => ({ path, bytes, role: path === 'config.json' ? 'config' as const : 'onnx' as const })) });
+    const mixed = await makeRelease(acme, { id: 'acme/photos', version: '1.1.0', sequence: 2, task: 'image-classification', labels: ['cat', 'dog'], files: reviews.manifest.files.map(({ path, role }) => ({ path, role, bytes: reviews.files.get(path)! })) });
     publish(photos, mixed);
     await install(registry, photos);
     for (const attempt of [() => install(registry, mixed), () => registry.installBundle(bundleOf(mixed))]) {
@@ -767,6 +767,32 @@ describe('attack: wrong software (the signed files are another model\'s)', () =>
     await install(registry, photos);
     await expect(install(registry, bad)).rejects.toThrow(message);
     await expectAnswers(registry, photos);
+  });
+});
+
+describe('attack: a configuration the worker refuses (a careless build), without a golden set to catch it', () => {
+  const encode = (json: unknown) => new TextEncoder().encode(JSON.stringify(json));
+  const image = { id: 'acme/photos', task: 'image-classification' as const, labels: ['cat', 'dog'] };
+  const text = { id: 'acme/reviews', task: 'text-classification' as const, labels: ['bad', 'good'] };
+  it.each([
+    ['a preprocessor_config.json padding to less than its own crop', image, [{ path: 'preprocessor_config.json', role: 'preprocessor' as const, bytes: encode({ size: { height: 8, width: 8 }, do_pad: true, pad_size: { height: 4, width: 4 } }) }], /preprocessor_config\.json is not valid at "pad_size"/],
+    ['no preprocessor_config.json for an image model', image, [], /preprocessor_config\.json is missing/],
+    ['a tokenizer_config.json whose special token is no AddedToken', text, [TASK_FILE['text-classification'], { path: 'tokenizer_config.json', role: 'tokenizer-config' as const, bytes: encode({ pad_token: { __type: 'Other', content: '[PAD]' } }) }], /tokenizer_config\.json is not valid at "pad_token"/],
+    ['a tokenizer.json that is not JSON', text, [{ path: 'tokenizer.json', role: 'tokenizer' as const, bytes: encode('{').subarray(1) }], /tokenizer\.json is not valid JSON/],
+  ])('refuses %s before activating it, over the network and as a bundle; the active version answers', async (_what, model, own, message) => {
+    const { registry, publish, store } = await world();
+    const good = await makeRelease(acme, { ...model, version: '1.0.0', sequence: 1 });
+    const files = [{ path: 'onnx/model.onnx', role: 'onnx' as const, bytes: new Uint8Array(5000).fill(7) }, { path: 'config.json', role: 'config' as const, bytes: configFor({ ...model, version: '1.1.0' }) }, ...own];
+    const careless = await makeRelease(acme, { ...model, version: '1.1.0', sequence: 2, files });
+    publish(good, careless);
+    await install(registry, good);
+    for (const attempt of [() => install(registry, careless), () => registry.installBundle(bundleOf(careless))]) {
+      const error = await errorOf(attempt());
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toMatch(message);
+      expect((await store.version(`${model.id}@1.1.0`))?.status).toBe('rejected');
+      await expectAnswers(registry, good);
+    }
   });
 });
 

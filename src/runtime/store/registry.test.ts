@@ -42,7 +42,7 @@ describe('ModelRegistry.install', () => {
     expect(record).toMatchObject({ key: 'demo@1.0.0', status: 'ready' });
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
     expect(server.served.filter((s) => s.startsWith('demo/1.0.0/onnx/model.onnx'))).toHaveLength(3); // 10 000 bytes / 4096
-    expect(server.wholeFiles).toEqual(['demo/1.0.0/config.json']);
+    expect(server.wholeFiles).toEqual(['demo/1.0.0/config.json', 'demo/1.0.0/tokenizer.json']);
     expect(progress.at(-1)).toBe(100);
     const files = await new StoreModelSource(Promise.resolve(registry)).files('demo');
     expect(files.key).toBe('demo@1.0.0');
@@ -209,7 +209,7 @@ describe('resume', () => {
     // A new registry, as after reopening the tab.
     await registryFor(store, server).resume('demo@1.0.0');
     const after = server.served.slice(before.length);
-    expect(after).toEqual(['demo/1.0.0/onnx/model.onnx:8192', 'demo/1.0.0/config.json:0']);
+    expect(after).toEqual(['demo/1.0.0/onnx/model.onnx:8192', 'demo/1.0.0/config.json:0', 'demo/1.0.0/tokenizer.json:0']);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
   });
 });

@@ -61,12 +61,22 @@ export const configFor = (release: { id: string; version: string; task: PackInpu
   lantern: { id: release.id, version: release.version, task: release.task },
 }));
 
+/**
+ * The smallest file of each task's own configuration that the worker loads (model-config's
+ * parseTaskConfigs): the store refuses a release without it.
+ */
+export const TASK_FILE: Record<PackInput['task'], PackInput['files'][number]> = {
+  'text-classification': { path: 'tokenizer.json', role: 'tokenizer', bytes: new TextEncoder().encode('{"model":{"type":"WordPiece"}}') },
+  'image-classification': { path: 'preprocessor_config.json', role: 'preprocessor', bytes: new TextEncoder().encode('{"size":{"height":8,"width":8}}') },
+};
+
 export async function makeRelease(key: KeyFile, overrides: Partial<PackInput> & { version: string; sequence: number }, onnx = fakeBytes(10_000, overrides.sequence)): Promise<TestRelease> {
-  const config = configFor({ id: 'demo', task: 'text-classification', labels: ['a', 'b'], ...overrides });
+  const task = overrides.task ?? 'text-classification';
+  const config = configFor({ id: 'demo', labels: ['a', 'b'], ...overrides, task });
   const input: PackInput = {
-    id: 'demo', task: 'text-classification', title: 'Demo', batch: 'dynamic', labels: ['a', 'b'],
+    id: 'demo', task, title: 'Demo', batch: 'dynamic', labels: ['a', 'b'],
     createdAt: CREATED_AT, expiresAt: EXPIRES_AT, chunkSize: 4096,
-    files: [{ path: 'onnx/model.onnx', role: 'onnx', bytes: onnx }, { path: 'config.json', role: 'config', bytes: config }],
+    files: [{ path: 'onnx/model.onnx', role: 'onnx', bytes: onnx }, { path: 'config.json', role: 'config', bytes: config }, TASK_FILE[task]],
     ...overrides,
   };
   const { manifest, bytes } = await buildManifest(input);
