@@ -32,7 +32,18 @@ describe('hub preprocessor configs', () => {
     expect(refusal({ ...VIT, resample: 3, antialias: false })).toMatch(/"antialias"/);
     expect(refusal({ ...CONVNEXT, size: { height: 224, width: 224 } })).toBe('preprocessor_config.json is not valid at "size": ConvNextImageProcessor needs size.shortest_edge (transformers.js throws without it).');
     expect(refusal({ ...CONVNEXT, do_center_crop: true, crop_size: 224 })).toMatch(/"crop_pct": .*Lantern does not combine it with do_center_crop/);
-    expect(refusal({ ...CONVNEXT, crop_pct: 1.5 })).toMatch(/"crop_pct"/);
+  });
+
+  it('refuses a crop_pct outside (0, 1] only where it is applied: ConvNeXt\'s resize', () => {
+    for (const cropPct of [1.5, 0, -0.5]) {
+      expect(refusal({ ...CONVNEXT, crop_pct: cropPct }))
+        .toBe(`preprocessor_config.json is not valid at "crop_pct": ConvNextImageProcessor's crop_pct must be in (0, 1] (the share of the resized image its crop keeps), not ${cropPct}.`);
+      // Every other class ignores it, as transformers.js does; so does ConvNeXt without a resize.
+      expect(refusal({ ...VIT, crop_pct: cropPct })).toBeUndefined();
+      expect(refusal({ ...CONVNEXT, image_processor_type: undefined, size: { shortest_edge: 256 }, do_center_crop: true, crop_size: 224, crop_pct: cropPct })).toBeUndefined();
+      expect(refusal({ ...CONVNEXT, do_resize: false, size: { height: 224, width: 224 }, crop_pct: cropPct })).toBeUndefined();
+    }
+    expect(refusal({ ...CONVNEXT, crop_pct: 1 })).toBeUndefined();
   });
 
   it('gives the tensor size the worker feeds and model:pack checks, crop_pct included', () => {

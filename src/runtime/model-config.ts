@@ -141,9 +141,10 @@ export const PreprocessorConfigSchema = z.pipe(z.looseObject({
   /**
    * ConvNeXt's rule (transformers.js ConvNextImageProcessor): below 384, scale the shortest edge
    * to floor(shortest_edge / crop_pct), then centre-crop shortest_edge²; from 384, warp to it.
-   * Once parsed, the crop_pct transformers.js applies: see convnextCropPct.
+   * Once parsed, the crop_pct transformers.js applies: see convnextCropPct. Its range is checked
+   * only there (below): every other class ignores it, whatever its value.
    */
-  crop_pct: z.optional(z.number().check(z.gt(0), z.lte(1))),
+  crop_pct: z.optional(z.number()),
   /** Lantern extension: false = OpenCV-style bilinear (no prefilter); default PIL-style. */
   antialias: z._default(z.boolean(), true),
   do_center_crop: z._default(z.boolean(), false),
@@ -205,6 +206,10 @@ export const PreprocessorConfigSchema = z.pipe(z.looseObject({
     refuse('feature_extractor_type', 'image_processor_type and feature_extractor_type name different processors (one of them ConvNeXt\'s), which transformers.js reads differently by entry point');
   }
   if (config.do_resize && config.crop_pct !== undefined) {
+    // The share of the resized image the crop keeps (short side shortest_edge / crop_pct): 0 would
+    // divide by zero, a negative one give a negative size, and above 1 the crop would be larger
+    // than the image, bordered with black.
+    if (!(config.crop_pct > 0 && config.crop_pct <= 1)) refuse('crop_pct', `ConvNextImageProcessor's crop_pct must be in (0, 1] (the share of the resized image its crop keeps), not ${config.crop_pct}`);
     if (!('shortest_edge' in config.size)) refuse('size', 'ConvNextImageProcessor needs size.shortest_edge (transformers.js throws without it)');
     if (config.do_center_crop) refuse('crop_pct', 'ConvNextImageProcessor\'s crop_pct (224/256 when absent) already crops; Lantern does not combine it with do_center_crop');
   }
