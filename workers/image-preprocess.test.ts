@@ -51,6 +51,11 @@ describe('planResize', () => {
     const short = planResize(200, 100, ocrLine);
     expect(short).toMatchObject({ resizeWidth: 96, resizeHeight: 48, outWidth: 192, outHeight: 48 });
     expect(short.crop.width).toBe(96);
+    // The width follows the image: against a narrower pad_size only a wide line is refused (the
+    // schema refuses a pad_size lower than size.height, which no image fits).
+    const narrow = PreprocessorConfigSchema.parse({ ...ocrLine, pad_size: { height: 48, width: 100 } });
+    expect(planResize(200, 100, narrow)).toMatchObject({ resizeWidth: 96, resizeHeight: 48, outWidth: 100, outHeight: 48 });
+    expect(() => planResize(400, 100, narrow)).toThrow(new InputError('The prepared image is 192×48 pixels, larger than the model\'s pad_size (100×48): it would be clipped.', { reason: 'unprepared', width: 192, height: 48, padWidth: 100, padHeight: 48 }));
   });
   it('stretches to a fixed size', () => {
     expect(planResize(100, 50, mnist)).toMatchObject({ resizeWidth: 28, resizeHeight: 28, outWidth: 28, outHeight: 28 });

@@ -248,6 +248,11 @@ describe('Hugging Face / Lantern folders', () => {
     expect(await refusedAs({ ...fashion, size: 28, do_center_crop: true, crop_size: 28 })).toMatch(/^preprocessor_config\.json is not valid at "size": size 28 \(a number\) is read differently by transformers\.js/);
     expect(await refusedAs({ ...fashion, image_mean: [0.286], image_std: [0.353] })).toMatch(/^preprocessor_config\.json is not valid at "do_normalize": do_normalize is absent but image_mean and image_std are given/);
     expect(await refusedAs({ ...fashion, do_normalize: true, image_mean: [0.286] })).toMatch(/^preprocessor_config\.json is not valid at "image_std": do_normalize needs image_std/);
+    expect(await refusedAs({ ...fashion, resize_mode: 'fit_height_pad_right', do_pad: true, pad_size: { height: 20, width: 28 } })).toMatch(/^preprocessor_config\.json is not valid at "pad_size": pad_size .* is smaller than the image it pads/);
+    expect(await refusedAs({ ...fashion, image_processor_type: 'ConvNextImageProcessor', size: { shortest_edge: 28 }, crop_pct: 1.5 })).toMatch(/^preprocessor_config\.json is not valid at "crop_pct"/);
+    // crop_pct is read for ConvNeXt only: elsewhere ignored, whatever its value.
+    await writeFile(join(folder, 'preprocessor_config.json'), JSON.stringify({ ...fashion, crop_pct: 1.5 }));
+    expect((await readModelSource(folder, { version: '1.0.0' })).model.meta.task).toBe('image-classification');
   });
 
   it('the CLI exits 2 for a missing flag (a usage error) when stdin is not a terminal, 1 with the sentence when the work fails', async () => {

@@ -32,7 +32,18 @@ describe('hub preprocessor configs', () => {
     expect(refusal({ ...VIT, resample: 3, antialias: false })).toMatch(/"antialias"/);
     expect(refusal({ ...CONVNEXT, size: { height: 224, width: 224 } })).toBe('preprocessor_config.json is not valid at "size": ConvNextImageProcessor needs size.shortest_edge (transformers.js throws without it).');
     expect(refusal({ ...CONVNEXT, do_center_crop: true, crop_size: 224 })).toMatch(/"crop_pct": .*Lantern does not combine it with do_center_crop/);
-    expect(refusal({ ...CONVNEXT, crop_pct: 1.5 })).toMatch(/"crop_pct"/);
+  });
+
+  it('refuses a crop_pct outside (0, 1] only where it is applied: ConvNeXt\'s resize', () => {
+    for (const cropPct of [1.5, 0, -0.5]) {
+      expect(refusal({ ...CONVNEXT, crop_pct: cropPct }))
+        .toBe(`preprocessor_config.json is not valid at "crop_pct": ConvNextImageProcessor's crop_pct must be in (0, 1] (the share of the resized image its crop keeps), not ${cropPct}.`);
+      // Every other class ignores it, as transformers.js does; so does ConvNeXt without a resize.
+      expect(refusal({ ...VIT, crop_pct: cropPct })).toBeUndefined();
+      expect(refusal({ ...CONVNEXT, image_processor_type: undefined, size: { shortest_edge: 256 }, do_center_crop: true, crop_size: 224, crop_pct: cropPct })).toBeUndefined();
+      expect(refusal({ ...CONVNEXT, do_resize: false, size: { height: 224, width: 224 }, crop_pct: cropPct })).toBeUndefined();
+    }
+    expect(refusal({ ...CONVNEXT, crop_pct: 1 })).toBeUndefined();
   });
 
   it('gives the tensor size the worker feeds and model:pack checks, crop_pct included', () => {
@@ -69,6 +80,15 @@ describe('hub preprocessor configs', () => {
     expect(refusal({ ...VIT, size: { shortest_edge: 256 }, do_center_crop: true, crop_size: 224, do_pad: true, pad_size: { height: 200, width: 256 } })).toMatch(/"pad_size"/);
     // Without a resize or crop each image keeps its size: only a larger one is refused (planResize).
     expect(refusal({ ...VIT, do_resize: false, do_pad: true, pad_size: { height: 200, width: 200 } })).toBeUndefined();
+    // fit_height_pad_right fixes the height only: a pad_size lower than it fits no image.
+    const ocrLine = { ...VIT, size: { height: 48, width: 192 }, resize_mode: 'fit_height_pad_right', do_pad: true };
+    expect(refusal({ ...ocrLine, pad_size: { height: 32, width: 192 } }))
+      .toBe('preprocessor_config.json is not valid at "pad_size": pad_size {"height":32,"width":192} is smaller than the image it pads, {"height":48} (transformers.js would clip it).');
+    // Its width follows the image: a narrower pad_size fits narrow images (wider ones fail in planResize).
+    expect(refusal({ ...ocrLine, pad_size: { height: 48, width: 100 } })).toBeUndefined();
+    expect(tensorSize(PreprocessorConfigSchema.parse({ ...ocrLine, pad_size: { height: 64, width: 256 } }))).toEqual({ height: 64, width: 256 });
+    // A centre crop fixes both sides again.
+    expect(refusal({ ...ocrLine, do_center_crop: true, crop_size: { height: 48, width: 192 }, pad_size: { height: 48, width: 100 } })).toMatch(/"pad_size"/);
     // transformers.js' ImageProcessor infers pad_size from size {height, width}.
     const inferred = PreprocessorConfigSchema.parse({ ...VIT, do_resize: false, do_pad: true });
     expect(inferred.pad_size).toEqual({ height: 224, width: 224 });
@@ -79,6 +99,13 @@ describe('hub preprocessor configs', () => {
     // transformers.js feeds such a tensor as it comes; Lantern batches one fixed size.
     expect(refusal({ ...VIT, size: { shortest_edge: 224 } })).toBe('preprocessor_config.json is not valid at "size": the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, ConvNeXt\'s crop_pct, or do_pad with pad_size.');
     expect(refusal({ ...VIT, size: { shortest_edge: 256 }, do_center_crop: true })).toBe('preprocessor_config.json is not valid at "crop_size": do_center_crop needs crop_size.');
+    // fit_height_pad_right pads (right, and to size when pad_size is absent) only through do_pad.
+    const ocrLine = { ...VIT, size: { height: 48, width: 192 }, resize_mode: 'fit_height_pad_right' };
+    expect(refusal(ocrLine)).toBe('preprocessor_config.json is not valid at "do_pad": resize_mode fit_height_pad_right pads right only with do_pad (to pad_size, size when absent); without it the tensor\'s width would follow the image.');
+    expect(tensorSize(PreprocessorConfigSchema.parse({ ...ocrLine, do_pad: true }))).toEqual({ height: 48, width: 192 });
+    // It scales to size.height: planResize would fail every image of a shortest_edge config.
+    expect(refusal({ ...ocrLine, size: { shortest_edge: 48 }, do_pad: true, pad_size: { height: 48, width: 192 } }))
+      .toBe('preprocessor_config.json is not valid at "size": resize_mode fit_height_pad_right needs size {height, width}.');
   });
 
   it('refuses size as a bare number, which transformers.js and Python resize differently, saying what to write', () => {

@@ -143,9 +143,10 @@ export const PreprocessorConfigSchema = z.pipe(z.looseObject({
   /**
    * ConvNeXt's rule (transformers.js ConvNextImageProcessor): below 384, scale the shortest edge
    * to floor(shortest_edge / crop_pct), then centre-crop shortest_edge²; from 384, warp to it.
-   * Once parsed, the crop_pct transformers.js applies: see convnextCropPct.
+   * Once parsed, the crop_pct transformers.js applies: see convnextCropPct. Its range is checked
+   * only there (below): every other class ignores it, whatever its value.
    */
-  crop_pct: z.optional(z.number().check(z.gt(0), z.lte(1))),
+  crop_pct: z.optional(z.number()),
   /** Lantern extension: false = OpenCV-style bilinear (no prefilter); default PIL-style. */
   antialias: z._default(z.boolean(), true),
   do_center_crop: z._default(z.boolean(), false),
@@ -199,6 +200,8 @@ export const PreprocessorConfigSchema = z.pipe(z.looseObject({
   // transformers.js caps the long side at longest_edge (and, unlike Python, also scales up to
   // it): Lantern implements neither, so it refuses the key rather than resize differently.
   if ('longest_edge' in config.size && config.size.longest_edge != null) refuse('size', 'Lantern does not implement size.longest_edge; the model would see pixels it was not trained on');
+  // planResize scales to size.height and caps the width at size.width: a shortest_edge would fail every image.
+  if (config.do_resize && config.resize_mode === 'fit_height_pad_right' && !('height' in config.size)) refuse('size', 'resize_mode fit_height_pad_right needs size {height, width}');
   if (config.do_center_crop && !config.crop_size) refuse('crop_size', 'do_center_crop needs crop_size');
   refuseNormalisation(config, refuse);
   // Given both, transformers.js' AutoImageProcessor builds image_processor_type's class, and its
@@ -207,18 +210,26 @@ export const PreprocessorConfigSchema = z.pipe(z.looseObject({
     refuse('feature_extractor_type', 'image_processor_type and feature_extractor_type name different processors (one of them ConvNeXt\'s), which transformers.js reads differently by entry point');
   }
   if (config.do_resize && config.crop_pct !== undefined) {
+    // The share of the resized image the crop keeps (short side shortest_edge / crop_pct): 0 would
+    // divide by zero, a negative one give a negative size, and above 1 the crop would be larger
+    // than the image, bordered with black.
+    if (!(config.crop_pct > 0 && config.crop_pct <= 1)) refuse('crop_pct', `ConvNextImageProcessor's crop_pct must be in (0, 1] (the share of the resized image its crop keeps), not ${config.crop_pct}`);
     if (!('shortest_edge' in config.size)) refuse('size', 'ConvNextImageProcessor needs size.shortest_edge (transformers.js throws without it)');
     if (config.do_center_crop) refuse('crop_pct', 'ConvNextImageProcessor\'s crop_pct (224/256 when absent) already crops; Lantern does not combine it with do_center_crop');
   }
   // Every image of a batch becomes one tensor of one size. Without a fixed size, every request
   // would fail at run time as if its image were at fault: say so at load (and at model:pack).
   if (!refused && !tensorSize(config)) {
-    refuse('size', 'the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, ConvNeXt\'s crop_pct, or do_pad with pad_size');
+    // fit_height_pad_right's padding is do_pad's (to pad_size, as transformers.js pads): without
+    // it each image stays as wide as its aspect makes it, though size is {height, width}.
+    if (config.do_resize && config.resize_mode === 'fit_height_pad_right') refuse('do_pad', 'resize_mode fit_height_pad_right pads right only with do_pad (to pad_size, size when absent); without it the tensor\'s width would follow the image');
+    else refuse('size', 'the tensor size must be fixed: size {height, width}, do_center_crop with crop_size, ConvNeXt\'s crop_pct, or do_pad with pad_size');
   }
-  // Likewise a pad_size smaller than the crop or resize every image gets (without either, each
-  // image keeps its own size, and planResize refuses one larger than pad_size).
-  const unpadded = config.do_resize || config.do_center_crop ? fixedSize(config) : undefined;
-  if (!refused && config.do_pad && config.pad_size && unpadded && (unpadded.height > config.pad_size.height || unpadded.width > config.pad_size.width)) {
+  // Likewise a pad_size smaller than the crop or resize every image gets, on a side it fixes.
+  // What depends on the image (its own size without a resize or crop, fit_height_pad_right's
+  // width) is checked per image: planResize refuses one larger than pad_size.
+  const unpadded = config.do_resize || config.do_center_crop ? unpaddedSize(config) : undefined;
+  if (!refused && config.do_pad && config.pad_size && unpadded && (unpadded.height > config.pad_size.height || (unpadded.width !== undefined && unpadded.width > config.pad_size.width))) {
     refuse('pad_size', `pad_size ${JSON.stringify(config.pad_size)} is smaller than the image it pads, ${JSON.stringify(unpadded)} (transformers.js would clip it)`);
   }
 }));
@@ -264,14 +275,21 @@ function convnextCropPct(config: { image_processor_type?: string; feature_extrac
  * image (no crop, no fixed size). One rule for the worker's feeds and model:pack's graph check.
  */
 export function tensorSize(p: PreprocessorConfig): { height: number; width: number } | undefined {
-  return p.do_pad && p.pad_size ? p.pad_size : fixedSize(p);
+  if (p.do_pad && p.pad_size) return p.pad_size;
+  const unpadded = unpaddedSize(p);
+  return unpadded?.width !== undefined ? { height: unpadded.height, width: unpadded.width } : undefined;
 }
 
-/** Height × width of the image before any padding, when the config fixes it. */
-function fixedSize(p: PreprocessorConfig): { height: number; width: number } | undefined {
+/**
+ * Height × width of the image before any padding, as far as the config fixes them:
+ * fit_height_pad_right fixes only the height (the width follows the image's aspect, at most
+ * size.width); undefined when it fixes neither.
+ */
+function unpaddedSize(p: PreprocessorConfig): { height: number; width?: number } | undefined {
   if (p.do_resize && p.crop_pct !== undefined && 'shortest_edge' in p.size) return { height: p.size.shortest_edge, width: p.size.shortest_edge };
   if (p.do_center_crop && p.crop_size) return p.crop_size;
-  return 'height' in p.size && p.resize_mode !== 'fit_height_pad_right' ? p.size : undefined;
+  if (!('height' in p.size)) return undefined;
+  return p.resize_mode === 'fit_height_pad_right' ? { height: p.size.height } : p.size;
 }
 
 /**
