@@ -5,7 +5,7 @@ import { Lantern } from './lantern.ts';
 import { readVerified } from './store/verified-read.ts';
 import { keyAndTrust, makeRelease } from './store/test-helpers.ts';
 import type { KeyFile } from './store/trust.ts';
-import { FakeLocks, fakeSource, fakeWorkers } from './worker.test-helpers.ts';
+import { fakeSource, fakeWorkers, stubNavigatorLocks } from './worker.test-helpers.ts';
 
 /**
  * The gate's runner on a real Lantern (scheduler, WorkerClient, comlink) with fake workers whose
@@ -14,7 +14,7 @@ import { FakeLocks, fakeSource, fakeWorkers } from './worker.test-helpers.ts';
 let key: KeyFile;
 beforeAll(async () => ({ key } = await keyAndTrust()));
 let lantern: Lantern | undefined;
-beforeEach(() => vi.stubGlobal('navigator', { locks: new FakeLocks(), hardwareConcurrency: 2 }));
+beforeEach(stubNavigatorLocks);
 afterEach(() => {
   lantern?.dispose();
   lantern = undefined;
@@ -40,7 +40,7 @@ function chunkOf(release: Awaited<ReturnType<typeof makeRelease>>, sha: string):
 }
 
 function runtime() {
-  const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+  const { createWorker, log } = fakeWorkers();
   lantern = new Lantern({ createWorker, models: fakeSource(['demo']), idleMs: 0 });
   return { lantern, log };
 }
@@ -68,7 +68,7 @@ describe('goldenValidator', () => {
   });
 
   it('gives no verdict when the request queue is full: BusyError, not failed items', async () => {
-    const { createWorker } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+    const { createWorker } = fakeWorkers();
     lantern = new Lantern({ createWorker, models: fakeSource(['demo']), idleMs: 0, maxQueued: 4 });
     const { manifest, read } = await candidate(Array.from({ length: 16 }, (_, i) => ({ text: `${i}`, label: `${i}` })));
     await expect(goldenValidator(() => lantern!)(manifest, read)).rejects.toBeInstanceOf(BusyError);

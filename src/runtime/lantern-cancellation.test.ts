@@ -3,7 +3,7 @@ import { CancelledError, LanternError, WorkerCrashedError } from './errors.ts';
 import { Lantern } from './lantern.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from './model-source.ts';
 import { ABANDONED_CALL_LIMIT_MS } from './worker-client.ts';
-import { FakeLocks, fakeSource, fakeWorkers } from './worker.test-helpers.ts';
+import { fakeSource, fakeWorkers, stubNavigatorLocks } from './worker.test-helpers.ts';
 
 /**
  * What cancelling, disposing and failing do to everything else in flight: other callers sharing
@@ -12,9 +12,7 @@ import { FakeLocks, fakeSource, fakeWorkers } from './worker.test-helpers.ts';
  * workers on MessageChannels (worker.test-helpers.ts).
  */
 let lantern: Lantern | undefined;
-beforeEach(() => {
-  vi.stubGlobal('navigator', { locks: new FakeLocks(), hardwareConcurrency: 2 });
-});
+beforeEach(stubNavigatorLocks);
 afterEach(() => {
   lantern?.dispose();
   lantern = undefined;
@@ -26,7 +24,7 @@ const text = (t: string) => ({ kind: 'text' as const, text: t });
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 function setup(source: ModelSource = fakeSource(['spam']), extra: Partial<ConstructorParameters<typeof Lantern>[0]> = {}) {
-  const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+  const { createWorker, log } = fakeWorkers();
   lantern = new Lantern({ createWorker, models: source, idleMs: 0, backlogWorkers: 0, ...extra });
   return { lantern, log };
 }

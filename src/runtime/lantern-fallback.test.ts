@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelLoadError } from './errors.ts';
 import { Lantern } from './lantern.ts';
 import type { ModelDescriptor, ModelSource } from './model-source.ts';
-import { FakeLocks, fakeWorkers } from './worker.test-helpers.ts';
+import { fakeWorkers, stubNavigatorLocks } from './worker.test-helpers.ts';
 
 /**
  * Fallback models in the runtime (release/fallback.ts): `main` cannot answer and names `small`
@@ -10,9 +10,7 @@ import { FakeLocks, fakeWorkers } from './worker.test-helpers.ts';
  * `main` cannot be described at all.
  */
 let lantern: Lantern | undefined;
-beforeEach(() => {
-  vi.stubGlobal('navigator', { locks: new FakeLocks(), hardwareConcurrency: 2 });
-});
+beforeEach(stubNavigatorLocks);
 afterEach(() => {
   lantern?.dispose();
   lantern = undefined;
@@ -26,7 +24,7 @@ const descriptor = (id: string, labels: string[]): ModelDescriptor => ({ id, ver
  * quarantined — while its source still knows the labels it last answered in (`lastLabels`).
  */
 function setup(options: { mainLabels?: string[]; lastLabels?: string[]; smallLabels: string[]; withLastLabels?: boolean }) {
-  const { createWorker } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+  const { createWorker } = fakeWorkers();
   const gone = new ModelLoadError('There is no installed model called "main".', { id: 'main' });
   const source: ModelSource = {
     list: () => Promise.resolve([]),

@@ -2,13 +2,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CancelledError, InputError, RuntimeUnavailableError, WorkerCrashedError } from './errors.ts';
 import { Lantern, type RequestRecord } from './lantern.ts';
 import { LOAD_GAP_MS, SUSTAINED_LOAD_MS } from './pool-policy.ts';
-import { FakeLocks, fakeSource, fakeWorkers, type FakeInference } from './worker.test-helpers.ts';
+import { fakeSource, fakeWorkers, stubNavigatorLocks, type FakeInference } from './worker.test-helpers.ts';
 
 /** Lantern over real WorkerClients and comlink, with fake workers on MessageChannels. */
 let lantern: Lantern | undefined;
-beforeEach(() => {
-  vi.stubGlobal('navigator', { locks: new FakeLocks(), hardwareConcurrency: 2 });
-});
+beforeEach(stubNavigatorLocks);
 afterEach(() => {
   lantern?.dispose();
   lantern = undefined;
@@ -17,7 +15,7 @@ afterEach(() => {
 });
 
 function setup(ids = ['spam']) {
-  const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+  const { createWorker, log } = fakeWorkers();
   const records: RequestRecord[] = [];
   const source = fakeSource(ids);
   lantern = new Lantern({ createWorker, models: source, idleMs: 0, onRecord: (r) => records.push(r) });
@@ -30,7 +28,7 @@ function setup(ids = ['spam']) {
  */
 function heldPool(options: { maxBatch?: number } = {}) {
   vi.useFakeTimers({ toFake: ['performance'] });
-  const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+  const { createWorker, log } = fakeWorkers();
   const held: (() => void)[] = [];
   log.gate = () => new Promise<void>((resolve) => held.push(resolve));
   lantern = new Lantern({ createWorker, models: fakeSource(['spam']), idleMs: 0, backlogWorkers: 2, ...options });

@@ -2,11 +2,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CancelledError, RuntimeUnavailableError, WorkerCrashedError } from './errors.ts';
 import type { KeptOrtWasm } from './ort-cache.ts';
 import { ABANDONED_CALL_LIMIT_MS, WorkerClient } from './worker-client.ts';
-import { FakeLocks, fakeWorkers } from './worker.test-helpers.ts';
+import { fakeWorkers, stubNavigatorLocks } from './worker.test-helpers.ts';
 
 /** WorkerClient over real comlink on MessageChannels, with fake workers (worker.test-helpers.ts). */
 let client: WorkerClient | undefined;
-beforeEach(() => vi.stubGlobal('navigator', { locks: new FakeLocks(), hardwareConcurrency: 2 }));
+beforeEach(stubNavigatorLocks);
 afterEach(() => {
   client?.dispose();
   client = undefined;
@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 function setup(idleMs = 0, keptOrtWasm?: () => Promise<KeptOrtWasm | undefined>) {
-  const { createWorker, log } = fakeWorkers(navigator.locks as unknown as FakeLocks);
+  const { createWorker, log } = fakeWorkers();
   client = new WorkerClient({ createWorker, backend: 'auto', splitCoresBy: 1, idleMs, ...(keptOrtWasm ? { keptOrtWasm } : {}) });
   return { client, log };
 }

@@ -1,4 +1,5 @@
 import { expose } from 'comlink';
+import { vi } from 'vitest';
 import { installErrorTransfer } from './error-transfer.ts';
 import { InputError, serializeError } from './errors.ts';
 import { wasmThreads, type BackendPreference } from './backend.ts';
@@ -98,9 +99,30 @@ export class FakeInference implements InferenceWorkerApi {
   }
 }
 
-/** A `createWorker` for WorkerClient/Lantern whose workers are FakeInference instances. */
-export function fakeWorkers(locks: FakeLocks): { createWorker: (name: string) => Worker; log: FakeWorkerLog } {
+/**
+ * Stands in for the browser's `navigator` (Node has no Web Locks): a FakeLocks, through which
+ * WorkerClient watches each worker's liveness lock, and 2 cores, as the fake workers report, so
+ * Lantern keeps its default backlog workers. Undone by `vi.unstubAllGlobals()`.
+ */
+export function stubNavigatorLocks(): void {
+  vi.stubGlobal('navigator', { locks: new FakeLocks(), hardwareConcurrency: 2 });
+}
+
+/** The FakeLocks `stubNavigatorLocks` put on the navigator: the lock manager WorkerClient watches. */
+function stubbedLocks(): FakeLocks {
+  const locks: unknown = globalThis.navigator?.locks;
+  if (!(locks instanceof FakeLocks)) throw new Error('fakeWorkers needs the navigator stubbed first: call stubNavigatorLocks().');
+  return locks;
+}
+
+/**
+ * A `createWorker` for WorkerClient/Lantern whose workers are FakeInference instances. They take
+ * their liveness locks from the stubbed navigator's FakeLocks (stubNavigatorLocks), the one
+ * WorkerClient watches: with any other, a dead worker would never be noticed.
+ */
+export function fakeWorkers(): { createWorker: (name: string) => Worker; log: FakeWorkerLog } {
   installErrorTransfer();
+  const locks = stubbedLocks();
   const log: FakeWorkerLog = { started: [] };
   const createWorker = (name: string): Worker => {
     const { port1, port2 } = new MessageChannel();
