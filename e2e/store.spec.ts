@@ -185,6 +185,25 @@ test('rollback restores the previous version\'s answers', async ({ page }) => {
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
 });
 
+test('an update and a rollback made in another window of the app are followed here, without a reload', async ({ context, page }) => {
+  await openModels(page);
+  // This window has answered once: its session of 1.0.0 is loaded.
+  expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+  await page.getByTestId('tab-models').click();
+  const other = await context.newPage();
+  logPage(other);
+  await openModels(other);
+  await update(other);
+  await expect(version(other, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active');
+  // The Models screen left open here follows, and the next answer comes from the version now active.
+  await expect(version(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active');
+  expect(await classifySpam(page)).toEqual({ label: 'spam-v1.1.0', version: expect.stringContaining('1.1.0') });
+  await page.getByTestId('tab-models').click();
+  await other.getByTestId('rollback-spam-filter@1.0.0').click();
+  await expect(version(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+});
+
 test('on a 320 px phone, two versions keep their words whole and each one\'s buttons sit on a line under it', async ({ page }) => {
   await page.setViewportSize({ width: 320, height: 800 });
   await openModels(page);

@@ -21,6 +21,10 @@ import { useOnline } from './useOnline.ts';
 import { TransferBar } from './TransferBar.tsx';
 
 addEnglish(enModels);
+// The code that reads and writes bundles (registry.installBundle, exportBundle) comes with this
+// screen, not with the first one: loading a bundle is how a device with no network installs, so
+// it must be here whenever the button that loads one is, also in a browser with no service worker.
+void import('../runtime/store/bundle.ts');
 
 interface Snapshot {
   models: ModelOverview[];
@@ -139,8 +143,6 @@ export function ModelsView({ services }: { services: Services }) {
       setError(e as Error);
     } finally {
       setBusy(false);
-      // Lantern re-reads descriptors; the worker swaps sessions when the version changed.
-      services.lantern.refreshModels();
     }
   };
   const withSignal = (id: string, action: (signal: AbortSignal) => Promise<unknown>) => run(async () => {

@@ -78,7 +78,7 @@ export function createServices(): Services {
     storage: globalThis.localStorage,
     hidden: () => document.visibilityState === 'hidden',
   });
-  const watchVersions = autoRollback({ registry: models.then((m) => m.registry), source, onRolledBack: () => lantern.refreshModels() });
+  const watchVersions = autoRollback({ registry: models.then((m) => m.registry), source });
   const backlogWorkers = params.has('backlogWorkers') ? Number(params.get('backlogWorkers')) : profile.backlogWorkers;
   const lantern: Lantern = Lantern.create({
     models: source,
@@ -106,7 +106,6 @@ export function createServices(): Services {
   const resume = async () => {
     const [, opened] = await Promise.all([pwa.resume(), models]);
     await opened.installMissingBuiltins();
-    lantern.refreshModels();
     await offline.runtimeAllowed;
     const wanted = lastModel ?? (await lantern.models())[0]?.id;
     if (wanted) await lantern.load(wanted);
@@ -132,7 +131,6 @@ export function createServices(): Services {
     update: async () => {
       const { registry } = await models;
       await autoUpdate(registry, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed);
-      lantern.refreshModels();
     },
     mayDownload: () => data.automaticAllowed,
     doc: document,

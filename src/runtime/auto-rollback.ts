@@ -11,8 +11,6 @@ import { countsAgainstVersion, VersionHealth } from './version-health.ts';
 export function autoRollback(deps: {
   registry: Promise<ModelRegistry>;
   source: Pick<ModelSource, 'describe'>;
-  /** After a rollback, e.g. to make Lantern re-read descriptors. */
-  onRolledBack: () => void;
   health?: VersionHealth;
 }): (record: RequestRecord) => void {
   const health = deps.health ?? new VersionHealth();
@@ -22,7 +20,8 @@ export function autoRollback(deps: {
     if (!version) return;
     const key = `${record.modelId}@${version}`;
     const reason = health.observe(key, record.ok);
-    if (reason && await (await deps.registry).rollBackAutomatically(key, reason)) deps.onRolledBack();
+    // The registry tells its subscribers (Lantern's source among them) when it did roll back.
+    if (reason) await (await deps.registry).rollBackAutomatically(key, reason);
   };
   return (record) => {
     if (!record.ok && !countsAgainstVersion(record.errorCode)) return;

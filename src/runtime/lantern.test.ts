@@ -51,6 +51,42 @@ describe('Lantern', () => {
     expect(source.filesRead).toEqual(['spam']);
   });
 
+  it('runs the version now active once its source says it changed (another tab activated it), and keeps the loaded one until then', async () => {
+    const { createWorker, log } = fakeWorkers();
+    let version = '1.0.0';
+    const changed = new Set<() => void>();
+    const base = fakeSource(['spam']);
+    const describe = (id: string) => base.describe(id).then((d) => ({ ...d, version, batch: 'fixed' as const }));
+    const source = {
+      ...base,
+      describe,
+      files: async (id: string) => ({ ...(await base.files(id)), key: `${id}@${version}` }),
+      subscribe: (listener: () => void) => (changed.add(listener), () => void changed.delete(listener)),
+    };
+    lantern = new Lantern({ createWorker, models: source, idleMs: 0 });
+    expect((await lantern.classify('spam', text('a'))).version).toBe('1.0.0');
+    version = '1.1.0';
+    // Not told yet: the descriptor read before still stands.
+    expect((await lantern.classify('spam', text('b'))).version).toBe('1.0.0');
+    // Told while two batches run and three requests wait: these are still formed as the model
+    // takes them (its descriptor says 'fixed': one input per run), then run on the new version.
+    const held: (() => void)[] = [];
+    log.gate = () => new Promise<void>((resolve) => held.push(resolve));
+    const pending = ['c', 'd', 'e', 'f', 'g'].map((t) => lantern!.classify('spam', text(t)));
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    for (const listener of changed) listener();
+    let settled = false;
+    const all = Promise.all(pending).finally(() => (settled = true));
+    while (!settled) {
+      await vi.waitFor(() => expect(held.length > 0 || settled).toBe(true));
+      held.shift()?.();
+    }
+    expect((await all).map((r) => r.version)).toEqual(['1.0.0', '1.0.0', '1.1.0', '1.1.0', '1.1.0']);
+    expect(log.started.flatMap((w) => w.batches).map((b) => `${b.key} ${b.texts.join('')}`)).toEqual([
+      'spam@1.0.0 a', 'spam@1.0.0 b', 'spam@1.0.0 c', 'spam@1.0.0 d', 'spam@1.1.0 e', 'spam@1.1.0 f', 'spam@1.1.0 g',
+    ]);
+  });
+
   it('retries a request once on a fresh worker when its worker dies mid-batch', async () => {
     const { lantern, log } = setup();
     let crashes = 1;

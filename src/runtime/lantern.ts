@@ -204,6 +204,11 @@ export class Lantern {
   private readonly candidates = new Map<string, { descriptor: ModelDescriptor; files: () => Promise<ModelFiles> }>();
   private readonly scheduler: Scheduler<Job, JobOutcome>;
   private readonly descriptors = new Map<string, ModelDescriptor>();
+  /**
+   * Models whose descriptor is read again before their next run (the source changed). Kept meanwhile, not
+   * dropped: a queued request's batch is formed by it (maxBatch), and a fixed-batch model takes one input.
+   */
+  private readonly staleDescriptors = new Set<string>();
   /** First requests for a model share one install (a second one would be refused as busy). */
   private readonly describing = new SharedWork<ModelDescriptor, LoadProgress>();
   /** The model version each worker currently holds, so an activation/rollback unloads the old one. */
@@ -224,6 +229,7 @@ export class Lantern {
   constructor(private readonly options: LanternOptions = {}) {
     // The default store runs a release's golden set on this runtime before activating it.
     this.source = options.models ?? signedStore({ validate: goldenValidator(() => this) });
+    this.source.subscribe?.(() => this.refreshModels());
     const backlogWorkers = Math.max(0, options.backlogWorkers ?? defaultBacklogWorkers());
     this.pool = new PoolPolicy({ backlogWorkers, running: (worker) => this.clients[worker]!.running });
     this.clients = Array.from({ length: this.pool.workers }, (_, worker) => new WorkerClient({
@@ -309,9 +315,13 @@ export class Lantern {
     return threads.filter((count) => count !== null);
   }
 
-  /** Forgets cached model descriptors (after install, activation or rollback). */
+  /**
+   * Reads model descriptors again before the next run (after an install, activation or rollback).
+   * A source that can say when it changed (`ModelSource.subscribe`, as the signed store does) has
+   * this called for it.
+   */
   refreshModels(): void {
-    this.descriptors.clear();
+    for (const id of this.descriptors.keys()) this.staleDescriptors.add(id);
   }
 
   /**
@@ -374,7 +384,7 @@ export class Lantern {
    */
   private describe(modelId: string, fetch: FetchOptions = {}): Promise<ModelDescriptor> {
     const cached = this.descriptors.get(modelId);
-    if (cached) return Promise.resolve(cached);
+    if (cached && !this.staleDescriptors.has(modelId)) return Promise.resolve(cached);
     return this.describing.join(modelId, (signal, onProgress) => this.fetchDescriptor(modelId, { signal, onProgress }), fetch);
   }
 
@@ -385,6 +395,7 @@ export class Lantern {
       throw new SignatureError(`${modelId} is not signed; create Lantern with allowUnsigned: true to run unsigned development models.`, { id: modelId });
     }
     this.descriptors.set(modelId, descriptor);
+    this.staleDescriptors.delete(modelId);
     return descriptor;
   }
 
@@ -514,7 +525,7 @@ export class Lantern {
       // The store quarantined a version that failed re-verification and activated the previous
       // good one (details.fallback): answer with that one instead of failing the request.
       if (!(error instanceof IntegrityError) || typeof error.details.fallback !== 'string') throw error;
-      this.descriptors.delete(modelId);
+      this.staleDescriptors.add(modelId);
       await this.describe(modelId);
       const { outcomes } = await this.executeOnce(modelId, jobs, worker, signal);
       const note: Note = { kind: 'version-fallback', id: modelId, version: String(error.details.version ?? ''), fallback: error.details.fallback };

@@ -41,4 +41,10 @@ export interface ModelSource {
    * Optional: without it, a model that cannot be described has no fallback.
    */
   lastLabels?(id: string): Promise<readonly string[] | undefined>;
+  /**
+   * Calls `listener` whenever what `describe` and `files` answer may have changed (a version
+   * installed, activated, rolled back or removed, also by another tab): Lantern reads them again
+   * before its next run. Optional: without it, call `refreshModels()` after such a change.
+   */
+  subscribe?(listener: () => void): () => void;
 }

@@ -34,15 +34,13 @@ describe('autoRollback', () => {
 
   it('rolls the active version back after enough real failures, ignoring bad input', async () => {
     const calls: [string, string][] = [];
-    let refreshed = 0;
     const registry = { rollBackAutomatically: async (key: string, reason: string) => (calls.push([key, reason]), 'spam@1.0.0') } as unknown as ModelRegistry;
-    const watch = autoRollback({ registry: Promise.resolve(registry), source: { describe: async () => ({ version: '1.1.0' }) as never }, onRolledBack: () => refreshed++ });
+    const watch = autoRollback({ registry: Promise.resolve(registry), source: { describe: async () => ({ version: '1.1.0' }) as never } });
     for (let i = 0; i < 20; i++) watch(fail('INPUT'));
     await flush();
     expect(calls).toEqual([]);
     for (let i = 0; i < 5; i++) watch(fail('MODEL_LOAD'));
     for (let i = 0; i < 5; i++) await flush();
     expect(calls).toEqual([['spam@1.1.0', 'rolled back automatically: 5 of its last 5 requests failed']]);
-    expect(refreshed).toBe(1);
   });
 });

@@ -25,7 +25,6 @@ class FakeRuntime implements ShadowRuntime {
   schedulerStats = { running: 0 };
   opened = 0;
   closed = 0;
-  refreshModels(): void {}
   candidate(): CandidateRun {
     this.opened++;
     return { classify: () => new Promise<ClassificationResult>(() => undefined), close: () => Promise.resolve(void this.closed++) };

@@ -18,7 +18,7 @@ export interface ReleaseControls {
 
 export function releaseControls(deps: {
   /** The runtime, once created (it takes `settings` and the runner's `observe`). */
-  runtime: () => ShadowRuntime & { refreshModels(): void };
+  runtime: () => ShadowRuntime;
   registry: Promise<ModelRegistry>;
   candidate(modelId: string): Promise<ShadowCandidate | undefined>;
   storage: KeyValueStorage | undefined;
@@ -41,10 +41,8 @@ export function releaseControls(deps: {
     registry: deps.registry,
     book: shadow,
     storage: deps.storage,
-    onDecided: () => {
-      deps.runtime().refreshModels();
-      runner.refresh();
-    },
+    // A promotion reaches the runtime through the registry's notification (ModelSource.subscribe).
+    onDecided: () => runner.refresh(),
   });
   const settings = new ModelSettings(deps.storage);
   // Loaded once the store is open, not with the first screen (the initial JavaScript budget,

@@ -42,7 +42,7 @@ export class ReleaseDecisions {
     registry: Promise<ModelRegistry>;
     book: ShadowBook;
     storage: KeyValueStorage | undefined;
-    /** After a decision: the runtime re-reads descriptors and drops the candidate's session. */
+    /** After a decision: the shadow runner drops the candidate's session. */
     onDecided(key: string): void;
     now?: () => Date;
   }) {

@@ -112,6 +112,11 @@ export class ModelStore {
 
   private constructor(private readonly handle: IDBPDatabase<StoreSchema>) {}
 
+  /** The database's name: one store, whichever tab or window of the app opened it. */
+  get name(): string {
+    return this.handle.name;
+  }
+
   /** Every operation goes through here, so a connection closed for another tab fails clearly. */
   private get db(): IDBPDatabase<StoreSchema> {
     if (this.closedByOtherTab) throw new StorageError('The model store is being upgraded by another Lantern tab; close the other tabs and reload this one. Installed models are unchanged.');

@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { BusyError, DowngradeError, IntegrityError, NetworkError, QuotaError, SignatureError, ValidationError } from '../errors.ts';
 import { writeBundle } from './bundle.ts';
 import { installBuiltins } from './bootstrap.ts';
@@ -11,7 +11,7 @@ import { ModelRegistry, type StorageManagerLike } from './registry.ts';
 import { StoreModelSource } from './store-model-source.ts';
 import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, type KeyFile, type TrustStore } from './trust.ts';
-import type { ModelStore } from './model-store.ts';
+import { ModelStore } from './model-store.ts';
 
 let key: KeyFile;
 let trust: TrustStore;
@@ -211,6 +211,27 @@ describe('resume', () => {
     const after = server.served.slice(before.length);
     expect(after).toEqual(['demo/1.0.0/onnx/model.onnx:8192', 'demo/1.0.0/config.json:0', 'demo/1.0.0/tokenizer.json:0']);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+  });
+});
+
+describe('another tab or window of the app on the same store', () => {
+  it('hears of every change made there, and its source says the active version changed', async () => {
+    const { store, server } = await setup(['1.0.0', 1], ['1.1.0', 2]);
+    const here = registryFor(store, server);
+    // The other window: its own connection to the same database, its own registry.
+    const there = registryFor(await ModelStore.open(store.name), server);
+    await there.install(urls('1.0.0'));
+    const source = new StoreModelSource(Promise.resolve(here));
+    expect((await source.describe('demo')).version).toBe('1.0.0');
+    let told = 0;
+    source.subscribe(() => told++);
+    await there.install(urls('1.1.0'));
+    await vi.waitFor(() => expect(told).toBeGreaterThan(0));
+    expect((await source.describe('demo')).version).toBe('1.1.0');
+    const before = told;
+    await there.rollback('demo', 'demo@1.0.0');
+    await vi.waitFor(() => expect(told).toBeGreaterThan(before));
+    expect((await source.describe('demo')).version).toBe('1.0.0');
   });
 });
 

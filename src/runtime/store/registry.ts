@@ -1,5 +1,5 @@
 import { BusyError, IntegrityError, isAbortError, LanternError, ModelLoadError, NetworkError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
-import { bundleParts, openBundle, type BundleSource } from './bundle.ts';
+import type { BundleSource } from './bundle.ts';
 import { assertCatalogFresh, catalogSignatureUrl, parseCatalog, releasesOf, type Release } from './catalog.ts';
 import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
 import { sha256Hex } from './bytes.ts';
@@ -103,6 +103,13 @@ const QUOTA_MARGIN = 1.1;
 
 export class ModelRegistry {
   private readonly listeners = new Listeners();
+  /**
+   * The other tabs and windows of this app on the same store (the installed app beside a browser
+   * tab). A change made in one is told to the listeners of all, so each one's Models screen,
+   * release controls and runtime read the store again, instead of answering with a version
+   * another window rolled back, quarantined or revoked until its next reload.
+   */
+  private readonly otherTabs?: BroadcastChannel;
   private readonly transfers = new Map<string, Transfer>();
   private readonly net: NetContext;
   private persistRequested = false;
@@ -112,6 +119,10 @@ export class ModelRegistry {
   constructor(private readonly options: RegistryOptions) {
     this.net = { policy: options.policy, fetch: options.fetch ?? fetch.bind(globalThis), ...(options.stallMs ? { stallMs: options.stallMs } : {}) };
     this.trust = options.trust;
+    if (typeof BroadcastChannel === 'function') {
+      this.otherTabs = new BroadcastChannel(`lantern-store:${options.store.name}`);
+      this.otherTabs.onmessage = () => this.listeners.notify();
+    }
     // Sequence floors set by a key stop counting once the trust store no longer trusts it for that id.
     options.store.useKeyPolicy((keyId, id) => this.trust.allows(keyId, id));
   }
@@ -151,13 +162,14 @@ export class ModelRegistry {
     return this.options.store;
   }
 
-  /** Called after any change (install, progress, rollback, quarantine...). */
+  /** Called after any change (install, progress, rollback, quarantine...), here or in another tab. */
   subscribe(listener: () => void): () => void {
     return this.listeners.subscribe(listener);
   }
 
   private changed(): void {
     this.listeners.notify();
+    this.otherTabs?.postMessage(null);
   }
 
   activeTransfers(): Transfer[] {
@@ -253,7 +265,8 @@ export class ModelRegistry {
 
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
   async installBundle(source: BundleSource, signal?: AbortSignal): Promise<VersionRecord> {
-    const bundle = await openBundle(source);
+    // Loaded when a bundle is opened or shared, not with the first screen (the initial JavaScript budget).
+    const bundle = await (await import('./bundle.ts')).openBundle(source);
     const { manifest, keyIds } = await this.verify(bundle.manifestBytes, bundle.signatures);
     await assertWholeFiles(manifest, bundle.readChunk, signal);
     return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyIds }, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
@@ -500,7 +513,7 @@ export class ModelRegistry {
     const read = await readVerified(store, manifest);
     if (!read.ok) throw new IntegrityError(`The stored copy of ${manifest.id} ${manifest.version} no longer matches its signed manifest; it cannot be shared.`, { key });
     const files = manifest.files.map((f) => ({ path: f.path, bytes: read.byPath.get(f.path)! }));
-    const parts = bundleParts(new Uint8Array(record.bytes), record.signatures, files);
+    const parts = (await import('./bundle.ts')).bundleParts(new Uint8Array(record.bytes), record.signatures, files);
     return { name: `${manifest.id}-${manifest.version}.lantern`, blob: new Blob(parts, { type: 'application/octet-stream' }) };
   }
 

@@ -49,6 +49,12 @@ export class StoreModelSource implements ModelSource {
     }
   }
 
+  subscribe(listener: () => void): () => void {
+    // A store that failed to open changes nothing: each read reports why.
+    const unsubscribe = this.registry().then((registry) => registry.subscribe(listener), () => () => undefined);
+    return () => void unsubscribe.then((off) => off());
+  }
+
   async list(): Promise<ModelDescriptor[]> {
     const pointers = await (await this.registry()).store.pointers();
     const descriptors = await Promise.all(pointers.map((p) => this.describeOrSkip(p.id)));
