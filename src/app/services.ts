@@ -129,8 +129,7 @@ export function createServices(): Services {
   // app stays open (release/update-schedule.ts says when).
   keepUpdating({
     update: async () => {
-      const { registry } = await models;
-      await autoUpdate(registry, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed);
+      await autoUpdate(await models, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed);
     },
     mayDownload: () => data.automaticAllowed,
     doc: document,

@@ -5,8 +5,10 @@ import { totalSize } from '../store/manifest.ts';
 import { OriginPolicy } from '../store/net.ts';
 import { ModelRegistry } from '../store/registry.ts';
 import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls } from '../store/test-helpers.ts';
-import type { KeyFile, TrustStore } from '../store/trust.ts';
-import { installRolledOut, isUpdate, updatesFor } from './auto-update.ts';
+import { TrustStore, trustEntryFor, type KeyFile } from '../store/trust.ts';
+import { signedCatalog } from '../../../scripts/model-pack/release.ts';
+import { DowngradeError } from '../errors.ts';
+import { autoUpdate, installRolledOut, isUpdate, updatesFor } from './auto-update.ts';
 
 let key: KeyFile;
 let trust: TrustStore;
@@ -35,6 +37,33 @@ async function setup() {
 const bucket = (b: number) => () => Promise.resolve(b);
 
 describe('automatic staged updates', () => {
+  /** A world with demo 1.0.0 installed and a catalog, signed by the key, rolling 1.1.0 out to every device. */
+  async function rollingOut() {
+    const world = await setup();
+    await world.registry.install(entry('1.0.0', 1));
+    const { catalog, signature } = await signedCatalog([{ ...entry('1.1.0', 2, 1), manifest: 'demo/1.1.0/manifest.json', signature: 'demo/1.1.0/manifest.sig.json' }], { keys: [key] });
+    world.server.put('catalog.json', catalog);
+    world.server.put('catalog.sig.json', signature);
+    return { ...world, catalogs: [`${ORIGIN}/catalog.json`] };
+  }
+
+  it('fetches the trust store again before the catalogs: a key revoked since the app started installs nothing more', async () => {
+    const { registry, store, catalogs } = await rollingOut();
+    // The deployment narrowed the key to another model (a revocation for demo) while the app stayed open.
+    const narrowed = new TrustStore({ keys: [trustEntryFor(key, ['other'])] });
+    // The catalog that key signed is no longer read (left out like any catalog that cannot be): nothing to install.
+    expect(await autoUpdate({ registry, refreshTrust: () => registry.applyTrust(narrowed) }, catalogs, bucket(0), () => true)).toEqual([]);
+    expect(await store.version('demo@1.1.0')).toBeUndefined();
+    expect((await store.version('demo@1.0.0'))?.status).toBe('revoked');
+  });
+
+  it('goes on with the trust store in use when the served one is refused, and returns the refusal', async () => {
+    const { registry, store, catalogs } = await rollingOut();
+    const refusal = new DowngradeError('trust-store.json is older than the one this device accepted.');
+    expect(await autoUpdate({ registry, refreshTrust: () => Promise.reject(refusal) }, catalogs, bucket(0), () => true)).toEqual([refusal]);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.1.0');
+  });
+
   it('install a release whose rollout reaches this device', async () => {
     const { registry, store } = await setup();
     await registry.install(entry('1.0.0', 1));

@@ -1,4 +1,5 @@
 import { LanternError, NetworkError } from '../errors.ts';
+import type { OpenedRegistry } from '../store/bootstrap.ts';
 import type { Release } from '../store/catalog.ts';
 import { releasesFrom } from '../store/catalog-sources.ts';
 import { versionKey } from '../store/manifest.ts';
@@ -46,9 +47,18 @@ export async function installRolledOut(registry: ModelRegistry, releases: readon
   return errors;
 }
 
-/** At start-up: read the deployment's and the saved catalogs and install what this device is in the rollout of. */
-export async function autoUpdate(registry: ModelRegistry, savedCatalogs: readonly string[], bucketFor: (modelId: string) => Promise<number>, mayDownload: () => boolean): Promise<LanternError[]> {
+/**
+ * At start-up and while the app stays open (release/update-schedule.ts): fetch the trust store
+ * again, read the deployment's and the saved catalogs, and install what this device is in the
+ * rollout of. The trust store comes first, as on the Models screen: an app left open for days in
+ * the field would otherwise install, with the keys it started with, a release signed by a key
+ * revoked since. A trust store refused (older, broken) or out of reach leaves the one in use
+ * standing; a refusal is returned with the install errors.
+ */
+export async function autoUpdate(opened: Pick<OpenedRegistry, 'registry' | 'refreshTrust'>, savedCatalogs: readonly string[], bucketFor: (modelId: string) => Promise<number>, mayDownload: () => boolean): Promise<LanternError[]> {
   if (!mayDownload()) return [];
+  const { registry } = opened;
+  const refused = await opened.refreshTrust().then(() => [], (error: unknown) => (error instanceof LanternError ? [error] : []));
   const releases = await releasesFrom((url) => registry.catalog(url), savedCatalogs);
-  return installRolledOut(registry, releases, bucketFor, mayDownload);
+  return [...refused, ...await installRolledOut(registry, releases, bucketFor, mayDownload)];
 }
