@@ -340,7 +340,7 @@ export function parseTaskConfigs(
   fail: (message: string, file: string) => LanternError,
 ): TaskConfigs {
   const parse = <T>(schema: z.ZodMiniType<T>, value: unknown, file: string) => {
-    if (value === undefined) throw fail(`${file} is missing (a ${task} model reads it).`, file);
+    if (value === undefined) throw fail(`${file} is missing (the ${task} task reads it).`, file);
     return parseSchema(schema, value, file, (message) => fail(message, file));
   };
   if (task === 'image-classification') return { task, preprocessor: parse(PreprocessorConfigSchema, files.preprocessor, 'preprocessor_config.json') };
