@@ -48,9 +48,15 @@ export async function installRolledOut(registry: ModelRegistry, releases: readon
 }
 
 /**
+ * How old a trust store may be and still count as just checked: the one the start fetched, for the
+ * check that runs right after it. Any later check (the schedule's are hours apart) fetches it again.
+ */
+const TRUST_FRESH_MS = 60_000;
+
+/**
  * At start-up and while the app stays open (release/update-schedule.ts): fetch the trust store
  * again, read the deployment's and the saved catalogs, and install what this device is in the
- * rollout of. The trust store comes first, as on the Models screen: an app left open for days in
+ * rollout of. The trust store comes first (unless the start fetched it a moment ago), as on the Models screen: an app left open for days in
  * the field would otherwise install, with the keys it started with, a release signed by a key
  * revoked since. A trust store refused (older, broken) or out of reach leaves the one in use
  * standing; a refusal is returned with the install errors.
@@ -58,7 +64,7 @@ export async function installRolledOut(registry: ModelRegistry, releases: readon
 export async function autoUpdate(opened: Pick<OpenedRegistry, 'registry' | 'refreshTrust'>, savedCatalogs: readonly string[], bucketFor: (modelId: string) => Promise<number>, mayDownload: () => boolean): Promise<LanternError[]> {
   if (!mayDownload()) return [];
   const { registry } = opened;
-  const refused = await opened.refreshTrust().then(() => [], (error: unknown) => (error instanceof LanternError ? [error] : []));
+  const refused = await opened.refreshTrust({ unlessFetchedWithinMs: TRUST_FRESH_MS }).then(() => [], (error: unknown) => (error instanceof LanternError ? [error] : []));
   const releases = await releasesFrom((url) => registry.catalog(url), savedCatalogs);
   return [...refused, ...await installRolledOut(registry, releases, bucketFor, mayDownload)];
 }

@@ -117,6 +117,26 @@ describe('deployment files (trust store, registry config)', () => {
     third.registry.store.close();
   });
 
+  it('a check right after the start uses the trust store the start fetched; a later or explicit one fetches it again', async () => {
+    const key = await generateKey('publisher');
+    const server = new FakeServer();
+    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
+    server.put('trust-store.json', json({ keys: [trustEntryFor(key, ['demo'])] }));
+    let trustRequests = 0;
+    const counting: typeof fetch = (input, init) => {
+      if (String(input instanceof Request ? input.url : input).endsWith('/trust-store.json')) trustRequests++;
+      return server.fetch(input, init);
+    };
+    const opened = await openRegistry(`${ORIGIN}/`, { fetch: counting, dbName: `bootstrap-${counter++}`, installBuiltins: false });
+    expect(trustRequests).toBe(1);
+    await opened.refreshTrust({ unlessFetchedWithinMs: 60_000 });
+    expect(trustRequests).toBe(1);
+    await opened.refreshTrust({ unlessFetchedWithinMs: 0 });
+    await opened.refreshTrust();
+    expect(trustRequests).toBe(3);
+    opened.registry.store.close();
+  });
+
   it('a saved copy this app no longer parses does not stop an offline start: installed versions answer, revoked ones stay revoked, no key is trusted for anything new', async () => {
     // The good key's 1.0.0, then the rogue key's 2.0.0; then the deployment revoked the rogue key.
     const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);

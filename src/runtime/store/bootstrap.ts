@@ -19,8 +19,10 @@ export interface OpenedRegistry {
    * Fetches trust-store.json again and re-checks installed versions against it (revocation).
    * Rejects with why a served trust store was not used (broken; older than, or a different file
    * at the version of, the one accepted before): the one in use stays, installed versions answer.
+   * With `unlessFetchedWithinMs`, a trust store the network gave that recently (the start's
+   * included) is fresh enough: no request (the automatic update check that runs at start).
    */
-  refreshTrust(): Promise<void>;
+  refreshTrust(options?: { unlessFetchedWithinMs?: number }): Promise<void>;
   /**
    * Settles when the start's network checks are done: deployment files that answered after the
    * start went on without them (a late trust store is applied then), and the built-in releases.
@@ -70,6 +72,8 @@ interface DeploymentFile<T> {
    * what is safe without the file.
    */
   value: T | undefined;
+  /** Whether `value` is the network's answer, fetched now (not the saved copy). */
+  fetched: boolean;
   /**
    * Why a copy at hand was not used, to report: the network's answer (served broken, or refused
    * as older than the saved one), or a saved copy that no longer parses. Offline is not in it.
@@ -115,7 +119,7 @@ async function deploymentFile<T>(name: string, appBase: string, store: ModelStor
   // Without a saved copy (a first start) only the network can answer: it is waited for.
   const outcome = saved !== undefined && waitMs !== undefined ? await within(fetched, waitMs) : await fetched;
   const none = Promise.resolve(undefined);
-  if (outcome !== 'late' && 'value' in outcome) return { value: outcome.value, refused: [], late: none };
+  if (outcome !== 'late' && 'value' in outcome) return { value: outcome.value, fetched: true, refused: [], late: none };
   if (saved === undefined) {
     // Only reached with the network's answer in hand (nothing saved: it was waited for).
     const error = outcome === 'late' ? undefined : outcome.error;
@@ -128,7 +132,7 @@ async function deploymentFile<T>(name: string, appBase: string, store: ModelStor
     ...(outcome !== 'late' && !(outcome.error instanceof NetworkError) ? [asLanternError(outcome.error)] : []),
   ];
   const late = outcome === 'late' ? fetched.then((answer) => ('error' in answer && answer.error instanceof NetworkError ? undefined : answer)) : none;
-  return { value: 'value' in saved ? saved.value : undefined, refused, late };
+  return { value: 'value' in saved ? saved.value : undefined, fetched: false, refused, late };
 }
 
 /** The trust store's rollback rule, held against the copy saved on the device. */
@@ -163,9 +167,17 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
   // Re-checking against no key at all would disable every model for a file the device cannot
   // read, a state an app update (a stricter schema) causes, not an attacker.
   if (trust.value) await registry.applyTrust(trust.value);
-  const lateTrust = trust.late.then(async (late): Promise<Outcome<void> | undefined> => (late && 'value' in late ? outcomeOf(registry.applyTrust(late.value)) : late));
-  const refreshTrust = async () => {
+  /** When the network last gave the trust store in use (undefined: only a saved copy so far). */
+  let trustFetchedAt = trust.fetched ? Date.now() : undefined;
+  const lateTrust = trust.late.then(async (late): Promise<Outcome<void> | undefined> => {
+    if (!late || !('value' in late)) return late;
+    trustFetchedAt = Date.now();
+    return outcomeOf(registry.applyTrust(late.value));
+  });
+  const refreshTrust = async ({ unlessFetchedWithinMs }: { unlessFetchedWithinMs?: number } = {}) => {
+    if (unlessFetchedWithinMs !== undefined && trustFetchedAt !== undefined && Date.now() - trustFetchedAt < unlessFetchedWithinMs) return;
     const file = await deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse, { accept: acceptTrustStore });
+    if (file.fetched) trustFetchedAt = Date.now();
     if (file.value) await registry.applyTrust(file.value);
     // A trust store served broken or refused leaves the one in use standing; the caller hears why.
     const [refused] = file.refused;
