@@ -39,3 +39,29 @@ test('a first visit receives the app brotli-compressed', async ({ page }) => {
   test.info().annotations.push({ type: 'first-visit wire bytes', description: `${total} (wasm ${wasm.bytes}, ${received.length} responses)` });
   console.log(`first visit: ${total} bytes on the wire in ${received.length} responses (wasm ${wasm.bytes})`);
 });
+
+/**
+ * `npm start` (scripts/headers.mjs headersFor): the page and every script carry the policies a
+ * document or worker runs under; other files only what a subresource needs. The page stays
+ * cross-origin isolated and its workers run under the CSP (the sample answers on WASM threads).
+ */
+test('the page and its scripts carry the isolation and content policies; images, wasm and model files only what a subresource needs', async ({ page }) => {
+  const headers = new Map<string, Record<string, string>>();
+  page.on('response', (response) => void response.allHeaders().then((h) => headers.set(new URL(response.url()).pathname, h), () => undefined));
+  await openModel(page, 'spam-filter');
+  await page.getByTestId('sample-spam').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+  expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+  const documents = [...headers].filter(([path]) => path === '/' || /\.(?:js|mjs)$/.test(path));
+  const subresources = [...headers].filter(([path]) => /\.(?:png|wasm|css|onnx|webmanifest)$|^\/models\/.+\.json$/.test(path));
+  expect(documents.length).toBeGreaterThan(1);
+  expect(subresources.map(([path]) => path)).toEqual(expect.arrayContaining([expect.stringMatching(/\.wasm$/), expect.stringMatching(/^\/models\//)]));
+  for (const [path, h] of documents) {
+    expect(h['content-security-policy'], path).toContain("script-src 'self' 'wasm-unsafe-eval'");
+    expect(h['cross-origin-embedder-policy'], path).toBe('require-corp');
+  }
+  for (const [path, h] of subresources) {
+    expect(h, path).toMatchObject({ 'cross-origin-resource-policy': 'same-origin', 'x-content-type-options': 'nosniff' });
+    expect(h['content-security-policy'], path).toBeUndefined();
+  }
+});

@@ -53,6 +53,28 @@ export function contentSecurityPolicy(options) {
 }
 
 /**
+ * What a subresource needs of those (an image, a style sheet, JSON, wasm, a model file): the
+ * Cross-Origin-Resource-Policy that COEP asks of everything the page loads, nosniff, and the
+ * referrer policy (a style sheet's own requests follow it). The rest governs documents and
+ * workers only, and any JavaScript file may start one (the inference worker, the service worker,
+ * ORT's threads): sent with every file, it is ~560 bytes of headers per response that nothing
+ * reads, ~14 KB of a first visit (scripts/serve.mjs).
+ */
+const SUBRESOURCE_HEADERS = ['Cross-Origin-Resource-Policy', 'X-Content-Type-Options', 'Referrer-Policy'];
+
+/**
+ * The headers of one response: all of `headers` for a page, a script or an SVG image (opened on
+ * its own, an SVG is a document that can run script), the subresource ones for anything else.
+ * @param {Record<string, string>} headers securityHeaders(...)
+ * @param {string} contentType
+ * @returns {Record<string, string>}
+ */
+export function headersFor(headers, contentType) {
+  if (/^text\/html|javascript|^image\/svg\+xml/.test(contentType)) return headers;
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => SUBRESOURCE_HEADERS.includes(name)));
+}
+
+/**
  * @param {{ dev: boolean, connectSrc?: string[] }} options
  * @returns {Record<string, string>}
  */

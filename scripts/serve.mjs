@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { integerOption, isEntryPoint, parseCommandLine, runCli, UsageError } from './cli.mjs';
-import { modelOrigin, securityHeaders } from './headers.mjs';
+import { headersFor, modelOrigin, securityHeaders } from './headers.mjs';
 import { contentType, realRoot, resolveInside, sendBody } from './static-http.mjs';
 
 /** Encodings we precompress, in order of preference (smallest first). */
@@ -87,9 +87,10 @@ async function handle(root, headers, req, res) {
     return res.end('Not found');
   }
   const { varies, chosen } = await negotiate(found.file, req);
+  const type = contentType(found.file);
   sendBody(req, res, chosen ?? { path: found.file, size: found.size }, {
-    ...headers,
-    'Content-Type': contentType(found.file),
+    ...headersFor(headers, type),
+    'Content-Type': type,
     'Cache-Control': cacheControl(found.file),
     ...(varies ? { Vary: 'Accept-Encoding' } : {}),
     ...(chosen ? { 'Content-Encoding': chosen.name } : {}),
