@@ -55,11 +55,12 @@ const TRUST_FRESH_MS = 60_000;
 
 /**
  * At start-up and while the app stays open (release/update-schedule.ts): fetch the trust store
- * again, read the deployment's and the saved catalogs, and install what this device is in the
- * rollout of. The trust store comes first (unless the start fetched it a moment ago), as on the Models screen: an app left open for days in
- * the field would otherwise install, with the keys it started with, a release signed by a key
- * revoked since. A trust store refused (older, broken) or out of reach leaves the one in use
- * standing; a refusal is returned with the install errors.
+ * again (unless the start fetched it a moment ago), read the deployment's and the saved
+ * catalogs, and install what this device is in the rollout of. The trust store comes first, as on
+ * the Models screen: an app left open for days in the field would otherwise install, with the
+ * keys it started with, a release signed by a key revoked since. A trust store refused (older,
+ * broken) or out of reach leaves the one in use standing; a refusal is returned with the install
+ * errors.
  */
 export async function autoUpdate(opened: Pick<OpenedRegistry, 'registry' | 'refreshTrust'>, savedCatalogs: readonly string[], bucketFor: (modelId: string) => Promise<number>, mayDownload: () => boolean): Promise<LanternError[]> {
   if (!mayDownload()) return [];

@@ -390,7 +390,7 @@ export class ModelRegistry {
     // Loaded when a release is installed, not with the first screen: the config schemas it parses
     // with would otherwise weigh on every start (the initial JavaScript budget, e2e/serving.spec.ts).
     const { configMismatch } = await import('./config-match.ts');
-    const reason = configMismatch(manifest, check.files);
+    const reason = configMismatch(manifest, check);
     if (!reason) return;
     const key = versionKey(manifest);
     await this.options.store.reject(key, reason);

@@ -125,7 +125,8 @@ export function modelFiles(manifest: Manifest, read: VerifiedRead & { ok: true }
     try {
       return JSON.parse(new TextDecoder().decode(bytes));
     } catch {
-      throw new ModelLoadError(`A configuration file of ${manifest.id} ${manifest.version} is not valid JSON.`, { id: manifest.id });
+      const file = manifest.files.find((f) => f.role === role)!.path;
+      throw new ModelLoadError(`${file} of ${manifest.id} ${manifest.version} is not valid JSON.`, { id: manifest.id, file });
     }
   };
   return {
