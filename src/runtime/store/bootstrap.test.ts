@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { NetworkError, SignatureError, ValidationError } from '../errors.ts';
 import { openRegistry } from './bootstrap.ts';
 import { BUILTIN_CATALOG } from './config.ts';
@@ -135,6 +135,32 @@ describe('deployment files (trust store, registry config)', () => {
     await opened.refreshTrust();
     expect(trustRequests).toBe(3);
     opened.registry.store.close();
+  });
+
+  it('a trust store another window accepted is adopted here at once: a key revoked there installs nothing here, the active version stays', async () => {
+    const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
+    const server = new FakeServer();
+    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
+    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo']), trustEntryFor(rogue, ['demo'])] }));
+    server.add(await makeRelease(good, { version: '1.0.0', sequence: 1 }));
+    server.add(await makeRelease(rogue, { version: '2.0.0', sequence: 2 }));
+    const options = { fetch: server.fetch, dbName: `bootstrap-${counter++}`, installBuiltins: false };
+    const here = await openRegistry(`${ORIGIN}/`, options);
+    await here.registry.install(urls('1.0.0'));
+    let told = 0;
+    here.registry.subscribe(() => told++);
+    // The installed app and a browser tab: two windows, one store. The other one's start applies
+    // the trust store this one has (told once, nothing to adopt).
+    const there = await openRegistry(`${ORIGIN}/`, options);
+
+    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo'])] }));
+    await there.refreshTrust();
+    // Told of the other window's new trust store, then re-checked against it here.
+    await vi.waitFor(() => expect(told).toBe(3));
+    await expect(here.registry.install(urls('2.0.0'))).rejects.toThrow(SignatureError);
+    expect((await here.registry.store.pointer('demo'))?.active).toBe('demo@1.0.0');
+    here.registry.store.close();
+    there.registry.store.close();
   });
 
   it('a saved copy this app no longer parses does not stop an offline start: installed versions answer, revoked ones stay revoked, no key is trusted for anything new', async () => {

@@ -159,6 +159,10 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
     fetch: fetcher,
     storage: options.storage,
     validate: options.validate,
+    savedTrust: async () => {
+      const saved = parseSaved('trust-store.json', await store.deploymentFile('trust-store.json'), TrustStore.parse);
+      return saved && 'value' in saved ? saved.value : undefined;
+    },
   });
   // Revocation reaches installed versions at every start, before anything runs; on a link too
   // slow to answer in time, the moment its answer arrives. (A late configuration applies from

@@ -54,7 +54,15 @@ export interface RegistryOptions {
    * app (it needs a worker); the store itself holds no inference code.
    */
   validate?: CandidateValidator;
+  /**
+   * The trust store saved on this device: the last one any window of the app accepted (bootstrap
+   * saves it). Read when another window says it adopted one.
+   */
+  savedTrust?: () => Promise<TrustStore | undefined>;
 }
+
+/** What a registry tells the other windows on its store: the store changed, or the trust store in use did. */
+type StoreMessage = 'store' | 'trust';
 
 export interface GoldenOutcome {
   total: number;
@@ -121,7 +129,10 @@ export class ModelRegistry {
     this.trust = options.trust;
     if (typeof BroadcastChannel === 'function') {
       this.otherTabs = new BroadcastChannel(`lantern-store:${options.store.name}`);
-      this.otherTabs.onmessage = () => this.listeners.notify();
+      this.otherTabs.onmessage = (event: MessageEvent<StoreMessage>) => {
+        this.listeners.notify();
+        if (event.data === 'trust') void this.adoptSavedTrust();
+      };
     }
     // Sequence floors set by a key stop counting once the trust store no longer trusts it for that id.
     options.store.useKeyPolicy((keyId, id) => this.trust.allows(keyId, id));
@@ -145,7 +156,23 @@ export class ModelRegistry {
     const reason = 'its signing key is no longer trusted for this model';
     const notices = revoked.filter((r) => r.wasActive).map((r): RegistryNotice => ({ kind: 'revoked', id: r.id, version: r.version, reason, ...(r.fallback ? { fallbackVersion: r.fallback } : {}) }));
     this.notices = [...this.notices, ...notices];
-    this.changed();
+    this.changed('trust');
+  }
+
+  /**
+   * Another window adopted a trust store, which it saved in the store both share: this one adopts
+   * it at once, so a key revoked there vouches here for nothing more (a sideloaded bundle, an
+   * install) before this window's own next check. The same keys are not applied again: that
+   * would tell the other windows once more, and so on back and forth. A saved copy this window
+   * cannot read leaves the one in use standing until its next check fetches one.
+   */
+  private async adoptSavedTrust(): Promise<void> {
+    try {
+      const saved = await this.options.savedTrust?.();
+      if (saved && !saved.sameKeys(this.trust)) await this.applyTrust(saved);
+    } catch {
+      // Kept as it is: the next update check fetches the trust store and reports what fails.
+    }
   }
 
   private async vouchedFor(id: string, bytes: ArrayBuffer, signatures: SignatureFile): Promise<boolean> {
@@ -167,9 +194,9 @@ export class ModelRegistry {
     return this.listeners.subscribe(listener);
   }
 
-  private changed(): void {
+  private changed(message: StoreMessage = 'store'): void {
     this.listeners.notify();
-    this.otherTabs?.postMessage(null);
+    this.otherTabs?.postMessage(message);
   }
 
   activeTransfers(): Transfer[] {

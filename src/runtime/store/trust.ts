@@ -122,6 +122,11 @@ export class TrustStore {
     return new TrustStore(parseSchema(TrustStoreSchema, json, 'The trust store'));
   }
 
+  /** Whether both trust the same keys, each for the same models. */
+  sameKeys(other: TrustStore): boolean {
+    return JSON.stringify(this.entries) === JSON.stringify(other.entries);
+  }
+
   /** Whether `keyId` is in the trust store at all (whatever its scope). */
   has(keyId: string): boolean {
     return this.byId.has(keyId);
