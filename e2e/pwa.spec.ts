@@ -94,6 +94,10 @@ test('first visit: the download for offline use shows its size and progress, the
 
 test('a first visit cut by a lost connection resumes when it comes back: the shell, the built-in models and ORT, and the model list grows', async ({ page, context }) => {
   logPage(page);
+  // Code split off the first screen that the cut kept from loading loads when the link is back
+  // (lazy-chunk.ts), never an unhandled error.
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
   // One file of each part is held until the connection drops, and fails with it: ORT's wasm (the
   // worker), a built-in model (the store) and a precached file only the service worker asks for.
   const cut = [ORT_WASM, /\/models\/spam-filter\/1\.0\.0\/onnx\//, /\/assets\/hi-[^/]*\.js$/];
@@ -126,6 +130,7 @@ test('a first visit cut by a lost connection resumes when it comes back: the she
   await expect(page.getByTestId('offline-ready')).toBeVisible();
   await classifyBoth(page);
   await context.setOffline(false);
+  expect(errors).toEqual([]);
 });
 
 test('first visit on a metered connection: the size comes first, ORT downloads only after the yes', async ({ page, context }) => {

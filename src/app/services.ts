@@ -1,4 +1,5 @@
 import { Lantern } from '../runtime/index.ts';
+import { loadChunk } from '../runtime/lazy-chunk.ts';
 import type { MetricsAggregator, MetricsPersistence } from '../runtime/metrics/index.ts';
 import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator, SavedCatalogs } from '../runtime/store/index.ts';
 import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden } from '../runtime/field/index.ts';
@@ -64,7 +65,7 @@ export function createServices(): Services {
   const data = new DataPolicy(globalThis.localStorage, nav.connection);
   // Golden sets run through the runtime created below (the gate runs long after start-up).
   const models = openRegistry(document.baseURI, { storage: navigator.storage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern) });
-  const metrics = import('../runtime/metrics/index.ts').then(({ MetricsAggregator, MetricsPersistence }): AppMetrics => {
+  const metrics = loadChunk(() => import('../runtime/metrics/index.ts')).then(({ MetricsAggregator, MetricsPersistence }): AppMetrics => {
     const aggregator = new MetricsAggregator({ windowMs: profile.metricsWindowMs });
     const persistence = new MetricsPersistence(aggregator);
     void persistence.start();
@@ -91,8 +92,8 @@ export function createServices(): Services {
     policies: release.settings,
     onAnswer: (modelId, input, result) => release.runner.observe(modelId, input, result),
     onRecord: (record) => {
-      // Metrics never break classification: if their code cannot load, records are dropped.
-      void metrics.then(({ aggregator }) => aggregator.record(record), () => undefined);
+      // Metrics never hold classification up: until their code has loaded, records wait for it.
+      void metrics.then(({ aggregator }) => aggregator.record(record));
       watchVersions(record);
       if (record.ok) lastModel = record.modelId;
     },

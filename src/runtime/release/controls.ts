@@ -1,3 +1,4 @@
+import { loadChunk } from '../lazy-chunk.ts';
 import type { ModelRegistry } from '../store/registry.ts';
 import { ReleaseDecisions } from './decisions.ts';
 import { ModelSettings } from './model-settings.ts';
@@ -47,7 +48,7 @@ export function releaseControls(deps: {
   const settings = new ModelSettings(deps.storage);
   // Loaded once the store is open, not with the first screen (the initial JavaScript budget,
   // e2e/serving.spec.ts): nothing can be followed before.
-  void deps.registry.then(async (registry) => (await import('./follow-store.ts')).followStore(registry, { settings, shadow, runner, decisions }));
+  void deps.registry.then(async (registry) => (await loadChunk(() => import('./follow-store.ts'))).followStore(registry, { settings, shadow, runner, decisions }));
   let seed: string | undefined;
   const bucketFor = (modelId: string) => rolloutBucket(seed ??= deviceSeed(deps.storage), modelId);
   return { settings, shadow, runner, decisions, bucketFor };
