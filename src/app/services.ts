@@ -1,8 +1,7 @@
 import { Lantern } from '../runtime/index.ts';
-import { loadChunk } from '../runtime/lazy-chunk.ts';
 import type { MetricsAggregator, MetricsPersistence } from '../runtime/metrics/index.ts';
 import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator, SavedCatalogs } from '../runtime/store/index.ts';
-import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden } from '../runtime/field/index.ts';
+import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden, loadChunk } from '../runtime/field/index.ts';
 import { releaseControls, type ReleaseControls, autoUpdate, keepUpdating } from '../runtime/release/index.ts';
 import { OfflineReadiness } from './offline-readiness.ts';
 import { PwaController } from './pwa.ts';

@@ -1,4 +1,4 @@
-import { loadChunk } from '../lazy-chunk.ts';
+import { loadChunk } from '../field/lazy-chunk.ts';
 import type { ModelRegistry } from '../store/registry.ts';
 import { ReleaseDecisions } from './decisions.ts';
 import { ModelSettings } from './model-settings.ts';
