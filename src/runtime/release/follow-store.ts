@@ -13,10 +13,10 @@ import type { ShadowRunner } from './shadow-runner.ts';
  * for models still installed and fallbacks only while they can answer (cleared with a note), a candidate in shadow only
  * while it speaks its active version's labels (whichever way the active version changed: this is
  * the one place that sees them all), figures only for versions still in shadow, and the runner's
- * candidate sessions freed only when the candidates change. The registry notifies on every
- * download progress tick and notice, so each pass reads the store once (pointers, versions and
- * the manifests the pointers name), passes never overlap, and notifications during a pass are
- * folded into one more pass.
+ * candidate sessions freed only when the candidates change. The registry tells of every change
+ * (download progress aside), in this window or another, so each pass reads the store once
+ * (pointers, versions and the manifests the pointers name), passes never overlap, and changes
+ * during a pass are folded into one more pass.
  */
 export function followStore(registry: ModelRegistry, controls: { settings: ModelSettings; shadow: ShadowBook; runner: ShadowRunner; decisions: ReleaseDecisions }): void {
   let running = false;
@@ -61,7 +61,7 @@ export function followStore(registry: ModelRegistry, controls: { settings: Model
       running = false;
     }
   };
-  registry.subscribe(() => void follow());
+  registry.subscribe((change) => { if (change === 'store') void follow(); });
   void follow();
 }
 

@@ -233,6 +233,26 @@ describe('another tab or window of the app on the same store', () => {
     await vi.waitFor(() => expect(told).toBeGreaterThan(before));
     expect((await source.describe('demo')).version).toBe('1.0.0');
   });
+
+  it('is not told of a download\'s progress, and neither is the runtime here: a tick per chunk changes nothing they read', async () => {
+    const { store, server } = await setup(['1.0.0', 1]);
+    const here = registryFor(store, server);
+    const there = registryFor(await ModelStore.open(store.name), server);
+    const toldHere: string[] = [];
+    const toldThere: string[] = [];
+    let runtimeTold = 0;
+    here.subscribe((change) => toldHere.push(change));
+    there.subscribe((change) => toldThere.push(change));
+    new StoreModelSource(Promise.resolve(here)).subscribe(() => runtimeTold++);
+
+    await here.install(urls('1.0.0'));
+    await vi.waitFor(() => expect(toldThere.length).toBeGreaterThan(0));
+    // The 10,000-byte model in chunks of 4,096: the progress bar here hears each one.
+    expect(toldHere.filter((change) => change === 'progress').length).toBeGreaterThanOrEqual(3);
+    const storeChanges = toldHere.filter((change) => change === 'store').length;
+    expect(runtimeTold).toBe(storeChanges);
+    await vi.waitFor(() => expect(toldThere).toEqual(Array(storeChanges).fill('store')));
+  });
 });
 
 describe('sideloaded bundles', () => {

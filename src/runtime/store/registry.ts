@@ -61,6 +61,12 @@ export interface RegistryOptions {
   savedTrust?: () => Promise<TrustStore | undefined>;
 }
 
+/**
+ * What a registry's subscribers are told: the store changed (a version installed, activated, rolled
+ * back, quarantined, revoked...), here or in another window, or only a download here progressed.
+ */
+export type RegistryChange = 'store' | 'progress';
+
 /** What a registry tells the other windows on its store: the store changed, or the trust store in use did. */
 type StoreMessage = 'store' | 'trust';
 
@@ -110,7 +116,7 @@ export interface ModelOverview {
 const QUOTA_MARGIN = 1.1;
 
 export class ModelRegistry {
-  private readonly listeners = new Listeners();
+  private readonly listeners = new Listeners<[RegistryChange]>();
   /**
    * The other tabs and windows of this app on the same store (the installed app beside a browser
    * tab). A change made in one is told to the listeners of all, so each one's Models screen,
@@ -130,7 +136,7 @@ export class ModelRegistry {
     if (typeof BroadcastChannel === 'function') {
       this.otherTabs = new BroadcastChannel(`lantern-store:${options.store.name}`);
       this.otherTabs.onmessage = (event: MessageEvent<StoreMessage>) => {
-        this.listeners.notify();
+        this.listeners.notify('store');
         if (event.data === 'trust') void this.adoptSavedTrust();
       };
     }
@@ -189,13 +195,13 @@ export class ModelRegistry {
     return this.options.store;
   }
 
-  /** Called after any change (install, progress, rollback, quarantine...), here or in another tab. */
-  subscribe(listener: () => void): () => void {
+  /** Called after any change (install, rollback, quarantine...), here or in another tab, and on each download's progress here. */
+  subscribe(listener: (change: RegistryChange) => void): () => void {
     return this.listeners.subscribe(listener);
   }
 
   private changed(message: StoreMessage = 'store'): void {
-    this.listeners.notify();
+    this.listeners.notify('store');
     this.otherTabs?.postMessage(message);
   }
 
@@ -367,7 +373,10 @@ export class ModelRegistry {
         this.changed();
         await transfer((progress) => {
           entry.progress = progress;
-          this.changed();
+          // Only this window holds the transfer, and nothing but a progress bar has news in it:
+          // a tick per chunk is not a store change (no re-read by the runtime or the release
+          // controls, nothing told to the other windows).
+          this.listeners.notify('progress');
         });
         const check = await readVerified(store, manifest);
         if (!check.ok) throw await this.refuseInconsistent(manifest, check);

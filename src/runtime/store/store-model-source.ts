@@ -51,7 +51,7 @@ export class StoreModelSource implements ModelSource {
 
   subscribe(listener: () => void): () => void {
     // A store that failed to open changes nothing: each read reports why.
-    const unsubscribe = this.registry().then((registry) => registry.subscribe(listener), () => () => undefined);
+    const unsubscribe = this.registry().then((registry) => registry.subscribe((change) => { if (change === 'store') listener(); }), () => () => undefined);
     return () => void unsubscribe.then((off) => off());
   }
 
