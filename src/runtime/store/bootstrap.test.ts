@@ -5,10 +5,21 @@ import { openRegistry } from './bootstrap.ts';
 import { BUILTIN_CATALOG } from './config.ts';
 import { ModelStore } from './model-store.ts';
 import { FakeServer, makeRelease, ORIGIN, urls } from './test-helpers.ts';
-import { generateKey, trustEntryFor } from './trust.ts';
+import { generateKey, trustEntryFor, type KeyFile } from './trust.ts';
 
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 let counter = 0;
+
+/** A trust-store.json trusting each of `keys` for `demo`. */
+const trusting = (...keys: KeyFile[]) => json({ keys: keys.map((key) => trustEntryFor(key, ['demo'])) });
+
+/** The app's deployment: its registry configuration, and a trust store trusting `keys` for `demo`. */
+function deployment(...keys: KeyFile[]): FakeServer {
+  const server = new FakeServer();
+  server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
+  server.put('trust-store.json', trusting(...keys));
+  return server;
+}
 
 /**
  * A device that installed demo@2.0.0, signed by a key the deployment trusts for now ('rogue');
@@ -16,9 +27,7 @@ let counter = 0;
  */
 async function installedFromRogueKey() {
   const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
-  const server = new FakeServer();
-  server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
-  server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo']), trustEntryFor(rogue, ['demo'])] }));
+  const server = deployment(good, rogue);
   server.add(await makeRelease(rogue, { version: '2.0.0', sequence: 2 }));
   const dbName = `bootstrap-${counter++}`;
   const app = `${ORIGIN}/`;
@@ -44,7 +53,7 @@ describe('deployment files (trust store, registry config)', () => {
     const { server, good, dbName, app } = await installedFromRogueKey();
 
     // The deployment revokes the rogue key: the next start sees it at once (no app update needed).
-    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo'])] }));
+    server.put('trust-store.json', trusting(good));
     const second = await openRegistry(app, { fetch: server.fetch, dbName });
     expect((await second.registry.store.version('demo@2.0.0'))?.status).toBe('revoked');
     second.registry.store.close();
@@ -62,7 +71,7 @@ describe('deployment files (trust store, registry config)', () => {
     const { server, good, dbName, app } = await installedFromRogueKey();
 
     // The deployment revokes the rogue key, but the link holds every request until `answer`.
-    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo'])] }));
+    server.put('trust-store.json', trusting(good));
     const { silent, answer } = heldLink(server);
     const second = await openRegistry(app, { fetch: silent, dbName, networkWaitMs: 0 });
     // Opened without the network: the installed version still answers meanwhile.
@@ -119,9 +128,7 @@ describe('deployment files (trust store, registry config)', () => {
 
   it('a check right after the start uses the trust store the start fetched; a later or explicit one fetches it again', async () => {
     const key = await generateKey('publisher');
-    const server = new FakeServer();
-    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
-    server.put('trust-store.json', json({ keys: [trustEntryFor(key, ['demo'])] }));
+    const server = deployment(key);
     let trustRequests = 0;
     const counting: typeof fetch = (input, init) => {
       if (String(input instanceof Request ? input.url : input).endsWith('/trust-store.json')) trustRequests++;
@@ -139,9 +146,7 @@ describe('deployment files (trust store, registry config)', () => {
 
   it('a trust store another window accepted is adopted here at once: a key revoked there installs nothing here, the active version stays', async () => {
     const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
-    const server = new FakeServer();
-    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
-    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo']), trustEntryFor(rogue, ['demo'])] }));
+    const server = deployment(good, rogue);
     server.add(await makeRelease(good, { version: '1.0.0', sequence: 1 }));
     server.add(await makeRelease(rogue, { version: '2.0.0', sequence: 2 }));
     const options = { fetch: server.fetch, dbName: `bootstrap-${counter++}`, installBuiltins: false };
@@ -153,7 +158,7 @@ describe('deployment files (trust store, registry config)', () => {
     // the trust store this one has (told once, nothing to adopt).
     const there = await openRegistry(`${ORIGIN}/`, options);
 
-    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo'])] }));
+    server.put('trust-store.json', trusting(good));
     await there.refreshTrust();
     // Told of the other window's new trust store, then re-checked against it here.
     await vi.waitFor(() => expect(told).toBe(3));
@@ -166,9 +171,7 @@ describe('deployment files (trust store, registry config)', () => {
   it('a saved copy this app no longer parses does not stop an offline start: installed versions answer, revoked ones stay revoked, no key is trusted for anything new', async () => {
     // The good key's 1.0.0, then the rogue key's 2.0.0; then the deployment revoked the rogue key.
     const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
-    const server = new FakeServer();
-    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
-    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo']), trustEntryFor(rogue, ['demo'])] }));
+    const server = deployment(good, rogue);
     server.add(await makeRelease(good, { version: '1.0.0', sequence: 1 }));
     server.add(await makeRelease(rogue, { version: '2.0.0', sequence: 2 }));
     server.add(await makeRelease(good, { version: '3.0.0', sequence: 3 }));
@@ -177,7 +180,7 @@ describe('deployment files (trust store, registry config)', () => {
     const first = await openRegistry(app, { fetch: server.fetch, dbName, installBuiltins: false });
     await first.registry.install(urls('1.0.0'));
     await first.registry.install(urls('2.0.0'));
-    server.put('trust-store.json', json({ keys: [trustEntryFor(good, ['demo'])] }));
+    server.put('trust-store.json', trusting(good));
     await first.refreshTrust();
     first.registry.store.close();
     // An app update made both schemas stricter: the saved copies no longer parse.
@@ -208,8 +211,7 @@ describe('deployment files (trust store, registry config)', () => {
   });
 
   it('fail clearly on a first start served a broken file', async () => {
-    const server = new FakeServer();
-    server.put('registry-config.json', json({ catalogUrl: 'models/catalog.json', allowedOrigins: [] }));
+    const server = deployment();
     server.put('trust-store.json', json({ keys: 'none' }));
     await expect(openRegistry(`${ORIGIN}/`, { fetch: server.fetch, dbName: `bootstrap-${counter++}` })).rejects.toThrow(/The trust store is not valid at "keys"/);
   });

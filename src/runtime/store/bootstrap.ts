@@ -135,6 +135,9 @@ async function deploymentFile<T>(name: string, appBase: string, store: ModelStor
   return { value: 'value' in saved ? saved.value : undefined, fetched: false, refused, late };
 }
 
+/** The deployment file that names the keys the device trusts. */
+const TRUST_STORE = 'trust-store.json';
+
 /** The trust store's rollback rule, held against the copy saved on the device. */
 const acceptTrustStore = (json: unknown, saved: unknown): void => assertTrustStoreNewer(saved === undefined ? undefined : trustStoreStamp(saved), trustStoreStamp(json));
 
@@ -146,7 +149,7 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
   const store = await ModelStore.open(options.dbName);
   const [config, trust] = await Promise.all([
     deploymentFile('registry-config.json', appBase, store, own, parseRegistryConfig, { waitMs }),
-    deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse, { waitMs, accept: acceptTrustStore }),
+    deploymentFile(TRUST_STORE, appBase, store, own, TrustStore.parse, { waitMs, accept: acceptTrustStore }),
   ]);
   const configuration = config.value ?? FALLBACK_CONFIG;
   const registry = new ModelRegistry({
@@ -160,7 +163,7 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
     storage: options.storage,
     validate: options.validate,
     savedTrust: async () => {
-      const saved = parseSaved('trust-store.json', await store.deploymentFile('trust-store.json'), TrustStore.parse);
+      const saved = parseSaved(TRUST_STORE, await store.deploymentFile(TRUST_STORE), TrustStore.parse);
       return saved && 'value' in saved ? saved.value : undefined;
     },
   });
@@ -180,7 +183,7 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
   });
   const refreshTrust = async ({ unlessFetchedWithinMs }: { unlessFetchedWithinMs?: number } = {}) => {
     if (unlessFetchedWithinMs !== undefined && trustFetchedAt !== undefined && Date.now() - trustFetchedAt < unlessFetchedWithinMs) return;
-    const file = await deploymentFile('trust-store.json', appBase, store, own, TrustStore.parse, { accept: acceptTrustStore });
+    const file = await deploymentFile(TRUST_STORE, appBase, store, own, TrustStore.parse, { accept: acceptTrustStore });
     if (file.fetched) trustFetchedAt = Date.now();
     if (file.value) await registry.applyTrust(file.value);
     // A trust store served broken or refused leaves the one in use standing; the caller hears why.
