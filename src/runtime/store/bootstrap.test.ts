@@ -168,6 +168,55 @@ describe('deployment files (trust store, registry config)', () => {
     there.registry.store.close();
   });
 
+  it('a version revoked in another window is revoked here too, and this window\'s user is told which version answers now', async () => {
+    const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
+    const server = deployment(good, rogue);
+    server.add(await makeRelease(good, { version: '1.0.0', sequence: 1 }));
+    server.add(await makeRelease(rogue, { version: '2.0.0', sequence: 2 }));
+    const options = { fetch: server.fetch, dbName: `bootstrap-${counter++}`, installBuiltins: false };
+    const here = await openRegistry(`${ORIGIN}/`, options);
+    await here.registry.install(urls('1.0.0'));
+    await here.registry.install(urls('2.0.0'));
+    const there = await openRegistry(`${ORIGIN}/`, options);
+
+    server.put('trust-store.json', trusting(good));
+    await there.refreshTrust();
+    const notice = expect.objectContaining({ kind: 'revoked', id: 'demo', version: '2.0.0', fallbackVersion: '1.0.0' });
+    expect(there.registry.notices).toEqual([notice]);
+    await vi.waitFor(() => expect(here.registry.notices).toEqual([notice]));
+    expect((await here.registry.readActive('demo')).manifest.version).toBe('1.0.0');
+    here.registry.store.close();
+    there.registry.store.close();
+  });
+
+  it('told of a trust store it cannot read (saved by a newer build in another window), this window keeps the one in use: its active version answers, nothing is revoked', async () => {
+    const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);
+    const server = deployment(good, rogue);
+    server.add(await makeRelease(good, { version: '1.0.0', sequence: 1 }));
+    server.add(await makeRelease(rogue, { version: '2.0.0', sequence: 2 }));
+    const dbName = `bootstrap-${counter++}`;
+    const here = await openRegistry(`${ORIGIN}/`, { fetch: server.fetch, dbName, installBuiltins: false });
+    await here.registry.install(urls('1.0.0'));
+    let told = 0;
+    here.registry.subscribe(() => told++);
+
+    // The newer build saved a trust store in a format this one does not read, and said so.
+    const newerBuild = await ModelStore.open(dbName);
+    await newerBuild.acceptDeploymentFile('trust-store.json', { keys: 'a format this build does not read' });
+    const channel = new BroadcastChannel(`lantern-store:${dbName}`);
+    channel.postMessage({ trust: true, notices: [] });
+    await vi.waitFor(() => expect(told).toBe(1));
+
+    expect(here.registry.notices).toEqual([]);
+    expect((await here.registry.readActive('demo')).manifest.version).toBe('1.0.0');
+    // Until its next check fetches a trust store it reads, the keys it had still vouch.
+    await here.registry.install(urls('2.0.0'));
+    expect((await here.registry.store.pointer('demo'))?.active).toBe('demo@2.0.0');
+    channel.close();
+    newerBuild.close();
+    here.registry.store.close();
+  });
+
   it('a saved copy this app no longer parses does not stop an offline start: installed versions answer, revoked ones stay revoked, no key is trusted for anything new', async () => {
     // The good key's 1.0.0, then the rogue key's 2.0.0; then the deployment revoked the rogue key.
     const [good, rogue] = await Promise.all([generateKey('good'), generateKey('rogue')]);

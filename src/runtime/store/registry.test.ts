@@ -234,6 +234,33 @@ describe('another tab or window of the app on the same store', () => {
     expect((await source.describe('demo')).version).toBe('1.0.0');
   });
 
+  it('tells its user what happened there to the version both answer with, and reads an older build\'s bare message as a store change', async () => {
+    const { store, server } = await setup(['1.0.0', 1], ['1.1.0', 2]);
+    const here = registryFor(store, server);
+    const there = registryFor(await ModelStore.open(store.name), server);
+    await there.install(urls('1.0.0'));
+    await there.install(urls('1.1.0'));
+    const source = new StoreModelSource(Promise.resolve(here));
+    expect((await source.describe('demo')).version).toBe('1.1.0');
+
+    // 1.1.0 failed too often in real use there: here it stops answering too, and its user is told why.
+    await there.rollBackAutomatically('demo@1.1.0', 'it failed 5 of its last 10 requests');
+    const notice = { kind: 'rolled-back', id: 'demo', version: '1.1.0', fallbackVersion: '1.0.0', reason: 'it failed 5 of its last 10 requests' };
+    expect(there.notices).toEqual([notice]);
+    await vi.waitFor(() => expect(here.notices).toEqual([notice]));
+    expect((await source.describe('demo')).version).toBe('1.0.0');
+
+    // An older build of the app, still open beside this one, posts what it always did.
+    let told = 0;
+    here.subscribe(() => told++);
+    const olderBuild = new BroadcastChannel(`lantern-store:${store.name}`);
+    olderBuild.postMessage(null);
+    olderBuild.postMessage('store');
+    await vi.waitFor(() => expect(told).toBe(2));
+    olderBuild.close();
+    expect(here.notices).toEqual([notice]);
+  });
+
   it('is not told of a download\'s progress, and neither is the runtime here: a tick per chunk changes nothing they read', async () => {
     const { store, server } = await setup(['1.0.0', 1]);
     const here = registryFor(store, server);

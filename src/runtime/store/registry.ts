@@ -67,8 +67,20 @@ export interface RegistryOptions {
  */
 export type RegistryChange = 'store' | 'progress';
 
-/** What a registry tells the other windows on its store: the store changed, or the trust store in use did. */
-type StoreMessage = 'store' | 'trust';
+/**
+ * What a registry tells the other windows on its store after a change: whether the trust store in
+ * use changed, and what their users must be told of it (the version they were using rolled back,
+ * quarantined, revoked...), since they answer with the store's new active version too.
+ */
+interface StoreMessage {
+  trust: boolean;
+  notices: RegistryNotice[];
+}
+
+/** Builds before this message carried notices posted `null`, then a bare 'store' or 'trust'. */
+function readStoreMessage(data: StoreMessage | string | null): StoreMessage {
+  return data !== null && typeof data === 'object' ? data : { trust: data === 'trust', notices: [] };
+}
 
 export interface GoldenOutcome {
   total: number;
@@ -135,9 +147,11 @@ export class ModelRegistry {
     this.trust = options.trust;
     if (typeof BroadcastChannel === 'function') {
       this.otherTabs = new BroadcastChannel(`lantern-store:${options.store.name}`);
-      this.otherTabs.onmessage = (event: MessageEvent<StoreMessage>) => {
+      this.otherTabs.onmessage = (event: MessageEvent<StoreMessage | string | null>) => {
+        const message = readStoreMessage(event.data);
+        this.notices = [...this.notices, ...message.notices];
         this.listeners.notify('store');
-        if (event.data === 'trust') void this.adoptSavedTrust();
+        if (message.trust) void this.adoptSavedTrust();
       };
     }
     // Sequence floors set by a key stop counting once the trust store no longer trusts it for that id.
@@ -161,8 +175,7 @@ export class ModelRegistry {
     const revoked = await store.applyTrustVerdicts(verdicts);
     const reason = 'its signing key is no longer trusted for this model';
     const notices = revoked.filter((r) => r.wasActive).map((r): RegistryNotice => ({ kind: 'revoked', id: r.id, version: r.version, reason, ...(r.fallback ? { fallbackVersion: r.fallback } : {}) }));
-    this.notices = [...this.notices, ...notices];
-    this.changed('trust');
+    this.changed({ trust: true, notices });
   }
 
   /**
@@ -200,9 +213,11 @@ export class ModelRegistry {
     return this.listeners.subscribe(listener);
   }
 
-  private changed(message: StoreMessage = 'store'): void {
+  /** Tells this window's subscribers and the other windows; a notice goes to the users of all. */
+  private changed({ trust = false, notices = [] }: Partial<StoreMessage> = {}): void {
+    this.notices = [...this.notices, ...notices];
     this.listeners.notify('store');
-    this.otherTabs?.postMessage(message);
+    this.otherTabs?.postMessage({ trust, notices } satisfies StoreMessage);
   }
 
   activeTransfers(): Transfer[] {
@@ -391,8 +406,7 @@ export class ModelRegistry {
     // The active version may have gone meanwhile (removed, quarantined): nothing to compare with.
     if (placement === 'shadow' && await store.pointer(manifest.id)) await store.enterShadow(key);
     else await store.activate(key);
-    if (placement === 'not-shadowed') this.notices = [...this.notices, { kind: 'not-shadowed', id: manifest.id, version: manifest.version }];
-    this.changed();
+    this.changed(placement === 'not-shadowed' ? { notices: [{ kind: 'not-shadowed', id: manifest.id, version: manifest.version }] } : {});
     return (await store.version(key))!;
   }
 
@@ -470,7 +484,7 @@ export class ModelRegistry {
     if (!reason) return;
     const key = versionKey(manifest);
     await this.options.store.reject(key, reason);
-    this.notices = [...this.notices, { kind: 'rejected', id: manifest.id, version: manifest.version, reason }];
+    this.changed({ notices: [{ kind: 'rejected', id: manifest.id, version: manifest.version, reason }] });
     throw new ValidationError(`Release ${manifest.version} of ${manifest.id} was not activated: ${reason}.`, {
       key, correct: outcome.correct, failed: outcome.failed, total: outcome.total, threshold: validation.threshold,
     });
@@ -524,8 +538,7 @@ export class ModelRegistry {
     const version = await this.options.store.version(key);
     if (!active || !version) return undefined;
     const fallbackVersion = (await this.options.store.version(active))?.version;
-    this.notices = [...this.notices, { kind: 'rolled-back', id: version.id, version: version.version, reason, ...(fallbackVersion ? { fallbackVersion } : {}) }];
-    this.changed();
+    this.changed({ notices: [{ kind: 'rolled-back', id: version.id, version: version.version, reason, ...(fallbackVersion ? { fallbackVersion } : {}) }] });
     return active;
   }
 
@@ -591,8 +604,7 @@ export class ModelRegistry {
     const read = await readVerified(this.options.store, manifest);
     if (read.ok) return { manifest, read };
     await this.options.store.quarantine(key, 'stored bytes no longer match the signed manifest', read.badChunks);
-    this.notices = [...this.notices, { kind: 'quarantined', id, version: manifest.version }];
-    this.changed();
+    this.changed({ notices: [{ kind: 'quarantined', id, version: manifest.version }] });
     return undefined;
   }
 
@@ -629,8 +641,7 @@ export class ModelRegistry {
     const { manifest } = active;
     const fallbackKey = await this.options.store.quarantine(versionKey(manifest), 'stored bytes no longer match the signed manifest', read.badChunks);
     const fallbackVersion = fallbackKey ? (await this.options.store.version(fallbackKey))?.version : undefined;
-    this.notices = [...this.notices, { kind: 'quarantined', id, version: manifest.version, ...(fallbackVersion ? { fallbackVersion } : {}) }];
-    this.changed();
+    this.changed({ notices: [{ kind: 'quarantined', id, version: manifest.version, ...(fallbackVersion ? { fallbackVersion } : {}) }] });
     throw quarantinedError(manifest, fallbackVersion);
   }
 }
