@@ -136,6 +136,16 @@ describe('ModelRegistry.install', () => {
     expect(registry.activeTransfers()).toEqual([]);
   });
 
+  it('a second install in shadow is busy too, though deciding where an install goes reads the store first', async () => {
+    const { registry, server, store } = await setup(['1.0.0', 1], ['1.1.0', 2]);
+    await registry.install(urls('1.0.0'));
+    const outcomes = await Promise.allSettled([registry.install(urls('1.1.0'), undefined, 'shadow'), registry.install(urls('1.1.0'), undefined, 'shadow')]);
+    expect(outcomes.map((o) => o.status === 'rejected' && o.reason instanceof BusyError)).toEqual([false, true]);
+    expect(server.served.filter((path) => path.startsWith('demo/1.1.0/onnx'))).toHaveLength(3);
+    expect(await store.pointer('demo')).toMatchObject({ active: 'demo@1.0.0', shadow: 'demo@1.1.0' });
+    expect(registry.activeTransfers()).toEqual([]);
+  });
+
   it('stops before downloading when the quota is too small, touching nothing', async () => {
     const { store, server } = await setup(['1.0.0', 1]);
     let persisted = false;

@@ -124,6 +124,9 @@ export interface ModelOverview {
   versions: VersionRecord[];
 }
 
+/** Where an install goes once verified (ModelRegistry.placement). */
+type Placement = 'activate' | 'shadow' | 'not-shadowed';
+
 /** Free space we insist on beyond the download itself, for IndexedDB's own overhead. */
 const QUOTA_MARGIN = 1.1;
 
@@ -371,13 +374,14 @@ export class ModelRegistry {
     const key = versionKey(manifest);
     if (this.transfers.has(manifest.id)) throw new BusyError(`${manifest.id} is already being installed.`, { id: manifest.id });
     const { store } = this.options;
-    // Decided before any byte is fetched: a refused shadow install costs no data.
-    const placement = await this.placement(manifest, origin.mode);
     // Claimed before the first await: a second install of this model (an automatic update and a
     // tap on Update at once) is busy, not a second download of the same bytes.
     const entry: Transfer = { id: manifest.id, version: manifest.version, progress: { bytes: 0, total: totalSize(manifest), percent: 0, rate: 0 } };
     this.transfers.set(manifest.id, entry);
+    let placement: Placement;
     try {
+      // Decided before any byte is fetched: a refused shadow install costs no data.
+      placement = await this.placement(manifest, origin.mode);
       const record = await store.beginInstall(manifest, bytes, signatures, origin);
       // Installing a version that is already here is how a user repairs one whose chunks were
       // evicted or damaged since it was last read: those are fetched again (it passed its gate before).
@@ -418,7 +422,7 @@ export class ModelRegistry {
    * any update would be (its validation gate and the automatic rollback still guard it) and the
    * user is told it was not evaluated in shadow ('not-shadowed').
    */
-  private async placement(manifest: Manifest, mode: InstallMode | undefined): Promise<'activate' | 'shadow' | 'not-shadowed'> {
+  private async placement(manifest: Manifest, mode: InstallMode | undefined): Promise<Placement> {
     if ((mode ?? (manifest.shadow ? 'shadow' : 'activate')) !== 'shadow') return 'activate';
     const active = (await this.activeManifest(manifest.id))?.manifest;
     if (!active) return 'activate';
