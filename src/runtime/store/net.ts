@@ -1,4 +1,4 @@
-import { CancelledError, LanternError, NetworkError, ValidationError } from '../errors.ts';
+import { CancelledError, LanternError, NetworkError, SignatureError, ValidationError } from '../errors.ts';
 import { isAcceptableModelOrigin } from './secure-origin.mjs';
 
 /**
@@ -256,6 +256,19 @@ export async function fetchDocument(context: NetContext, request: NetRequest & {
 }
 
 /** Parses a fetched JSON document; malformed JSON is a `ValidationError` naming the document. */
+/**
+ * A small signed document (a catalog, a release manifest) or its detached signature, never from a
+ * cache; `unsigned` is the error for an absent signature (404): unsigned, not unreachable.
+ */
+export async function fetchSigned(context: NetContext, url: string, what: string, limit: number, signal?: AbortSignal, unsigned?: string): Promise<Uint8Array> {
+  try {
+    return await fetchDocument(context, { url, what, cache: 'no-store', signal, limit });
+  } catch (error) {
+    if (unsigned && error instanceof NetworkError && error.details.status === 404) throw new SignatureError(unsigned);
+    throw error;
+  }
+}
+
 export function parseJsonDocument(bytes: Uint8Array, what: string): unknown {
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
