@@ -1,3 +1,5 @@
+import { importForAction } from '../field/lazy-chunk.ts';
+
 /**
  * Ed25519 signature verification where the browser has it and where it does not. WebCrypto
  * gained Ed25519 late (Chrome 137, Firefox 129, Safari 17); on an older browser every install
@@ -52,7 +54,7 @@ export function createEd25519(subtle: SubtleCrypto): Ed25519 {
     },
     async verify(key, signature, message) {
       if (key.implementation === 'webcrypto') return subtle.verify(ED25519, key.key, buffer(signature), buffer(message));
-      const { verifyWithNoble } = await import('./ed25519-noble.ts');
+      const { verifyWithNoble } = await importForAction(() => import('./ed25519-noble.ts'));
       return verifyWithNoble(key.raw, signature, message);
     },
   };

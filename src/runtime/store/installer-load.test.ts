@@ -9,21 +9,37 @@ let key: KeyFile;
 let trust: TrustStore;
 beforeAll(async () => ({ key, trust } = await keyAndTrust()));
 
-// The install code is a chunk of its own; on a first visit cut by a lost connection its load fails.
-let linkCut = true;
+// The install code and the download code are chunks of their own; on a first visit cut by a lost
+// connection, before the service worker kept them, their load fails.
+const cut = new Set<string>();
+const linkCut = () => new TypeError('Failed to fetch dynamically imported module');
 vi.mock('./installer.ts', async (importOriginal) => {
-  if (linkCut) throw new TypeError('Failed to fetch dynamically imported module');
+  if (cut.has('installer')) throw linkCut();
+  return importOriginal();
+});
+vi.mock('./downloader.ts', async (importOriginal) => {
+  if (cut.has('downloader')) throw linkCut();
   return importOriginal();
 });
 
-it('an install whose code could not load fails; the next one loads it and installs', async () => {
+it('install code that cannot load is a NetworkError; the next try loads it and the download resumes', async () => {
   const store = await freshStore();
   const server = new FakeServer();
   server.add(await makeRelease(key, { version: '1.0.0', sequence: 1 }));
   const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch });
-  await expect(registry.install(urls('1.0.0'))).rejects.toThrow();
+
+  cut.add('installer');
+  await expect(registry.install(urls('1.0.0'))).rejects.toMatchObject({ name: 'NetworkError', code: 'NETWORK' });
   expect(server.served).toEqual([]);
-  linkCut = false;
-  await registry.install(urls('1.0.0'));
+
+  // The installer loads now; the download's own code does not: nothing fetched, the version waits.
+  cut.delete('installer');
+  cut.add('downloader');
+  await expect(registry.install(urls('1.0.0'))).rejects.toMatchObject({ name: 'NetworkError', code: 'NETWORK' });
+  expect(server.served).toEqual([]);
+  expect((await store.version('demo@1.0.0'))?.status).toBe('downloading');
+
+  cut.delete('downloader');
+  await registry.resume('demo@1.0.0');
   expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
 });

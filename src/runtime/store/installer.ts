@@ -10,6 +10,7 @@ import type { GoldenOutcome, ModelRegistry, RegistryOptions, StoreNews, Transfer
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
 import { comparableInShadow } from '../release/shadow.ts';
+import { importForAction } from '../field/lazy-chunk.ts';
 
 /**
  * Installing a release: verified first (signature against the trust store, schema, the key's
@@ -68,7 +69,7 @@ export class Installer {
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
   async installBundle(source: BundleSource, signal?: AbortSignal): Promise<VersionRecord> {
     // Loaded when a bundle is opened or shared, not with the first screen (the initial JavaScript budget).
-    const bundle = await (await import('./bundle.ts')).openBundle(source);
+    const bundle = await (await importForAction(() => import('./bundle.ts'))).openBundle(source);
     const { manifest, keyIds } = await this.verify(bundle.manifestBytes, bundle.signatures);
     await assertWholeFiles(manifest, bundle.readChunk, signal);
     return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyIds }, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
@@ -92,7 +93,7 @@ export class Installer {
       // The downloader's code loads when a download starts, not with the first screen (the
       // initial JavaScript budget, e2e/serving.spec.ts): it is useless without the network,
       // which then serves it too (from the precache once the service worker is installed).
-      const { downloadRelease } = await import('./downloader.ts');
+      const { downloadRelease } = await importForAction(() => import('./downloader.ts'));
       return downloadRelease(manifest, manifestUrl, this.host.options.store, { net: this.host.net, signal, retries, backoffMs, onProgress });
     };
   }
@@ -194,7 +195,7 @@ export class Installer {
   private async refuseOtherModel(manifest: Manifest, check: VerifiedRead & { ok: true }): Promise<void> {
     // Loaded when a release is installed, not with the first screen: the config schemas it parses
     // with would otherwise weigh on every start (the initial JavaScript budget, e2e/serving.spec.ts).
-    const { configMismatch } = await import('./config-match.ts');
+    const { configMismatch } = await importForAction(() => import('./config-match.ts'));
     const reason = configMismatch(manifest, check);
     if (!reason) return;
     const key = versionKey(manifest);

@@ -10,6 +10,7 @@ import type { InstallMode, ModelStore, PointerRecord, VersionRecord } from './mo
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
 import { Listeners } from '../listeners.ts';
+import { importForAction } from '../field/lazy-chunk.ts';
 
 /**
  * The model registry's front door: installs releases (installer.ts: verified, moved into the store
@@ -317,7 +318,7 @@ export class ModelRegistry {
    * code) is tried again by the next install, not remembered.
    */
   private installer(): Promise<Installer> {
-    this.installerLoad ??= import('./installer.ts').then(({ Installer }) => new Installer(this, {
+    this.installerLoad ??= importForAction(() => import('./installer.ts')).then(({ Installer }) => new Installer(this, {
       options: this.options,
       net: this.net,
       transfers: this.transfers,
@@ -371,7 +372,7 @@ export class ModelRegistry {
     const read = await readVerified(store, manifest);
     if (!read.ok) throw new IntegrityError(`The stored copy of ${manifest.id} ${manifest.version} no longer matches its signed manifest; it cannot be shared.`, { key });
     const files = manifest.files.map((f) => ({ path: f.path, bytes: read.byPath.get(f.path)! }));
-    const parts = (await import('./bundle.ts')).bundleParts(new Uint8Array(record.bytes), record.signatures, files);
+    const parts = (await importForAction(() => import('./bundle.ts'))).bundleParts(new Uint8Array(record.bytes), record.signatures, files);
     return { name: `${manifest.id}-${manifest.version}.lantern`, blob: new Blob(parts, { type: 'application/octet-stream' }) };
   }
 
