@@ -271,6 +271,24 @@ describe('another tab or window of the app on the same store', () => {
     expect(here.notices).toEqual([notice]);
   });
 
+  it('dismisses a notice in every window its user dismissed it in one, and keeps the others', async () => {
+    const { store, server } = await setup(['1.0.0', 1], ['1.1.0', 2]);
+    const here = registryFor(store, server);
+    const there = registryFor(await ModelStore.open(store.name), server);
+    await there.install(urls('1.0.0'));
+    await there.install(urls('1.1.0'));
+    await there.rollBackAutomatically('demo@1.1.0', 'it failed 5 of its last 10 requests');
+    await vi.waitFor(() => expect(here.notices).toHaveLength(1));
+    const rolledBack = here.notices[0]!;
+    // News only this window was told (an older build's, say) is not this dismissal's to drop.
+    const other = { kind: 'quarantined' as const, id: 'other', version: '2.0.0' };
+    there.notices = [...there.notices, other];
+
+    here.dismissNotice(rolledBack);
+    expect(here.notices).toEqual([]);
+    await vi.waitFor(() => expect(there.notices).toEqual([other]));
+  });
+
   it('is not told of a download\'s progress, and neither is the runtime here: a tick per chunk changes nothing they read', async () => {
     const { store, server } = await setup(['1.0.0', 1]);
     const here = registryFor(store, server);

@@ -71,20 +71,30 @@ export type RegistryChange = 'store' | 'progress';
 /**
  * What a registry tells the other windows on its store after a change: whether the trust store in
  * use changed, and what their users must be told of it (the version they were using rolled back,
- * quarantined, revoked...), since they answer with the store's new active version too.
+ * quarantined, revoked...), since they answer with the store's new active version too; and which
+ * notices its user dismissed, so that one user is not asked to dismiss the same news twice.
  */
 interface StoreMessage {
   trust: boolean;
   notices: RegistryNotice[];
+  dismissed: RegistryNotice[];
 }
 
 /** What a change tells (ModelRegistry.changed): nothing beyond the change itself unless said. */
 export type StoreNews = Partial<StoreMessage>;
 
-/** Builds before this message carried notices posted `null`, then a bare 'store' or 'trust'. */
-function readStoreMessage(data: StoreMessage | string | null): StoreMessage {
-  return data !== null && typeof data === 'object' ? data : { trust: data === 'trust', notices: [] };
+/**
+ * Builds before this message carried notices posted `null`, then a bare 'store' or 'trust';
+ * builds before dismissals were told sent no `dismissed`.
+ */
+function readStoreMessage(data: Partial<StoreMessage> | string | null): StoreMessage {
+  if (data === null || typeof data !== 'object') return { trust: data === 'trust', notices: [], dismissed: [] };
+  return { trust: data.trust ?? false, notices: data.notices ?? [], dismissed: data.dismissed ?? [] };
 }
+
+/** The same news, whichever window's copy of it this is (a posted notice arrives as a copy). */
+const sameNotice = (a: RegistryNotice, b: RegistryNotice): boolean =>
+  a.kind === b.kind && a.id === b.id && a.version === b.version && a.fallbackVersion === b.fallbackVersion && a.reason === b.reason;
 
 export interface GoldenOutcome {
   total: number;
@@ -148,9 +158,10 @@ export class ModelRegistry {
     this.trust = options.trust;
     if (typeof BroadcastChannel === 'function') {
       this.otherTabs = new BroadcastChannel(`lantern-store:${options.store.name}`);
-      this.otherTabs.onmessage = (event: MessageEvent<StoreMessage | string | null>) => {
+      this.otherTabs.onmessage = (event: MessageEvent<Partial<StoreMessage> | string | null>) => {
         const message = readStoreMessage(event.data);
-        this.notices = [...this.notices, ...message.notices];
+        const kept = this.notices.filter((n) => !message.dismissed.some((d) => sameNotice(n, d)));
+        this.notices = [...kept, ...message.notices];
         this.listeners.notify('store');
         if (message.trust) void this.adoptSavedTrust();
       };
@@ -215,19 +226,20 @@ export class ModelRegistry {
   }
 
   /** Tells this window's subscribers and the other windows; a notice goes to the users of all. */
-  private changed({ trust = false, notices = [] }: StoreNews = {}): void {
+  private changed({ trust = false, notices = [], dismissed = [] }: StoreNews = {}): void {
     this.notices = [...this.notices, ...notices];
     this.listeners.notify('store');
-    this.otherTabs?.postMessage({ trust, notices } satisfies StoreMessage);
+    this.otherTabs?.postMessage({ trust, notices, dismissed } satisfies StoreMessage);
   }
 
   activeTransfers(): Transfer[] {
     return [...this.transfers.values()];
   }
 
+  /** Dismissed here and in the other windows, which were told the same news. */
   dismissNotice(notice: RegistryNotice): void {
     this.notices = this.notices.filter((n) => n !== notice);
-    this.changed();
+    this.changed({ dismissed: [notice] });
   }
 
   // --- discovery ----------------------------------------------------------------------------
