@@ -1,7 +1,7 @@
 import { InputError } from '../src/runtime/errors.ts';
 import type { Note } from '../src/runtime/notes.ts';
 import { readImageHeader, type ImageHeader } from './image-header.ts';
-import { channelCount, jpegDecodeEighths, MAX_IMAGE_PIXELS, pixelsToTensor, planResize, workingSize, type ResizePlan } from './image-preprocess.ts';
+import { assertFitsUnresized, channelCount, jpegDecodeEighths, MAX_IMAGE_PIXELS, pixelsToTensor, planResize, workingSize, type ResizePlan } from './image-preprocess.ts';
 import { ArrayPool } from './buffers.ts';
 import type { Pixels } from './image-resize.ts';
 import { isYCbCrFormat, ycbcrToRgba } from './jpeg-ycbcr.ts';
@@ -234,6 +234,7 @@ async function decode(input: ImageSource, config: PreprocessorConfig, notes: Not
     const { width, height } = header;
     throw new InputError(`The image is too large to decode (${width}×${height} pixels; the limit is ${MAX_IMAGE_PIXELS / 1e6} megapixels).`, { reason: 'too-many-pixels', width, height, limitMp: MAX_IMAGE_PIXELS / 1e6 });
   }
+  assertFitsUnresized(header.width, header.height, config);
   const wholeFile = async () => (head.byteLength === source.size ? head : fileBytes(input));
   const eighths = header.format === 'jpeg' ? jpegDecodeEighths(header.width, header.height, config) : undefined;
   const frame = eighths && (await decodeJpegScaled(await wholeFile(), header, eighths));
@@ -276,6 +277,8 @@ export async function prepareImage(source: ImageSource, config: PreprocessorConf
   const pixels = await decode(source, config, notes);
   try {
     if (pixels.width === 0 || pixels.height === 0) throw new InputError('The image has no pixels.', { reason: 'no-pixels' });
+    // Again for what had no header: a bitmap, a camera frame, raw pixels.
+    assertFitsUnresized(pixels.width, pixels.height, config);
     const plan = planResize(pixels.width, pixels.height, config);
     const into = tensors?.take(channelCount(config) * plan.outWidth * plan.outHeight);
     return { tensor: pixelsToTensor(pixels, plan, config, into), plan, notes };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/runtime/errors.ts';
-import { jpegDecodeEighths, pixelsToTensor, planResize, resamplingOf, rgbaToTensor, workingSize } from './image-preprocess.ts';
+import { assertFitsUnresized, jpegDecodeEighths, pixelsToTensor, planResize, resamplingOf, rgbaToTensor, workingSize } from './image-preprocess.ts';
 import { resizeRgba } from './image-resize.ts';
 import { PreprocessorConfigSchema, type PreprocessorConfig } from '../src/runtime/model-config.ts';
 
@@ -73,6 +73,29 @@ describe('planResize', () => {
 /** A `width`×`height` image laid at the top left of an `outWidth`×`outHeight` tensor. */
 const padded = (width: number, height: number, outWidth: number, outHeight: number) => ({
   crop: { x: 0, y: 0, width, height }, at: { x: 0, y: 0 }, box: { width, height }, outWidth, outHeight,
+});
+
+describe('assertFitsUnresized', () => {
+  const fixed = PreprocessorConfigSchema.parse({ do_resize: false, size: { height: 28, width: 28 }, do_normalize: false });
+
+  it('lets through only an image of the input size when the model takes pixels as they are', () => {
+    expect(() => assertFitsUnresized(28, 28, fixed)).not.toThrow();
+    const refusal = (() => {
+      try {
+        assertFitsUnresized(640, 480, fixed);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(InputError);
+    expect((refusal as InputError).details).toEqual({ reason: 'wrong-size', width: 640, height: 480, modelWidth: 28, modelHeight: 28 });
+  });
+
+  it('leaves any size to a model that resizes, crops or pads', () => {
+    for (const config of [mnist, { ...fixed, do_center_crop: true, crop_size: { height: 28, width: 28 } }, { ...fixed, do_pad: true, pad_size: { height: 28, width: 28 } }]) {
+      expect(() => assertFitsUnresized(640, 480, config)).not.toThrow();
+    }
+  });
 });
 
 describe('rgbaToTensor', () => {

@@ -1,5 +1,5 @@
 import { InputError } from '../src/runtime/errors.ts';
-import type { PreprocessorConfig } from '../src/runtime/model-config.ts';
+import { tensorSize, type PreprocessorConfig } from '../src/runtime/model-config.ts';
 import { ScratchBuffer } from './buffers.ts';
 import { resizeInto, resizeRgba, type Pixels, type Resampling } from './image-resize.ts';
 
@@ -43,6 +43,21 @@ const whole = (width: number, height: number): Placement => ({ crop: { x: 0, y: 
  */
 function centre(size: number, target: number): [start: number, at: number, length: number] {
   return size >= target ? [Math.floor((size - target) / 2), 0, target] : [0, Math.floor((target - size) / 2), size];
+}
+
+/**
+ * A model whose preprocessor neither resizes, crops nor pads takes the image as it is, so only an
+ * image of exactly its input size fits (transformers.js hands ORT any other and fails there).
+ * Said in the user's terms, from the file's header before anything is decoded.
+ */
+export function assertFitsUnresized(width: number, height: number, config: PreprocessorConfig): void {
+  if (config.do_resize || config.do_center_crop || (config.do_pad && config.pad_size)) return;
+  const target = tensorSize(config);
+  if (!target || (target.width === width && target.height === height)) return;
+  throw new InputError(
+    `This model takes images of exactly ${target.width}×${target.height} pixels and does not resize them (do_resize: false); this one is ${width}×${height}.`,
+    { reason: 'wrong-size', width, height, modelWidth: target.width, modelHeight: target.height },
+  );
 }
 
 export function planResize(width: number, height: number, config: PreprocessorConfig): ResizePlan {

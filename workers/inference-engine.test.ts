@@ -181,6 +181,21 @@ describe('InferenceEngine (image)', () => {
     preprocessor: { size: { height: 4, width: 4 } },
   });
 
+  it('refuses, in the user\'s terms, an image of another size for a model that does not resize, and answers one of its size', async () => {
+    const files = { ...imageFiles(), preprocessor: { do_resize: false, size: { height: 4, width: 4 } } };
+    const { engine, sessions } = await engineWith([{ name: 'pixel_values', type: 'float32' }], files);
+    const pixels = (width: number, height: number) => ({ kind: 'image' as const, image: { data: new Uint8ClampedArray(width * height * 4).fill(128), width, height } });
+    // Raw pixels, told from a bitmap by the browser's class, which Node lacks.
+    vi.stubGlobal('ImageBitmap', class {});
+    const batch = await engine.classify('img@1.0.0', [pixels(6, 5), pixels(4, 4)], 1).finally(() => vi.unstubAllGlobals());
+    expect(batch.items[0]).toMatchObject({
+      ok: false,
+      error: { name: 'InputError', message: expect.stringContaining('exactly 4×4 pixels') as unknown, details: { reason: 'wrong-size', width: 6, height: 5, modelWidth: 4, modelHeight: 4 } },
+    });
+    expect(batch.items[1]!.ok).toBe(true);
+    expect(sessions.runs.map((feeds) => feeds.pixel_values!.dims)).toEqual([[1, 3, 4, 4]]);
+  });
+
   it('takes the one floating-point input as the pixels when the model has others', async () => {
     const { report } = await engineWith([{ name: 'pixel_values', type: 'float32' }, { name: 'scale', type: INT64 }], imageFiles());
     expect(report.inputNames).toEqual(['pixel_values', 'scale']);

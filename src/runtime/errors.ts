@@ -31,7 +31,7 @@ export const REJECTION_CODES: readonly string[] = ['BUSY', 'CANCELLED', 'TIMEOUT
  */
 export const INPUT_REASONS = [
   'empty-text', 'not-text', 'wants-image', 'wants-text', 'empty-file', 'file-too-large', 'not-an-image',
-  'unknown-format', 'heic', 'undecodable', 'too-many-pixels', 'corrupt', 'no-pixels', 'no-canvas', 'unprepared',
+  'unknown-format', 'heic', 'undecodable', 'too-many-pixels', 'corrupt', 'no-pixels', 'no-canvas', 'unprepared', 'wrong-size',
   'bad-pixels', 'unreadable-element', 'unsupported-input', 'bad-model-id', 'bad-option',
 ] as const;
 export type InputReason = (typeof INPUT_REASONS)[number];

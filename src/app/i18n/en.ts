@@ -104,6 +104,7 @@ export const en = {
   'error.input.no-pixels': 'The image has no pixels.',
   'error.input.no-canvas': 'This browser cannot read images in the background.',
   'error.input.unprepared': 'The input could not be prepared for this model.',
+  'error.input.wrong-size': 'This model takes images of exactly {modelWidth}×{modelHeight} pixels and does not resize them; this one is {width}×{height}.',
   'error.details': 'Technical details (English)',
   'backend.wasm-requested': 'WASM was requested.',
   'backend.no-adapter': 'No WebGPU adapter ({why}); using WASM.',

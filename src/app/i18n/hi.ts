@@ -272,6 +272,7 @@ export const hi: Record<MessageKey, string> = {
   'error.input.no-pixels': 'चित्र में कोई पिक्सेल नहीं है।',
   'error.input.no-canvas': 'यह ब्राउज़र पृष्ठभूमि में चित्र नहीं पढ़ सकता।',
   'error.input.unprepared': 'इनपुट को इस मॉडल के लिए तैयार नहीं किया जा सका।',
+  'error.input.wrong-size': 'यह मॉडल ठीक {modelWidth}×{modelHeight} पिक्सेल के चित्र लेता है और उनका आकार नहीं बदलता; यह चित्र {width}×{height} का है।',
   'error.details': 'तकनीकी विवरण (अंग्रेज़ी में)',
   'backend.wasm-requested': 'WASM माँगा गया था।',
   'backend.no-adapter': 'कोई WebGPU एडैप्टर नहीं ({why}); WASM इस्तेमाल हो रहा है।',

@@ -42,6 +42,7 @@ export const INPUT_TEXT: Record<InputReason, MessageKey> = {
   'no-pixels': 'error.input.no-pixels',
   'no-canvas': 'error.input.no-canvas',
   unprepared: 'error.input.unprepared',
+  'wrong-size': 'error.input.wrong-size',
   'bad-pixels': 'error.input.bad-pixels',
   'unreadable-element': 'error.input.unreadable-element',
   'unsupported-input': 'error.input.unsupported-input',
