@@ -224,12 +224,15 @@ describe('resume', () => {
   });
 });
 
+/** This window and another one of the app: each its own connection to the same database, its own registry. */
+async function twoWindows(...versions: [string, number][]) {
+  const { store, server } = await setup(...versions);
+  return { store, here: registryFor(store, server), there: registryFor(await ModelStore.open(store.name), server) };
+}
+
 describe('another tab or window of the app on the same store', () => {
   it('hears of every change made there, and its source says the active version changed', async () => {
-    const { store, server } = await setup(['1.0.0', 1], ['1.1.0', 2]);
-    const here = registryFor(store, server);
-    // The other window: its own connection to the same database, its own registry.
-    const there = registryFor(await ModelStore.open(store.name), server);
+    const { here, there } = await twoWindows(['1.0.0', 1], ['1.1.0', 2]);
     await there.install(urls('1.0.0'));
     const source = new StoreModelSource(Promise.resolve(here));
     expect((await source.describe('demo')).version).toBe('1.0.0');
@@ -245,9 +248,7 @@ describe('another tab or window of the app on the same store', () => {
   });
 
   it('tells its user what happened there to the version both answer with, and reads an older build\'s bare message as a store change', async () => {
-    const { store, server } = await setup(['1.0.0', 1], ['1.1.0', 2]);
-    const here = registryFor(store, server);
-    const there = registryFor(await ModelStore.open(store.name), server);
+    const { store, here, there } = await twoWindows(['1.0.0', 1], ['1.1.0', 2]);
     await there.install(urls('1.0.0'));
     await there.install(urls('1.1.0'));
     const source = new StoreModelSource(Promise.resolve(here));
@@ -272,9 +273,7 @@ describe('another tab or window of the app on the same store', () => {
   });
 
   it('dismisses a notice in every window its user dismissed it in one, and keeps the others', async () => {
-    const { store, server } = await setup(['1.0.0', 1], ['1.1.0', 2]);
-    const here = registryFor(store, server);
-    const there = registryFor(await ModelStore.open(store.name), server);
+    const { here, there } = await twoWindows(['1.0.0', 1], ['1.1.0', 2]);
     await there.install(urls('1.0.0'));
     await there.install(urls('1.1.0'));
     await there.rollBackAutomatically('demo@1.1.0', 'it failed 5 of its last 10 requests');
@@ -290,9 +289,7 @@ describe('another tab or window of the app on the same store', () => {
   });
 
   it('is not told of a download\'s progress, and neither is the runtime here: a tick per chunk changes nothing they read', async () => {
-    const { store, server } = await setup(['1.0.0', 1]);
-    const here = registryFor(store, server);
-    const there = registryFor(await ModelStore.open(store.name), server);
+    const { here, there } = await twoWindows(['1.0.0', 1]);
     const toldHere: string[] = [];
     const toldThere: string[] = [];
     let runtimeTold = 0;
