@@ -1,12 +1,12 @@
 import { expect, test, type Page } from '@playwright/test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORE_PORT } from '../playwright.config.ts';
 import { releaseServer } from '../scripts/model-serve.ts';
 import { parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
-import { logPage, requireShared, SHARED } from './fixtures.ts';
+import { installExifTagged, logPage, requireShared, SHARED, withLantern, type ExifTagged } from './fixtures.ts';
 import { cli, versionRow } from './release-fixtures.ts';
 
 /**
@@ -24,6 +24,8 @@ let work: string | undefined;
 let server: Server | undefined;
 let trustEntry: ReturnType<typeof trustEntryFor>;
 let bundle: string;
+/** The same network as a hub folder whose preprocessor takes pixels as they are: the centre 224² of the photo, unscaled. */
+let nativeBundle: string;
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
@@ -32,11 +34,22 @@ test.beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'lantern-byom-e2e-'));
   const key = join(work, 'key.json');
   cli('keygen', '--out', key, '--name', 'BYOM e2e publisher');
-  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(key, 'utf8'))), ['shufflenet']);
+  trustEntry = trustEntryFor(parseKeyFile(JSON.parse(readFileSync(key, 'utf8'))), ['shufflenet', 'shufflenet-native']);
   bundle = join(work, 'shufflenet.lantern');
   cli('pack', join(SHARED, MODEL, 'model.onnx'), '--key', key, '--out', join(work, 'pub'), '--bundle', bundle,
     '--labels', join(SHARED, MODEL, 'labels.json'), '--id', 'shufflenet', '--version', '1.0.0', '--title', 'ShuffleNet V2 (ImageNet)',
     '--resize', 'shortest_edge:256', '--crop', '224', '--mean', '0.485,0.456,0.406', '--std', '0.229,0.224,0.225');
+  const hub = join(work, 'native');
+  mkdirSync(join(hub, 'onnx'), { recursive: true });
+  copyFileSync(join(SHARED, MODEL, 'model.onnx'), join(hub, 'onnx/model.onnx'));
+  const labels = JSON.parse(readFileSync(join(SHARED, MODEL, 'labels.json'), 'utf8')) as string[];
+  writeFileSync(join(hub, 'config.json'), JSON.stringify({ id2label: Object.fromEntries(labels.map((label, i) => [i, label])) }));
+  writeFileSync(join(hub, 'preprocessor_config.json'), JSON.stringify({
+    do_resize: false, size: { height: 224, width: 224 }, do_center_crop: true, crop_size: { height: 224, width: 224 },
+    do_rescale: true, rescale_factor: 1 / 255, do_normalize: true, image_mean: [0.485, 0.456, 0.406], image_std: [0.229, 0.224, 0.225],
+  }));
+  nativeBundle = join(work, 'native.lantern');
+  cli('pack', hub, '--key', key, '--out', join(work, 'pub'), '--bundle', nativeBundle, '--id', 'shufflenet-native', '--version', '1.0.0', '--title', 'ShuffleNet V2, centre crop unscaled');
   server = releaseServer(join(work, 'pub'));
   await new Promise<void>((resolve) => server!.listen(STORE_PORT, '127.0.0.1', resolve));
 });
@@ -110,4 +123,49 @@ test('the same release sideloaded as a bundle file classifies photos', async ({ 
   await page.getByTestId('bundle-file').setInputFiles(bundle);
   await expect(versionRow(page, 'shufflenet@1.0.0')).toHaveAttribute('data-status', 'active', { timeout: 60_000 });
   await expectClassifies(page);
+});
+
+test('a hub model that does not resize sees the centre of a large photo at full scale, as transformers.js crops it, EXIF orientation applied', async ({ page }) => {
+  await openModels(page);
+  await page.getByTestId('bundle-file').setInputFiles(nativeBundle);
+  await expect(versionRow(page, 'shufflenet-native@1.0.0')).toHaveAttribute('data-status', 'active', { timeout: 60_000 });
+  await installExifTagged(page);
+  const out = await withLantern(page, async (lantern, catJpeg) => {
+    const tagged = (globalThis as unknown as { exifTagged: ExifTagged }).exifTagged;
+    const scores = async (image: Blob | ImageData) => {
+      const { predictions, notes } = await lantern.classify('shufflenet-native', { kind: 'image', image });
+      return `${predictions.map((p) => `${p.label.split(',')[0]} ${p.score.toFixed(6)}`).join(', ')}${notes.map((n) => ` [${n.kind}]`).join('')}`;
+    };
+    /** The centre 224² of `blob` as the page's own decode gives it, from `size` pixels when given (else full size). */
+    const centre = async (blob: Blob, size?: { resizeWidth: number; resizeHeight: number }) => {
+      const bitmap = await createImageBitmap(blob, size ? { ...size, resizeQuality: 'high' } : {});
+      const ctx = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d', { willReadFrequently: true })!;
+      ctx.drawImage(bitmap, 0, 0);
+      return ctx.getImageData(Math.floor((bitmap.width - 224) / 2), Math.floor((bitmap.height - 224) / 2), 224, 224);
+    };
+    // cat.jpg drawn at 4000×3000, a phone's photo: beyond the 2048 px edge and the 4 MP working size.
+    const cat = await createImageBitmap(new Blob([Uint8Array.from(atob(catJpeg), (c) => c.charCodeAt(0))]));
+    const canvas = new OffscreenCanvas(4000, 3000);
+    canvas.getContext('2d')!.drawImage(cat, 0, 0, 4000, 3000);
+    const jpeg = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.9 });
+    const png = await (async () => {
+      const small = new OffscreenCanvas(2100, 2100);
+      small.getContext('2d')!.drawImage(cat, 0, 0, 2100, 2100);
+      return small.convertToBlob({ type: 'image/png' });
+    })();
+    const quarterTurn = tagged(new Uint8Array(await jpeg.arrayBuffer()), 6);
+    return {
+      jpeg: [await scores(jpeg), await scores(await centre(jpeg))],
+      // What a downscaled working copy's centre would have shown it (the 2048 px edge): another view.
+      downscaledCopy: await scores(await centre(jpeg, { resizeWidth: 2000, resizeHeight: 1500 })),
+      png: [await scores(png), await scores(await centre(png))],
+      quarterTurn: [await scores(quarterTurn), await scores(await centre(quarterTurn))],
+    };
+  }, readFileSync(join(SHARED, 'images/cat.jpg')).toString('base64'));
+  expect(out.jpeg[0]).toEqual(out.jpeg[1]);
+  expect(out.png[0]).toEqual(out.png[1]);
+  expect(out.quarterTurn[0]).toEqual(out.quarterTurn[1]);
+  // Nothing was downscaled, and the comparisons are not vacuous: each photo's answer is its own.
+  expect(Object.values(out).flat().join()).not.toContain('[downscaled]');
+  expect(new Set([out.jpeg[0], out.downscaledCopy, out.png[0], out.quarterTurn[0]]).size).toBe(4);
 });

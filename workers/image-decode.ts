@@ -1,7 +1,7 @@
 import { InputError } from '../src/runtime/errors.ts';
 import type { Note } from '../src/runtime/notes.ts';
 import { readImageHeader, type ImageHeader } from './image-header.ts';
-import { assertFitsUnresized, channelCount, jpegDecodeEighths, MAX_IMAGE_PIXELS, pixelsToTensor, planResize, workingSize, type ResizePlan } from './image-preprocess.ts';
+import { assertFitsUnresized, channelCount, jpegDecodeEighths, MAX_IMAGE_PIXELS, nativeRegion, pixelsToTensor, planResize, workingSize, type ResizePlan } from './image-preprocess.ts';
 import { ArrayPool } from './buffers.ts';
 import type { Pixels } from './image-resize.ts';
 import { isYCbCrFormat, ycbcrToRgba } from './jpeg-ycbcr.ts';
@@ -205,12 +205,36 @@ async function decodeJpegWhole(bytes: Uint8Array): Promise<Pixels | undefined> {
 }
 
 /**
+ * The browser's own decode of the file (createImageBitmap, EXIF orientation applied), `how` being
+ * its options or source rectangle; a failure says why in the user's terms.
+ */
+async function decodeBitmap(source: Blob, format: ImageHeader['format'], how?: ImageBitmapOptions | [x: number, y: number, width: number, height: number]): Promise<ImageBitmap> {
+  try {
+    return Array.isArray(how) ? await createImageBitmap(source, ...how) : await createImageBitmap(source, how);
+  } catch {
+    // Browsers that predate AVIF (Chrome < 85, Safari < 16, Edge < 121) fail here on a sound file.
+    if (format === 'avif' && !(await canDecodeAvif())) throw new InputError('This browser cannot decode AVIF images.', { reason: 'undecodable', format: 'AVIF' });
+    throw new InputError('The image could not be decoded: the file is corrupt or truncated.', { reason: 'corrupt' });
+  }
+}
+
+/** A decoded image's pixels, the image closed once read. */
+async function closingPixels(image: ImageBitmap | VideoFrame, width: number, height: number): Promise<Pixels> {
+  try {
+    return await readPixels(image, width, height);
+  } finally {
+    image.close();
+  }
+}
+
+/**
  * Decodes in the worker, so a 8000×8000 photo never blocks the page. Dimensions are read from
  * the file header first: a tiny file that claims 50000×50000 pixels is refused before anything
  * is allocated. A JPEG longer than 2048 px is decoded by its own decoder at a reduced scale
  * (twice what the model keeps). Any other image within the working size is decoded whole by
  * createImageBitmap (the browser's own image path, as transformers.js reads it), and a larger
- * one by createImageBitmap's resize to the working size. EXIF orientation is applied.
+ * one by createImageBitmap's resize to the working size, or, for a model that takes pixels as
+ * they are, as only the region it keeps, at full scale. EXIF orientation is applied.
  */
 async function decode(input: ImageSource, config: PreprocessorConfig, notes: Note[]): Promise<Pixels> {
   // A bitmap or frame is freed by the engine once its batch is done (inference-engine.ts).
@@ -235,17 +259,19 @@ async function decode(input: ImageSource, config: PreprocessorConfig, notes: Not
     throw new InputError(`The image is too large to decode (${width}×${height} pixels; the limit is ${MAX_IMAGE_PIXELS / 1e6} megapixels).`, { reason: 'too-many-pixels', width, height, limitMp: MAX_IMAGE_PIXELS / 1e6 });
   }
   assertFitsUnresized(header.width, header.height, config);
+  const region = nativeRegion(header.width, header.height, config);
+  if (region) {
+    // The source rectangle is in the image as displayed: createImageBitmap turns it by its EXIF orientation first.
+    const { x, y, width, height } = region;
+    return closingPixels(await decodeBitmap(source, header.format, [x, y, width, height]), width, height);
+  }
   const wholeFile = async () => (head.byteLength === source.size ? head : fileBytes(input));
   const eighths = header.format === 'jpeg' ? jpegDecodeEighths(header.width, header.height, config) : undefined;
   const frame = eighths && (await decodeJpegScaled(await wholeFile(), header, eighths));
   if (frame) {
     const { displayWidth: width, displayHeight: height } = frame;
     notes.push({ kind: 'downscaled', width: header.width, height: header.height, toWidth: width, toHeight: height });
-    try {
-      return await readPixels(frame, width, height);
-    } finally {
-      frame.close();
-    }
+    return closingPixels(frame, width, height);
   }
   const working = workingSize(header.width, header.height);
   // An EXIF-turned JPEG is left to createImageBitmap, which turns it.
@@ -253,22 +279,9 @@ async function decode(input: ImageSource, config: PreprocessorConfig, notes: Not
     const pixels = await decodeJpegWhole(await wholeFile());
     if (pixels) return pixels;
   }
-  let bitmap: ImageBitmap;
-  try {
-    bitmap = working.scaled
-      ? await createImageBitmap(source, { resizeWidth: working.width, resizeHeight: working.height, resizeQuality: 'high' })
-      : await createImageBitmap(source);
-  } catch {
-    // Browsers that predate AVIF (Chrome < 85, Safari < 16, Edge < 121) fail here on a sound file.
-    if (header.format === 'avif' && !(await canDecodeAvif())) throw new InputError('This browser cannot decode AVIF images.', { reason: 'undecodable', format: 'AVIF' });
-    throw new InputError('The image could not be decoded: the file is corrupt or truncated.', { reason: 'corrupt' });
-  }
+  const bitmap = await decodeBitmap(source, header.format, working.scaled ? { resizeWidth: working.width, resizeHeight: working.height, resizeQuality: 'high' } : undefined);
   if (working.scaled) notes.push({ kind: 'downscaled', width: header.width, height: header.height, toWidth: working.width, toHeight: working.height });
-  try {
-    return await readPixels(bitmap, bitmap.width, bitmap.height);
-  } finally {
-    bitmap.close();
-  }
+  return closingPixels(bitmap, bitmap.width, bitmap.height);
 }
 
 /** `tensors`: where the tensor's array comes from (the caller gives it back after the run). */

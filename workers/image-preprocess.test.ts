@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/runtime/errors.ts';
-import { assertFitsUnresized, jpegDecodeEighths, pixelsToTensor, planResize, resamplingOf, rgbaToTensor, workingSize } from './image-preprocess.ts';
+import { assertFitsUnresized, jpegDecodeEighths, nativeRegion, pixelsToTensor, planResize, resamplingOf, rgbaToTensor, workingSize } from './image-preprocess.ts';
 import { resizeRgba } from './image-resize.ts';
 import { PreprocessorConfigSchema, type PreprocessorConfig } from '../src/runtime/model-config.ts';
 
@@ -230,5 +230,31 @@ describe('jpegDecodeEighths', () => {
   it('leaves a JPEG within a 2048 px edge to the exact path', () => {
     expect(jpegDecodeEighths(2048, 1536, torchvision)).toBeUndefined();
     expect(jpegDecodeEighths(696, 613, torchvision)).toBeUndefined();
+  });
+});
+
+/** A model that takes pixels as they are: the centre 224² of the image, unscaled. */
+const unresizedCrop = PreprocessorConfigSchema.parse({ do_resize: false, size: { height: 224, width: 224 }, do_center_crop: true, crop_size: 224, do_normalize: true, image_mean: [0.5], image_std: [0.5] });
+
+describe('nativeRegion', () => {
+  it('gives a model that does not resize the crop of a photo beyond the working size, in its own pixels', () => {
+    expect(nativeRegion(4000, 3000, unresizedCrop)).toEqual({ x: 1888, y: 1388, width: 224, height: 224 });
+    expect(nativeRegion(3000, 4000, unresizedCrop)).toEqual({ x: 1388, y: 1888, width: 224, height: 224 });
+    // Thinner than the crop: all of that side, laid in the middle of the crop's box by planResize.
+    expect(nativeRegion(60000, 100, unresizedCrop)).toEqual({ x: 29888, y: 0, width: 224, height: 100 });
+    // Its JPEG decoder never scales such a photo either: that, too, would widen the view.
+    expect(jpegDecodeEighths(4000, 3000, unresizedCrop)).toBeUndefined();
+    expect(jpegDecodeEighths(2710, 240, unresizedCrop)).toBeUndefined();
+  });
+
+  it('leaves a model that resizes, and an image within the working size, to the usual decode', () => {
+    expect(nativeRegion(4000, 3000, torchvision)).toBeUndefined();
+    expect(nativeRegion(2048, 2048, unresizedCrop)).toBeUndefined();
+    expect(nativeRegion(2710, 240, unresizedCrop)).toBeUndefined();
+  });
+
+  it('refuses from the header a photo larger than what the model pads to', () => {
+    const padded = PreprocessorConfigSchema.parse({ do_resize: false, size: { height: 48, width: 542 }, do_pad: true, pad_size: { height: 64, width: 600 }, do_normalize: true, image_mean: [0.5], image_std: [0.5] });
+    expect(() => nativeRegion(4000, 3000, padded)).toThrow(InputError);
   });
 });

@@ -254,7 +254,8 @@ const JPEG_SCALED_ABOVE_EDGE = 2048;
  */
 export function jpegDecodeEighths(width: number, height: number, config: PreprocessorConfig): number | undefined {
   const longest = Math.max(width, height);
-  if (longest <= JPEG_SCALED_ABOVE_EDGE) return undefined;
+  // A model that takes pixels as they are would see a scaled copy's pixels: see nativeRegion.
+  if (longest <= JPEG_SCALED_ABOVE_EDGE || !config.do_resize) return undefined;
   const { resizeWidth, resizeHeight } = planResize(width, height, config);
   const needed = Math.ceil(8 * Math.max((2 * resizeWidth) / width, (2 * resizeHeight) / height));
   const fits = Math.floor((8 * JPEG_SCALED_ABOVE_EDGE) / longest);
@@ -267,4 +268,17 @@ export function workingSize(width: number, height: number): { width: number; hei
   const scale = Math.min(1, Math.sqrt(MAX_WORKING_PIXELS / (width * height)), MAX_WORKING_EDGE / Math.max(width, height));
   if (scale >= 1) return { width, height, scaled: false };
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)), scaled: true };
+}
+
+/**
+ * For a model that takes pixels as they are (do_resize: false), the part of an image beyond the
+ * working size that it keeps (its centre crop, in the image as displayed), to be decoded at full
+ * scale and nothing else. A downscaled working copy would show it a wider view through the same
+ * crop, where transformers.js crops the original. Undefined when the model resizes (a downscaled
+ * copy resizes to nearly the same tensor) or the image is within the working size (decoded whole).
+ * Refuses, from the header alone, an image the model's pad_size cannot hold.
+ */
+export function nativeRegion(width: number, height: number, config: PreprocessorConfig): ResizePlan['crop'] | undefined {
+  if (config.do_resize || !workingSize(width, height).scaled) return undefined;
+  return planResize(width, height, config).crop;
 }
