@@ -112,8 +112,22 @@ test('a version that fails in real use is rolled back automatically and the roll
     return codes;
   }, SPAM);
   expect(codes).toEqual(['MODEL_LOAD', 'MODEL_LOAD', 'MODEL_LOAD', 'MODEL_LOAD', 'MODEL_LOAD']);
-  await expect(page.locator('[data-testid="registry-notice"][data-kind="rolled-back"]')).toContainText('5 of its last 5 requests failed');
+  const notice = page.locator('[data-testid="registry-notice"][data-kind="rolled-back"]');
+  await expect(notice).toContainText('5 of its last 5 requests failed');
   await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
   await expect(versionRow(page, 'spam-filter@1.2.0')).toHaveAttribute('data-status', 'rejected');
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+
+  // A window opened afterwards, and this one reloaded, still tell it until the user dismisses it.
+  const later = await context.newPage();
+  await openModels(later);
+  await expect(later.locator('[data-testid="registry-notice"][data-kind="rolled-back"]')).toContainText('5 of its last 5 requests failed');
+  await later.close();
+  await openModels(page);
+  await expect(notice).toContainText('5 of its last 5 requests failed');
+  await notice.getByRole('button').click();
+  await expect(notice).toHaveCount(0);
+  await page.reload();
+  await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  await expect(page.getByTestId('registry-notice')).toHaveCount(0);
 });

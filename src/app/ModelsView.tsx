@@ -31,7 +31,7 @@ interface Snapshot {
   /** Active versions, as the runtime sees them (labels for fallback choices). */
   active: ModelDescriptor[];
   transfers: Transfer[];
-  notices: RegistryNotice[];
+  notices: readonly RegistryNotice[];
   storage: StorageState;
 }
 

@@ -63,7 +63,7 @@ export function createServices(): Services {
   const profile = runtimeDefaults({ deviceMemory: nav.deviceMemory, hardwareConcurrency: nav.hardwareConcurrency });
   const data = new DataPolicy(globalThis.localStorage, nav.connection);
   // Golden sets run through the runtime created below (the gate runs long after start-up).
-  const models = openRegistry(document.baseURI, { storage: navigator.storage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern) });
+  const models = openRegistry(document.baseURI, { storage: navigator.storage, noticeStorage: globalThis.localStorage, mayDownload: () => data.automaticAllowed, validate: goldenValidator(() => lantern) });
   const metrics = loadChunk(() => import('../runtime/metrics/index.ts')).then(({ MetricsAggregator, MetricsPersistence }): AppMetrics => {
     const aggregator = new MetricsAggregator({ windowMs: profile.metricsWindowMs });
     const persistence = new MetricsPersistence(aggregator);

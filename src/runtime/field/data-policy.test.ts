@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { connectionState, DataPolicy, mayFetchAutomatically, needsConfirmation, parsePreference } from './data-policy.ts';
-
-class MemoryStorage {
-  map = new Map<string, string>();
-  getItem(key: string) { return this.map.get(key) ?? null; }
-  setItem(key: string, value: string) { this.map.set(key, value); }
-}
+import { memoryStorage } from '../release/memory-storage.test-helpers.ts';
 
 describe('connectionState', () => {
   it('reads cellular, saveData and the non-standard metered flag as metered', () => {
@@ -43,7 +38,7 @@ describe('mayFetchAutomatically', () => {
 
 describe('DataPolicy', () => {
   it('persists the preference, defaults to Wi-Fi only and ignores junk', () => {
-    const storage = new MemoryStorage();
+    const storage = memoryStorage();
     expect(new DataPolicy(storage, undefined).preference).toBe('wifi-only');
     const policy = new DataPolicy(storage, { type: 'cellular' });
     let notified = 0;

@@ -9,15 +9,11 @@ import type { KeyFile, TrustStore } from '../store/trust.ts';
 import { releaseControls } from './controls.ts';
 import { withError } from './shadow.ts';
 import type { ShadowRuntime } from './shadow-runner.ts';
+import { memoryStorage } from './memory-storage.test-helpers.ts';
 
 let key: KeyFile;
 let trust: TrustStore;
 beforeAll(async () => ({ key, trust } = await keyAndTrust(['demo', 'lite'])));
-
-function memory() {
-  const data = new Map<string, string>();
-  return { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v) };
-}
 
 /** Counts the candidate sessions the controls open and close; shadow runs never settle. */
 class FakeRuntime implements ShadowRuntime {
@@ -45,7 +41,7 @@ async function setup() {
   for (const [id, version, sequence, labels] of releases) server.add(await makeRelease(key, { id, version, sequence, ...(labels ? { labels } : {}) }));
   const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
   const runtime = new FakeRuntime();
-  const storage = memory();
+  const storage = memoryStorage();
   const controls = releaseControls({
     runtime: () => runtime,
     registry: Promise.resolve(registry),

@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ModelSettings } from './model-settings.ts';
-
-function memory(initial: Record<string, string> = {}) {
-  const data = new Map(Object.entries(initial));
-  return { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v), data };
-}
+import { memoryStorage } from './memory-storage.test-helpers.ts';
 
 describe('ModelSettings', () => {
   it('has no fallback and no cache by default (both are opt-in)', () => {
-    const settings = new ModelSettings(memory());
+    const settings = new ModelSettings(memoryStorage());
     expect(settings.fallbackFor('spam-filter')).toBeUndefined();
     expect(settings.cacheEnabled('spam-filter')).toBe(false);
   });
 
   it('remembers choices per model across instances', () => {
-    const storage = memory();
+    const storage = memoryStorage();
     new ModelSettings(storage).set('spam-filter', { fallback: 'spam-lite', cache: true });
     const again = new ModelSettings(storage);
     expect(again.fallbackFor('spam-filter')).toBe('spam-lite');
@@ -23,7 +19,7 @@ describe('ModelSettings', () => {
   });
 
   it('clears a choice and notifies listeners', () => {
-    const settings = new ModelSettings(memory());
+    const settings = new ModelSettings(memoryStorage());
     let calls = 0;
     settings.subscribe(() => calls++);
     settings.set('m', { fallback: 'n', cache: true });
@@ -33,13 +29,13 @@ describe('ModelSettings', () => {
   });
 
   it('never lets a model fall back to itself', () => {
-    const settings = new ModelSettings(memory());
+    const settings = new ModelSettings(memoryStorage());
     settings.set('m', { fallback: 'm' });
     expect(settings.fallbackFor('m')).toBeUndefined();
   });
 
   it('keeps only the settings of installed models', () => {
-    const settings = new ModelSettings(memory());
+    const settings = new ModelSettings(memoryStorage());
     settings.set('m', { fallback: 'n', cache: true });
     settings.set('gone', { cache: true });
     settings.retain(new Set(['m']));
@@ -48,7 +44,7 @@ describe('ModelSettings', () => {
   });
 
   it('a fallback cleared is noted until the user chooses again or dismisses the note, across reloads', () => {
-    const storage = memory();
+    const storage = memoryStorage();
     const settings = new ModelSettings(storage);
     settings.set('m', { fallback: 'n', cache: true });
     settings.set('p', { fallback: 'n' });
@@ -68,8 +64,8 @@ describe('ModelSettings', () => {
   });
 
   it('ignores damaged stored settings', () => {
-    expect(new ModelSettings(memory({ 'lantern.modelSettings': '{not json' })).get('m')).toEqual({});
-    expect(new ModelSettings(memory({ 'lantern.modelSettings': '{"m":{"cache":"yes"}}' })).cacheEnabled('m')).toBe(false);
+    expect(new ModelSettings(memoryStorage({ 'lantern.modelSettings': '{not json' })).get('m')).toEqual({});
+    expect(new ModelSettings(memoryStorage({ 'lantern.modelSettings': '{"m":{"cache":"yes"}}' })).cacheEnabled('m')).toBe(false);
   });
 
   it('keeps working when storage refuses writes', () => {

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Release } from '../store/catalog.ts';
 import { byRollout, deviceSeed, inRollout, rolloutBucket } from './rollout.ts';
-
-function memory() {
-  const data = new Map<string, string>();
-  return { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v), data };
-}
+import { memoryStorage } from './memory-storage.test-helpers.ts';
 
 const release = (id: string, rollout?: number): Release => ({
   id, version: '2.0.0', sequence: 2, manifest: 'm.json', signature: 's.json', size: 1, manifestUrl: 'https://x/m.json', signatureUrl: 'https://x/s.json',
@@ -14,15 +10,15 @@ const release = (id: string, rollout?: number): Release => ({
 
 describe('device seed and bucket', () => {
   it('draws the seed once and keeps it', () => {
-    const storage = memory();
+    const storage = memoryStorage();
     const seed = deviceSeed(storage);
     expect(seed).toMatch(/^[0-9a-f]{32}$/);
     expect(deviceSeed(storage)).toBe(seed);
-    expect(deviceSeed(memory())).not.toBe(seed);
+    expect(deviceSeed(memoryStorage())).not.toBe(seed);
   });
 
   it('replaces a damaged seed, and works without storage', () => {
-    const storage = memory();
+    const storage = memoryStorage();
     storage.setItem('lantern.rolloutSeed', 'not hex');
     expect(deviceSeed(storage)).toMatch(/^[0-9a-f]{32}$/);
     expect(deviceSeed(undefined)).toMatch(/^[0-9a-f]{32}$/);

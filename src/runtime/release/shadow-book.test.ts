@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ShadowBook } from './shadow-book.ts';
 import { withComparison, withSkip } from './shadow.ts';
-
-function memory() {
-  const data = new Map<string, string>();
-  return { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v), data };
-}
+import { memoryStorage } from './memory-storage.test-helpers.ts';
 
 describe('ShadowBook', () => {
   it('keeps figures per candidate across reloads, and only figures', () => {
-    const storage = memory();
+    const storage = memoryStorage();
     new ShadowBook(storage).update('spam@2.0.0', (f) => withComparison(f, { activeLabel: 'spam', candidateLabel: 'spam', activeMs: 1, candidateMs: 2 }));
     const again = new ShadowBook(storage);
     expect(again.figures('spam@2.0.0')).toMatchObject({ runs: 1, agreements: 1, activeLabels: { spam: 1 } });
@@ -18,7 +14,7 @@ describe('ShadowBook', () => {
   });
 
   it('forgets a decided candidate and notifies', () => {
-    const book = new ShadowBook(memory());
+    const book = new ShadowBook(memoryStorage());
     let calls = 0;
     book.subscribe(() => calls++);
     book.update('a@1.0.0', withSkip);
@@ -29,7 +25,7 @@ describe('ShadowBook', () => {
   });
 
   it('reads damaged storage as empty', () => {
-    const storage = memory();
+    const storage = memoryStorage();
     storage.setItem('lantern.shadowFigures', '{"a@1.0.0":{"runs":-1}}');
     expect(new ShadowBook(storage).figures('a@1.0.0').runs).toBe(0);
   });

@@ -6,6 +6,7 @@ import { ModelStore } from './model-store.ts';
 import { DOCUMENT_LIMITS, fetchDocument, OriginPolicy, parseJsonDocument, type NetContext } from './net.ts';
 import { ModelRegistry, type CandidateValidator, type StorageManagerLike } from './registry.ts';
 import { TrustStore, trustStoreStamp } from './trust.ts';
+import type { KeyValueStorage } from '../release/stored-value.ts';
 
 /**
  * Start-up: read the deployment's registry configuration and trust store, open the store, and
@@ -141,7 +142,7 @@ const TRUST_STORE = 'trust-store.json';
 /** The trust store's rollback rule, held against the copy saved on the device. */
 const acceptTrustStore = (json: unknown, saved: unknown): void => assertTrustStoreNewer(saved === undefined ? undefined : trustStoreStamp(saved), trustStoreStamp(json));
 
-export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean; installBuiltins?: boolean; networkWaitMs?: number } = {}): Promise<OpenedRegistry> {
+export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; noticeStorage?: KeyValueStorage; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean; installBuiltins?: boolean; networkWaitMs?: number } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
   const appOrigin = new URL(appBase).origin;
   const own: NetContext = { policy: new OriginPolicy(appOrigin), fetch: fetcher };
@@ -161,6 +162,7 @@ export async function openRegistry(appBase: string, options: { fetch?: typeof fe
     catalogUrl: new URL(configuration.catalogUrl, appBase).href,
     fetch: fetcher,
     storage: options.storage,
+    noticeStorage: options.noticeStorage,
     validate: options.validate,
     savedTrust: async () => {
       const saved = parseSaved(TRUST_STORE, await store.deploymentFile(TRUST_STORE), TrustStore.parse);

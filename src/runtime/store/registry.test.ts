@@ -12,13 +12,15 @@ import { StoreModelSource } from './store-model-source.ts';
 import { FakeServer, freshStore, keyAndTrust, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, type KeyFile, type TrustStore } from './trust.ts';
 import { ModelStore } from './model-store.ts';
+import { memoryStorage } from '../release/memory-storage.test-helpers.ts';
+import type { KeyValueStorage } from '../release/stored-value.ts';
 
 let key: KeyFile;
 let trust: TrustStore;
 beforeAll(async () => ({ key, trust } = await keyAndTrust()));
 
-function registryFor(store: ModelStore, server: FakeServer, storage?: StorageManagerLike): ModelRegistry {
-  return new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, storage, backoffMs: 1, retries: 2 });
+function registryFor(store: ModelStore, server: FakeServer, storage?: StorageManagerLike, noticeStorage?: KeyValueStorage): ModelRegistry {
+  return new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, storage, noticeStorage, backoffMs: 1, retries: 2 });
 }
 
 async function setup(...versions: [string, number][]) {
@@ -224,10 +226,15 @@ describe('resume', () => {
   });
 });
 
-/** This window and another one of the app: each its own connection to the same database, its own registry. */
+/**
+ * This window and another one of the app: each its own connection to the same database, its own
+ * registry, one localStorage; `later` opens one more window of it.
+ */
 async function twoWindows(...versions: [string, number][]) {
   const { store, server } = await setup(...versions);
-  return { store, here: registryFor(store, server), there: registryFor(await ModelStore.open(store.name), server) };
+  const localStorage = memoryStorage();
+  const later = async () => registryFor(await ModelStore.open(store.name), server, undefined, localStorage);
+  return { store, localStorage, later, here: registryFor(store, server, undefined, localStorage), there: await later() };
 }
 
 describe('another tab or window of the app on the same store', () => {
@@ -273,19 +280,58 @@ describe('another tab or window of the app on the same store', () => {
   });
 
   it('dismisses a notice in every window its user dismissed it in one, and keeps the others', async () => {
-    const { here, there } = await twoWindows(['1.0.0', 1], ['1.1.0', 2]);
+    const { store, here, there } = await twoWindows(['1.0.0', 1], ['1.1.0', 2]);
     await there.install(urls('1.0.0'));
     await there.install(urls('1.1.0'));
     await there.rollBackAutomatically('demo@1.1.0', 'it failed 5 of its last 10 requests');
     await vi.waitFor(() => expect(here.notices).toHaveLength(1));
     const rolledBack = here.notices[0]!;
-    // News only this window was told (an older build's, say) is not this dismissal's to drop.
+    // Other news, from a third window: not this dismissal's to drop.
     const other = { kind: 'quarantined' as const, id: 'other', version: '2.0.0' };
-    there.notices = [...there.notices, other];
+    const third = new BroadcastChannel(`lantern-store:${store.name}`);
+    third.postMessage({ trust: false, notices: [other], dismissed: [] });
+    third.close();
+    await vi.waitFor(() => expect(there.notices).toHaveLength(2));
+    await vi.waitFor(() => expect(here.notices).toHaveLength(2));
 
     here.dismissNotice(rolledBack);
-    expect(here.notices).toEqual([]);
+    expect(here.notices).toEqual([other]);
     await vi.waitFor(() => expect(there.notices).toEqual([other]));
+  });
+
+  it('tells a window opened after the change, or the app reopened, what its user has not dismissed yet', async () => {
+    const { here, there, later } = await twoWindows(['1.0.0', 1], ['1.1.0', 2]);
+    await there.install(urls('1.0.0'));
+    await there.install(urls('1.1.0'));
+    await there.rollBackAutomatically('demo@1.1.0', 'it failed 5 of its last 10 requests');
+    const notice = { kind: 'rolled-back', id: 'demo', version: '1.1.0', fallbackVersion: '1.0.0', reason: 'it failed 5 of its last 10 requests' };
+    expect((await later()).notices).toEqual([notice]);
+
+    await vi.waitFor(() => expect(here.notices).toEqual([notice]));
+    here.dismissNotice(here.notices[0]!);
+    expect((await later()).notices).toEqual([]);
+  });
+
+  it('keeps the newest 20 notices, the same news once, and reads damaged or foreign kept data as none', async () => {
+    const { store, server } = await setup();
+    const localStorage = memoryStorage();
+    const window = registryFor(store, server, undefined, localStorage);
+    const third = new BroadcastChannel(`lantern-store:${store.name}`);
+    const quarantined = (version: string) => ({ kind: 'quarantined', id: 'demo', version });
+    for (let i = 1; i <= 25; i++) third.postMessage({ trust: false, notices: [quarantined(`1.0.${i}`)], dismissed: [] });
+    third.postMessage({ trust: false, notices: [quarantined('1.0.6')], dismissed: [] });
+    third.close();
+    await vi.waitFor(() => expect(window.notices.at(-1)?.version).toBe('1.0.6'));
+    expect(window.notices.map((n) => n.version)).toEqual([...Array.from({ length: 19 }, (_, i) => `1.0.${i + 7}`), '1.0.6']);
+    // A window keeps what it made itself: news told by another is that window's to keep.
+    expect(localStorage.data.size).toBe(0);
+    window.dismissNotice(window.notices.at(-1)!);
+    expect(JSON.parse(localStorage.data.get(`lantern.notices:${store.name}`)!).map((n: { version: string }) => n.version)).toEqual(Array.from({ length: 19 }, (_, i) => `1.0.${i + 7}`));
+
+    for (const damaged of ['{not json', '[{"kind":"exploded","id":"demo","version":"1"}]', '{"kind":"revoked"}']) {
+      const reopened = registryFor(store, server, undefined, memoryStorage({ [`lantern.notices:${store.name}`]: damaged }));
+      expect(reopened.notices).toEqual([]);
+    }
   });
 
   it('is not told of a download\'s progress, and neither is the runtime here: a tick per chunk changes nothing they read', async () => {

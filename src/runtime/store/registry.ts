@@ -11,6 +11,8 @@ import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust
 import { readVerified, type VerifiedRead } from './verified-read.ts';
 import { Listeners } from '../listeners.ts';
 import { importForAction } from '../field/lazy-chunk.ts';
+import { StoredValue, type KeyValueStorage } from '../release/stored-value.ts';
+import { z } from 'zod/mini';
 
 /**
  * The model registry's front door: installs releases (installer.ts: verified, moved into the store
@@ -60,6 +62,12 @@ export interface RegistryOptions {
    * saves it). Read when another window says it adopted one.
    */
   savedTrust?: () => Promise<TrustStore | undefined>;
+  /**
+   * Where the notices not yet dismissed are kept (localStorage in the app), so that a window
+   * opened after the change, or the app reopened, still tells its user. Without it they last as
+   * long as the window.
+   */
+  noticeStorage?: KeyValueStorage;
 }
 
 /**
@@ -105,21 +113,25 @@ export interface GoldenOutcome {
 export type CandidateValidator = (manifest: Manifest, read: VerifiedRead & { ok: true }) => Promise<GoldenOutcome>;
 
 /** Something the user must be told about that happened outside any button they pressed. */
-export interface RegistryNotice {
+const NoticeSchema = z.object({
   /**
    * quarantined: failed re-verification; rejected: failed its validation gate; rolled-back: failed
    * in real use; revoked: its signing key is no longer trusted for this model; not-shadowed: its
    * manifest asked for shadow evaluation but its labels differ from the version it replaced, so
    * it was activated as an ordinary update (release/shadow.ts, comparableInShadow).
    */
-  kind: 'quarantined' | 'rejected' | 'rolled-back' | 'revoked' | 'not-shadowed';
-  id: string;
-  version: string;
+  kind: z.enum(['quarantined', 'rejected', 'rolled-back', 'revoked', 'not-shadowed']),
+  id: z.string(),
+  version: z.string(),
   /** The version now answering instead, if there is one. */
-  fallbackVersion?: string;
+  fallbackVersion: z.optional(z.string()),
   /** A fixed sentence (never input) saying why. */
-  reason?: string;
-}
+  reason: z.optional(z.string()),
+});
+export type RegistryNotice = z.infer<typeof NoticeSchema>;
+
+/** Notices kept for later windows: the newest, should nobody dismiss them for a long while. */
+const KEPT_NOTICES = 20;
 
 export interface Transfer {
   id: string;
@@ -151,17 +163,22 @@ export class ModelRegistry {
   private readonly net: NetContext;
   private installerLoad?: Promise<Installer>;
   private trust: TrustStore;
-  notices: RegistryNotice[] = [];
+  /** Where this window keeps the notices it tells of (see noticeStorage). */
+  private readonly keptNotices: StoredValue<RegistryNotice[]>;
+  /** What the user has not dismissed yet, oldest first: the same in every window. */
+  private pending: RegistryNotice[];
 
   constructor(private readonly options: RegistryOptions) {
     this.net = { policy: options.policy, fetch: options.fetch ?? fetch.bind(globalThis), ...(options.stallMs ? { stallMs: options.stallMs } : {}) };
     this.trust = options.trust;
+    this.keptNotices = new StoredValue(options.noticeStorage, `lantern.notices:${options.store.name}`, z.array(NoticeSchema), []);
+    this.pending = this.keptNotices.value;
     if (typeof BroadcastChannel === 'function') {
       this.otherTabs = new BroadcastChannel(`lantern-store:${options.store.name}`);
       this.otherTabs.onmessage = (event: MessageEvent<Partial<StoreMessage> | string | null>) => {
         const message = readStoreMessage(event.data);
-        const kept = this.notices.filter((n) => !message.dismissed.some((d) => sameNotice(n, d)));
-        this.notices = [...kept, ...message.notices];
+        // The window that made the change has kept it: this one only follows.
+        this.updateNotices(message, false);
         this.listeners.notify('store');
         if (message.trust) void this.adoptSavedTrust();
       };
@@ -227,9 +244,23 @@ export class ModelRegistry {
 
   /** Tells this window's subscribers and the other windows; a notice goes to the users of all. */
   private changed({ trust = false, notices = [], dismissed = [] }: StoreNews = {}): void {
-    this.notices = [...this.notices, ...notices];
+    this.updateNotices({ notices, dismissed }, true);
     this.listeners.notify('store');
     this.otherTabs?.postMessage({ trust, notices, dismissed } satisfies StoreMessage);
+  }
+
+  /** The news not yet dismissed, oldest first. */
+  get notices(): readonly RegistryNotice[] {
+    return this.pending;
+  }
+
+  /** `keep`: this window made the change, so it keeps the result (the others follow it in memory). */
+  private updateNotices({ notices, dismissed }: Pick<StoreMessage, 'notices' | 'dismissed'>, keep: boolean): void {
+    if (notices.length === 0 && dismissed.length === 0) return;
+    // The same news told again (the same version quarantined twice) is shown once, as the newest.
+    const gone = [...dismissed, ...notices];
+    this.pending = [...this.pending.filter((n) => !gone.some((d) => sameNotice(n, d))), ...notices].slice(-KEPT_NOTICES);
+    if (keep) this.keptNotices.set(this.pending);
   }
 
   activeTransfers(): Transfer[] {
@@ -238,7 +269,6 @@ export class ModelRegistry {
 
   /** Dismissed here and in the other windows, which were told the same news. */
   dismissNotice(notice: RegistryNotice): void {
-    this.notices = this.notices.filter((n) => n !== notice);
     this.changed({ dismissed: [notice] });
   }
 
