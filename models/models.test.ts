@@ -132,6 +132,8 @@ describe('shared image tools', () => {
     expect(t.data[0]).toBeCloseTo(1, 6);      // (255/255 - 0.5) / 0.5
     expect(t.data[95]).toBeCloseTo(1, 6);
     expect(t.data[96]).toBe(0);               // padding
+    // Unresized and wider than pad_size: refused, as the runtime refuses it, not clipped.
+    expect(() => preprocessImage({ ...white, width: 200, data: new Uint8Array(10000) }, { ...prep, do_resize: false, size: { height: 48, width: 200 } })).toThrow(/larger than pad_size \(192x48\)/);
   });
 
   it('grayscale conversion and normalisation match the documented formulas', () => {

@@ -20,7 +20,8 @@
 //     Same size in and out is the identity.
 //  3. do_rescale: v * rescale_factor;  4. do_normalize: (v - image_mean[c]) / image_std[c].
 //  5. do_pad (with pad_size): place the result at the top-left of a pad_size tensor filled
-//     with 0 (i.e. 0 after normalisation).
+//     with 0 (i.e. 0 after normalisation). A result larger than pad_size is an error, as in
+//     the runtime (transformers.js would clip it).
 // Output: Float32Array in CHW order (one image of a NCHW batch), plus its dims.
 
 /** Converts to 1 (grayscale) or 3 (RGB) channels of uint8-range values (Float32Array). */
@@ -100,11 +101,12 @@ export function preprocessImage(img, cfg) {
   const std = cfg.do_normalize ? cfg.image_std : new Array(c).fill(1);
   const H = cfg.do_pad && cfg.pad_size ? cfg.pad_size.height : x.height;
   const W = cfg.do_pad && cfg.pad_size ? cfg.pad_size.width : x.width;
+  if (x.width > W || x.height > H) throw new RangeError(`The prepared image is ${x.width}x${x.height}, larger than pad_size (${W}x${H}): it would be clipped.`);
   const out = new Float32Array(c * H * W); // padding value 0
   for (let k = 0; k < c; k++) {
     const m = mean[k] ?? mean[0], s = std[k] ?? std[0];
-    for (let y = 0; y < Math.min(H, x.height); y++) {
-      for (let xx = 0; xx < Math.min(W, x.width); xx++) {
+    for (let y = 0; y < x.height; y++) {
+      for (let xx = 0; xx < x.width; xx++) {
         out[(k * H + y) * W + xx] = (x.data[(y * x.width + xx) * c + k] * scale - m) / s;
       }
     }
