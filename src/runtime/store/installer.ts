@@ -37,6 +37,13 @@ export interface InstallHost {
 /** Where an install goes once verified (Installer.placement). */
 type Placement = 'activate' | 'shadow' | 'not-shadowed';
 
+/** Moves a release's chunks into the store (from the network or a bundle), reporting progress. */
+type MoveChunks = (onProgress: (p: TransferProgress) => void, signal?: AbortSignal) => Promise<unknown>;
+
+/** Why a release cannot be tried in shadow beside `active`: their answers could not be compared. */
+const incomparable = (manifest: Manifest, active: Manifest): ValidationError =>
+  new ValidationError(`${manifest.id} ${manifest.version} cannot be tried in shadow: its labels differ from ${active.version}'s.`, { reason: 'shadow-labels', id: manifest.id, version: manifest.version, active: active.version });
+
 /** Free space we insist on beyond the download itself, for IndexedDB's own overhead. */
 const QUOTA_MARGIN = 1.1;
 
@@ -63,7 +70,7 @@ export class Installer {
       || (release.sequence !== undefined && release.sequence !== manifest.sequence) || (release.size !== undefined && release.size !== totalSize(manifest))) {
       throw new ValidationError('The catalog entry does not match the release it points to.');
     }
-    return this.installVerified(manifest, bytes, signatures, { keyIds, sourceUrl: release.manifestUrl, mode }, this.download(manifest, release.manifestUrl, signal));
+    return this.installVerified(manifest, bytes, signatures, { keyIds, sourceUrl: release.manifestUrl, mode }, this.download(manifest, release.manifestUrl), signal);
   }
 
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
@@ -72,7 +79,7 @@ export class Installer {
     const bundle = await (await importForAction(() => import('./bundle.ts'))).openBundle(source);
     const { manifest, keyIds } = await this.verify(bundle.manifestBytes, bundle.signatures);
     await assertWholeFiles(manifest, bundle.readChunk, signal);
-    return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyIds }, (onProgress) => this.copyChunks(manifest, bundle.readChunk, onProgress, signal));
+    return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyIds }, this.copyChunks(manifest, bundle.readChunk), signal);
   }
 
   /**
@@ -84,12 +91,12 @@ export class Installer {
     if (!record?.sourceUrl) throw new ModelLoadError('That download cannot be resumed; install it again.', { key });
     const bytes = new Uint8Array(record.bytes);
     const { manifest, keyIds } = await this.verify(bytes, record.signatures);
-    return this.installVerified(manifest, bytes, record.signatures, { keyIds, sourceUrl: record.sourceUrl, mode: record.mode }, this.download(manifest, record.sourceUrl, signal));
+    return this.installVerified(manifest, bytes, record.signatures, { keyIds, sourceUrl: record.sourceUrl, mode: record.mode }, this.download(manifest, record.sourceUrl), signal);
   }
 
-  private download(manifest: Manifest, manifestUrl: string, signal?: AbortSignal) {
+  private download(manifest: Manifest, manifestUrl: string): MoveChunks {
     const { retries, backoffMs } = this.host.options;
-    return async (onProgress: (p: TransferProgress) => void) => {
+    return async (onProgress, signal) => {
       // The downloader's code loads when a download starts, not with the first screen (the
       // initial JavaScript budget, e2e/serving.spec.ts): it is useless without the network,
       // which then serves it too (from the precache once the service worker is installed).
@@ -98,8 +105,8 @@ export class Installer {
     };
   }
 
-  private copyChunks(manifest: Manifest, read: ReadChunk, onProgress: (p: TransferProgress) => void, signal?: AbortSignal) {
-    return writeVerifiedChunks(manifest, this.host.options.store, read, { signal, onProgress });
+  private copyChunks(manifest: Manifest, read: ReadChunk): MoveChunks {
+    return (onProgress, signal) => writeVerifiedChunks(manifest, this.host.options.store, read, { signal, onProgress });
   }
 
   /**
@@ -121,7 +128,8 @@ export class Installer {
     signatures: SignatureFile,
     /** `mode` is kept with the version being downloaded, so that a resume places it as asked. */
     origin: { keyIds: string[]; sourceUrl?: string; mode?: InstallMode },
-    transfer: (onProgress: (p: TransferProgress) => void) => Promise<unknown>,
+    moveChunks: MoveChunks,
+    signal?: AbortSignal,
   ): Promise<VersionRecord> {
     const key = versionKey(manifest);
     if (this.host.transfers.has(manifest.id)) throw new BusyError(`${manifest.id} is already being installed.`, { id: manifest.id });
@@ -142,13 +150,20 @@ export class Installer {
         if (repair) await store.dropDamagedChunks(repair);
         await this.ensureSpace(manifest);
         this.host.changed();
-        await transfer((progress) => {
-          entry.progress = progress;
-          // Only this window holds the transfer, and nothing but a progress bar has news in it:
-          // a tick per chunk is not a store change (no re-read by the runtime or the release
-          // controls, nothing told to the other windows).
-          this.host.progressed();
-        });
+        const moving = placement === 'shadow' && origin.mode === 'shadow' ? this.untilIncomparable(manifest, signal) : { signal, dispose: () => undefined };
+        try {
+          await moveChunks((progress) => {
+            entry.progress = progress;
+            // Only this window holds the transfer, and nothing but a progress bar has news in it:
+            // a tick per chunk is not a store change (no re-read by the runtime or the release
+            // controls, nothing told to the other windows).
+            this.host.progressed();
+          }, moving.signal);
+        } catch (error) {
+          throw moving.signal?.reason instanceof ValidationError ? moving.signal.reason : error;
+        } finally {
+          moving.dispose();
+        }
         const check = await readVerified(store, manifest);
         if (!check.ok) throw await this.refuseInconsistent(manifest, check);
         await this.refuseOtherModel(manifest, check);
@@ -159,8 +174,10 @@ export class Installer {
       this.host.transfers.delete(manifest.id);
       this.host.changed();
     }
-    // The active version may have gone meanwhile (removed, quarantined): nothing to compare with.
-    if (placement === 'shadow' && await store.pointer(manifest.id)) await store.enterShadow(key);
+    // Decided again: the active version may have changed meanwhile (rolled back, revoked: other
+    // labels) or gone (removed, quarantined: nothing to compare with).
+    if (placement !== 'activate') placement = await this.placement(manifest, origin.mode);
+    if (placement === 'shadow') await store.enterShadow(key);
     else await store.activate(key);
     this.host.changed(placement === 'not-shadowed' ? { notices: [{ kind: 'not-shadowed', id: manifest.id, version: manifest.version }] } : {});
     return (await store.version(key))!;
@@ -179,10 +196,26 @@ export class Installer {
     const active = (await this.registry.activeManifest(manifest.id))?.manifest;
     if (!active) return 'activate';
     if (comparableInShadow(active.labels, manifest.labels)) return 'shadow';
-    if (mode === 'shadow') {
-      throw new ValidationError(`${manifest.id} ${manifest.version} cannot be tried in shadow: its labels differ from ${active.version}'s.`, { reason: 'shadow-labels', id: manifest.id, version: manifest.version, active: active.version });
-    }
+    if (mode === 'shadow') throw incomparable(manifest, active);
     return 'not-shadowed';
+  }
+
+  /**
+   * For a shadow install its caller asked for: `signal`, also aborted (the refusal as its reason)
+   * once the active version stops speaking the candidate's labels (rolled back, revoked or
+   * quarantined to one with others, here or in another window): the candidate could never be
+   * compared, and the rest of its download would be bytes spent for nothing on what may be a
+   * poor link. An install only the manifest put in shadow goes on: it is activated instead.
+   */
+  private untilIncomparable(manifest: Manifest, signal: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
+    const stop = new AbortController();
+    const check = async () => {
+      const active = (await this.registry.activeManifest(manifest.id))?.manifest;
+      if (active && !comparableInShadow(active.labels, manifest.labels)) stop.abort(incomparable(manifest, active));
+    };
+    // A failed read decides nothing: the placement is decided again once the bytes are here.
+    const dispose = this.registry.subscribe((change) => { if (change === 'store') void check().catch(() => undefined); });
+    return { signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal, dispose };
   }
 
   /** The chunks of an installed version that are missing or fail their hash, or false when it reads back whole. */

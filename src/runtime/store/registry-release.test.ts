@@ -125,6 +125,50 @@ describe('ModelRegistry shadow installs of a release with other labels (their an
     expect(registry.notices).toEqual([{ kind: 'not-shadowed', id: 'demo', version: '1.1.0' }]);
   });
 
+  /**
+   * 1.0.0 speaks other labels than 1.1.0, active, and 1.2.0, being installed in shadow (3 chunks
+   * of model): when the model's second chunk is asked for, 1.1.0 is rolled back to 1.0.0; a
+   * shadow install its caller asked for (`mode`) is answered only once it has been told to stop.
+   */
+  async function rolledBackMidDownload(candidate: Partial<PackInput>, mode?: 'shadow') {
+    const { store, server } = await setup({ version: '1.0.0', sequence: 1, labels: ['ham', 'spam', 'promo'] }, { version: '1.1.0', sequence: 2, labels: ['ham', 'spam'] }, { version: '1.2.0', sequence: 3, labels: ['ham', 'spam'], ...candidate });
+    const registry: ModelRegistry = new ModelRegistry({
+      store, trust, policy: new OriginPolicy(ORIGIN), backoffMs: 1, retries: 2,
+      fetch: async (input, init) => {
+        if (String(input).endsWith('/1.2.0/onnx/model.onnx') && new Headers(init?.headers).get('Range')?.startsWith('bytes=4096-')) {
+          await registry.rollback('demo', 'demo@1.0.0');
+          if (mode === 'shadow') {
+            await vi.waitFor(() => expect(init?.signal?.aborted).toBe(true));
+            throw new DOMException('The download was stopped.', 'AbortError');
+          }
+        }
+        return server.fetch(input, init);
+      },
+    });
+    await registry.install(urls('1.0.0'));
+    await registry.install(urls('1.1.0'));
+    const outcome = await registry.install(urls('1.2.0'), undefined, mode).catch((e: unknown) => e);
+    return { store, server, registry, outcome, served: server.served.filter((s) => s.startsWith('demo/1.2.0/onnx/')) };
+  }
+
+  it('stops a requested shadow install whose active version is rolled back to other labels mid-download: no more bytes, the rolled-back-to version answers', async () => {
+    const { registry, store, outcome, served } = await rolledBackMidDownload({}, 'shadow');
+    expect(outcome).toBeInstanceOf(ValidationError);
+    expect((outcome as ValidationError).details).toEqual({ reason: 'shadow-labels', id: 'demo', version: '1.2.0', active: '1.0.0' });
+    expect(served).toEqual(['demo/1.2.0/onnx/model.onnx:0']);
+    expect((await store.version('demo@1.2.0'))?.status).toBe('downloading');
+    expect(await store.pointer('demo')).toMatchObject({ active: 'demo@1.0.0' });
+    expect((await registry.readActive('demo')).manifest.version).toBe('1.0.0');
+  });
+
+  it('goes on with an install only its manifest put in shadow, and activates it as an ordinary update once the active version speaks other labels', async () => {
+    const { registry, store, outcome, served } = await rolledBackMidDownload({ shadow: bar });
+    expect(outcome).toMatchObject({ id: 'demo', version: '1.2.0', status: 'ready' });
+    expect(served).toEqual(['demo/1.2.0/onnx/model.onnx:0', 'demo/1.2.0/onnx/model.onnx:4096', 'demo/1.2.0/onnx/model.onnx:8192']);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.2.0');
+    expect(registry.notices).toContainEqual({ kind: 'not-shadowed', id: 'demo', version: '1.2.0' });
+  });
+
   it('puts a candidate with the same labels in another order in shadow, as asked', async () => {
     const { registry, store } = await setup({ version: '1.0.0', sequence: 1, labels: ['ham', 'spam'] }, { version: '1.1.0', sequence: 2, labels: ['spam', 'ham'], shadow: bar });
     await registry.install(urls('1.0.0'));
