@@ -44,9 +44,16 @@ for (const variant of [
   });
 }
 
-test('320 px: the three tabs fit one line', async ({ page }) => {
+test('320 px: the three tabs fit one line, with a count of notices on Models', async ({ page }) => {
   await page.setViewportSize({ width: 320, height: 800 });
+  // Two notices kept from an earlier session (a rollback and a revocation), as the registry keeps them.
+  await page.addInitScript(() => localStorage.setItem('lantern.notices:lantern-models', JSON.stringify([
+    { kind: 'rolled-back', id: 'spam-filter', version: '1.2.0', fallbackVersion: '1.0.0', reason: 'it failed 5 of its last 10 requests' },
+    { kind: 'revoked', id: 'doc-orientation', version: '1.0.0' },
+  ])));
   await openScreen(page, 'models');
+  await expect(page.getByTestId('registry-notice')).toHaveCount(2);
+  await expect(page.getByTestId('tab-models')).toHaveAccessibleName('Models 2 notices');
   const tops = await page.locator('nav.tabs .tab').evaluateAll((tabs) => tabs.map((tab) => tab.getBoundingClientRect().top));
   expect(tops).toHaveLength(3);
   expect(new Set(tops).size).toBe(1);

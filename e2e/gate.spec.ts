@@ -117,6 +117,8 @@ test('a version that fails in real use is rolled back automatically and the roll
   await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
   await expect(versionRow(page, 'spam-filter@1.2.0')).toHaveAttribute('data-status', 'rejected');
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+  // On the Classify screen, the Models tab says that news waits there.
+  await expect(page.getByTestId('tab-models')).toHaveAccessibleName('Models 1 notice');
 
   // A window opened afterwards, and this one reloaded, still tell it until the user dismisses it.
   const later = await context.newPage();
@@ -127,6 +129,7 @@ test('a version that fails in real use is rolled back automatically and the roll
   await expect(notice).toContainText('5 of its last 5 requests failed');
   await notice.getByRole('button').click();
   await expect(notice).toHaveCount(0);
+  await expect(page.getByTestId('notice-count')).toHaveCount(0);
   await page.reload();
   await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
   await expect(page.getByTestId('registry-notice')).toHaveCount(0);

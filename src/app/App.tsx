@@ -3,12 +3,13 @@ import { useEffect, useState } from 'preact/hooks';
 import type { DeviceReport } from '../runtime/index.ts';
 import { AppBanner } from './AppBanner.tsx';
 import { ClassifyView } from './ClassifyView.tsx';
-import { t, type MessageKey } from './i18n/index.ts';
+import { t, tCount, type MessageKey } from './i18n/index.ts';
 import { backendReasonText } from './i18n/runtime-text.ts';
 import { LanguageSwitch, useLanguage } from './LanguageSwitch.tsx';
 import { OfflineBadge, OfflineStatus } from './OfflineStatus.tsx';
 import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
+import type { OpenedRegistry } from '../runtime/store/index.ts';
 
 type View = FunctionComponent<{ services: Services }>;
 // Only the Classify view is in the first download; the others (and uPlot's charts) load when opened.
@@ -31,6 +32,30 @@ function LazyView({ load, services }: { load: () => Promise<View>; services: Ser
     };
   }, [load]);
   return loaded ? <loaded.View services={services} /> : null;
+}
+
+/**
+ * How many notices wait on the Models screen (a version rolled back, quarantined, revoked...): its
+ * tab shows the count, so the news reaches a user who stays on Classify, whose answers now come
+ * from another version.
+ */
+function useNoticeCount(models: Promise<OpenedRegistry>): number {
+  const [count, setCount] = useState(0);
+  useEffect(() => {
+    let unsubscribe: (() => void) | undefined;
+    let shown = true;
+    models.then(({ registry }) => {
+      if (!shown) return;
+      const update = () => setCount(registry.notices.length);
+      update();
+      unsubscribe = registry.subscribe((change) => change === 'store' && update());
+    }, () => undefined);
+    return () => {
+      shown = false;
+      unsubscribe?.();
+    };
+  }, [models]);
+  return count;
 }
 
 const TABS = [
@@ -75,6 +100,7 @@ export function App({ services }: { services: Services }) {
   // Re-renders the whole tree (no memoised views) when the language changes.
   useLanguage();
   const [tab, openTab] = useTabInUrl();
+  const notices = useNoticeCount(services.models);
   const [device, setDevice] = useState<DeviceReport | null>(null);
   useEffect(() => {
     // Starting the worker downloads ORT: on a metered connection, not before the user said yes.
@@ -116,6 +142,12 @@ export function App({ services }: { services: Services }) {
             onClick={() => openTab(item.id)}
           >
             {t(item.label)}
+            {item.id === 'models' && notices > 0 && (
+              <span class="tab-badge" data-testid="notice-count">
+                <span aria-hidden="true">{notices}</span>
+                <span class="visually-hidden">{` ${tCount('notices', notices)}`}</span>
+              </span>
+            )}
           </button>
         ))}
       </nav>

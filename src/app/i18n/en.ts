@@ -155,6 +155,8 @@ export const en = {
   'count.shadowRuns.other': '{count} shadow runs',
   'count.images.one': '{count} image',
   'count.images.other': '{count} images',
+  'count.notices.one': '{count} notice',
+  'count.notices.other': '{count} notices',
 } as const;
 
 export type MessageKey = keyof typeof en | keyof typeof enMetrics | keyof typeof enModels | keyof typeof enShadow;

@@ -322,4 +322,6 @@ export const hi: Record<MessageKey, string> = {
   'count.shadowRuns.other': '{count} शैडो रन',
   'count.images.one': '{count} चित्र',
   'count.images.other': '{count} चित्र',
+  'count.notices.one': '{count} सूचना',
+  'count.notices.other': '{count} सूचनाएँ',
 };
