@@ -214,8 +214,12 @@ export class Installer {
       if (active && !comparableInShadow(active.labels, manifest.labels)) stop.abort(incomparable(manifest, active));
     };
     // A failed read decides nothing: the placement is decided again once the bytes are here.
-    const dispose = this.registry.subscribe((change) => { if (change === 'store') void check().catch(() => undefined); });
-    return { signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal, dispose };
+    const unsubscribe = this.registry.subscribe((change) => { if (change === 'store') void check().catch(() => undefined); });
+    // The caller's cancel passed on by hand: AbortSignal.any is newer than the browsers Lantern runs in (Safari 17.4).
+    const cancel = () => stop.abort(signal?.reason);
+    if (signal?.aborted) cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
+    return { signal: stop.signal, dispose: () => { unsubscribe(); signal?.removeEventListener('abort', cancel); } };
   }
 
   /** The chunks of an installed version that are missing or fail their hash, or false when it reads back whole. */

@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { LanternError, ValidationError } from '../errors.ts';
+import { CancelledError, LanternError, ValidationError } from '../errors.ts';
 import { OriginPolicy } from './net.ts';
 import { ModelRegistry } from './registry.ts';
 import { freshStore, keyAndTrust, ORIGIN, publishedRegistry, urls } from './test-helpers.ts';
@@ -159,6 +159,28 @@ describe('ModelRegistry shadow installs of a release with other labels (their an
     expect((await store.version('demo@1.2.0'))?.status).toBe('downloading');
     expect(await store.pointer('demo')).toMatchObject({ active: 'demo@1.0.0' });
     expect((await registry.readActive('demo')).manifest.version).toBe('1.0.0');
+  });
+
+  it('still stops a requested shadow install its user cancels mid-download, as cancelled, and resumes it later into shadow', async () => {
+    const { store, server } = await setup({ version: '1.0.0', sequence: 1 }, { version: '1.1.0', sequence: 2 });
+    const cancel = new AbortController();
+    const registry = new ModelRegistry({
+      store, trust, policy: new OriginPolicy(ORIGIN), backoffMs: 1, retries: 2,
+      fetch: async (input, init) => {
+        if (String(input).endsWith('/1.1.0/onnx/model.onnx') && new Headers(init?.headers).get('Range')?.startsWith('bytes=4096-') && !cancel.signal.aborted) {
+          cancel.abort();
+          await vi.waitFor(() => expect(init?.signal?.aborted).toBe(true));
+          throw new DOMException('The download was stopped.', 'AbortError');
+        }
+        return server.fetch(input, init);
+      },
+    });
+    await registry.install(urls('1.0.0'));
+    await expect(registry.install(urls('1.1.0'), cancel.signal, 'shadow')).rejects.toBeInstanceOf(CancelledError);
+    expect((await store.version('demo@1.1.0'))?.status).toBe('downloading');
+    expect((await registry.readActive('demo')).manifest.version).toBe('1.0.0');
+    await registry.resume('demo@1.1.0');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', shadow: 'demo@1.1.0' });
   });
 
   it('goes on with an install only its manifest put in shadow, and activates it as an ordinary update once the active version speaks other labels', async () => {
