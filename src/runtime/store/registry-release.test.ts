@@ -6,12 +6,20 @@ import { ModelRegistry } from './registry.ts';
 import { freshStore, keyAndTrust, ORIGIN, publishedRegistry, urls } from './test-helpers.ts';
 import type { KeyFile, TrustStore } from './trust.ts';
 import type { PackInput } from './manifest.ts';
+import type { ModelStore } from './model-store.ts';
 
 let key: KeyFile;
 let trust: TrustStore;
 beforeAll(async () => ({ key, trust } = await keyAndTrust()));
 
 const setup = (...versions: (Partial<PackInput> & { version: string; sequence: number })[]) => publishedRegistry(key, trust, ...versions);
+
+/** Another registry over `store` (a reopened tab), fetching through `fetch`: the test server's, or a wrapper of it. */
+const registryOver = (store: ModelStore, fetch: typeof globalThis.fetch) => new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch, backoffMs: 1, retries: 2 });
+
+/** Whether a request asks for the second chunk (from byte 4096) of `version`'s model file. */
+const secondModelChunk = (version: string, input: RequestInfo | URL, init?: RequestInit): boolean =>
+  String(input).endsWith(`/${version}/onnx/model.onnx`) && new Headers(init?.headers).get('Range')?.startsWith('bytes=4096-') === true;
 
 describe('ModelRegistry shadow installs', () => {
   it('installs a release in shadow on request: the active version keeps answering', async () => {
@@ -59,7 +67,7 @@ describe('ModelRegistry shadow installs', () => {
     expect((await store.version('demo@1.1.0'))?.status).toBe('downloading');
     server.misbehave = undefined;
     // As after reopening the tab: only the store remembers what was asked.
-    const reopened = new ModelRegistry({ store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2 });
+    const reopened = registryOver(store, server.fetch);
     await reopened.resume('demo@1.1.0');
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', shadow: 'demo@1.1.0' });
   });
@@ -132,18 +140,15 @@ describe('ModelRegistry shadow installs of a release with other labels (their an
    */
   async function rolledBackMidDownload(candidate: Partial<PackInput>, mode?: 'shadow') {
     const { store, server } = await setup({ version: '1.0.0', sequence: 1, labels: ['ham', 'spam', 'promo'] }, { version: '1.1.0', sequence: 2, labels: ['ham', 'spam'] }, { version: '1.2.0', sequence: 3, labels: ['ham', 'spam'], ...candidate });
-    const registry: ModelRegistry = new ModelRegistry({
-      store, trust, policy: new OriginPolicy(ORIGIN), backoffMs: 1, retries: 2,
-      fetch: async (input, init) => {
-        if (String(input).endsWith('/1.2.0/onnx/model.onnx') && new Headers(init?.headers).get('Range')?.startsWith('bytes=4096-')) {
-          await registry.rollback('demo', 'demo@1.0.0');
-          if (mode === 'shadow') {
-            await vi.waitFor(() => expect(init?.signal?.aborted).toBe(true));
-            throw new DOMException('The download was stopped.', 'AbortError');
-          }
+    const registry: ModelRegistry = registryOver(store, async (input, init) => {
+      if (secondModelChunk('1.2.0', input, init)) {
+        await registry.rollback('demo', 'demo@1.0.0');
+        if (mode === 'shadow') {
+          await vi.waitFor(() => expect(init?.signal?.aborted).toBe(true));
+          throw new DOMException('The download was stopped.', 'AbortError');
         }
-        return server.fetch(input, init);
-      },
+      }
+      return server.fetch(input, init);
     });
     await registry.install(urls('1.0.0'));
     await registry.install(urls('1.1.0'));
@@ -164,16 +169,13 @@ describe('ModelRegistry shadow installs of a release with other labels (their an
   it('still stops a requested shadow install its user cancels mid-download, as cancelled, and resumes it later into shadow', async () => {
     const { store, server } = await setup({ version: '1.0.0', sequence: 1 }, { version: '1.1.0', sequence: 2 });
     const cancel = new AbortController();
-    const registry = new ModelRegistry({
-      store, trust, policy: new OriginPolicy(ORIGIN), backoffMs: 1, retries: 2,
-      fetch: async (input, init) => {
-        if (String(input).endsWith('/1.1.0/onnx/model.onnx') && new Headers(init?.headers).get('Range')?.startsWith('bytes=4096-') && !cancel.signal.aborted) {
-          cancel.abort();
-          await vi.waitFor(() => expect(init?.signal?.aborted).toBe(true));
-          throw new DOMException('The download was stopped.', 'AbortError');
-        }
-        return server.fetch(input, init);
-      },
+    const registry = registryOver(store, async (input, init) => {
+      if (secondModelChunk('1.1.0', input, init) && !cancel.signal.aborted) {
+        cancel.abort();
+        await vi.waitFor(() => expect(init?.signal?.aborted).toBe(true));
+        throw new DOMException('The download was stopped.', 'AbortError');
+      }
+      return server.fetch(input, init);
     });
     await registry.install(urls('1.0.0'));
     await expect(registry.install(urls('1.1.0'), cancel.signal, 'shadow')).rejects.toBeInstanceOf(CancelledError);
