@@ -3,7 +3,9 @@ import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseSignatureFile, type KeyFile } from '../src/runtime/store/trust.ts';
+import { openBundle } from '../src/runtime/store/bundle.ts';
+import { parseCatalog } from '../src/runtime/store/catalog.ts';
+import { parseSignatureFile, TrustStore, trustEntryFor, type KeyFile, type SignatureFile } from '../src/runtime/store/trust.ts';
 import { runCli } from './cli.mjs';
 import { modelCli, USAGE } from './model-cli.ts';
 
@@ -205,5 +207,67 @@ describe('catalog', () => {
     const other = await keygen('--scope', 'fashion-mnist');
     expect((await lantern('catalog', out, '--key', other, '--replace-signer')).code).toBe(0);
     expect(await signers(out)).toEqual([(await readKey(other)).keyId]);
+  });
+});
+
+describe('sign: a second key countersigns', () => {
+  let first: string;
+  let second: string;
+  /** A deployment that asks both keys to sign fashion-mnist. */
+  let bothKeys: TrustStore;
+  /** The keys a deployment asking for both accepts on these bytes and signatures (a SignatureError when it refuses). */
+  const vouchedBy = async (bytes: Uint8Array, signatures: SignatureFile) => bothKeys.authorize(await bothKeys.signers(bytes, signatures), ['fashion-mnist']);
+  const signatureFile = async (path: string) => parseSignatureFile(await readFile(path));
+
+  beforeAll(async () => {
+    [first, second] = [await keygen('--scope', 'fashion-mnist'), await keygen('--scope', 'fashion-mnist')];
+    const [a, b] = [await readKey(first), await readKey(second)];
+    bothKeys = new TrustStore({ keys: [trustEntryFor(a, ['fashion-mnist']), trustEntryFor(b, ['fashion-mnist'])], thresholds: [{ scope: ['fashion-mnist'], signatures: 2 }] });
+  });
+
+  it('adds its signature to the catalog and every release of a folder, once, so a two-key threshold accepts them', async () => {
+    const out = fresh('out');
+    expect((await lantern('pack', FASHION, '--key', first, '--out', out)).code).toBe(0);
+    const manifestPath = join(out, 'fashion-mnist/1.0.0/manifest.json');
+    const manifest = await readFile(manifestPath);
+    await expect(vouchedBy(manifest, await signatureFile(join(out, 'fashion-mnist/1.0.0/manifest.sig.json')))).rejects.toThrow(/needs signatures from 2 different trusted keys, and this has 1/);
+    const signed = await lantern('sign', out, '--key', second);
+    expect(signed.code).toBe(0);
+    expect(signed.stdout).toMatch(new RegExp(`^Signed ${out}/catalog.json and 1 release with ${(await readKey(second)).keyId}:\n  fashion-mnist 1.0.0 \\(sequence \\d+, manifest sha256 [0-9a-f]{64}\\)\n$`));
+    const [a, b] = [(await readKey(first)).keyId, (await readKey(second)).keyId];
+    expect(await vouchedBy(manifest, await signatureFile(join(out, 'fashion-mnist/1.0.0/manifest.sig.json')))).toEqual([a, b]);
+    const catalog = await readFile(join(out, 'catalog.json'));
+    expect(bothKeys.authorize(await bothKeys.signers(catalog, await signatureFile(join(out, 'catalog.sig.json'))), parseCatalog(catalog).releases.map((r) => r.id))).toEqual([a, b]);
+    // Signing again adds nothing; the signed bytes never changed.
+    expect((await lantern('sign', out, '--key', second)).code).toBe(0);
+    expect((await signatureFile(join(out, 'catalog.sig.json'))).signatures.map((s) => s.keyId)).toEqual([a, b]);
+    expect(await readFile(manifestPath)).toEqual(manifest);
+  });
+
+  it('countersigns a bundle in place, its chunks checked first', async () => {
+    const bundle = join(fresh('b'), 'fashion.lantern');
+    await mkdir(join(bundle, '..'));
+    expect((await lantern('pack', FASHION, '--key', first, '--out', fresh('out'), '--bundle', bundle)).code).toBe(0);
+    const signed = await lantern('sign', bundle, '--key', second);
+    expect(signed.code).toBe(0);
+    expect(signed.stdout).toMatch(new RegExp(`^Signed ${bundle} with ${(await readKey(second)).keyId}: fashion-mnist 1.0.0 `));
+    const opened = await openBundle(new Blob([await readFile(bundle)]));
+    expect(await vouchedBy(opened.manifestBytes, opened.signatures)).toHaveLength(2);
+  });
+
+  it('refuses a release whose files changed after packing, and a key outside its scope, signing nothing', async () => {
+    const out = fresh('out');
+    expect((await lantern('pack', FASHION, '--key', first, '--out', out)).code).toBe(0);
+    const signatures = join(out, 'fashion-mnist/1.0.0/manifest.sig.json');
+    const before = await readFile(signatures);
+    const outsider = await keygen('--scope', 'acme/');
+    const outside = await lantern('sign', out, '--key', outsider);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toMatch(new RegExp(`^lantern-model: ${outsider} may sign only acme/, so the app would refuse fashion-mnist`));
+    const manifest = JSON.parse(await readFile(join(out, 'fashion-mnist/1.0.0/manifest.json'), 'utf8')) as { files: { role: string; path: string }[] };
+    const onnx = join(out, 'fashion-mnist/1.0.0', manifest.files.find((f) => f.role === 'onnx')!.path);
+    await writeFile(onnx, Buffer.concat([await readFile(onnx), Buffer.from([0])]));
+    expect(await lantern('sign', out, '--key', second)).toEqual({ code: 1, stdout: '', stderr: `lantern-model: ${onnx} is not the file its manifest names (sha256 differs): the release was changed after it was packed; nothing was signed.\n` });
+    expect(await readFile(signatures)).toEqual(before);
   });
 });

@@ -1,11 +1,11 @@
 #!/usr/bin/env tsx
 /**
  * Publisher CLI for signed model releases (usage below; `npm run model:keygen` / `model:pack` /
- * `model:catalog` in a clone of this repository). The folder may be a Hugging Face transformers.js folder (its
+ * `model:catalog` / `model:sign` in a clone of this repository). The folder may be a Hugging Face transformers.js folder (its
  * "lantern" block is derived from the graph). Missing values are asked for when stdin is a
  * terminal, otherwise they are errors. Keys stay with the publisher: never commit them.
  */
-import { stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ValidationError } from '../src/runtime/errors.ts';
@@ -17,7 +17,7 @@ import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
 import { readGoldenSet } from './model-pack/golden.ts';
 import { checkScope, readPublisherKey, writePublisherKey } from './model-pack/keys.ts';
-import { bundleOf, packRelease, readPublishedCatalog, resignCatalog, writeRelease } from './model-pack/release.ts';
+import { bundleOf, countersignBundle, countersignFolder, packRelease, readPublishedCatalog, resignCatalog, writeRelease, type Countersigned } from './model-pack/release.ts';
 import { fractionOption, integerOption, isEntryPoint, parseCommandLine, runCli, UsageError } from './cli.mjs';
 
 export const USAGE = `Usage:
@@ -33,13 +33,16 @@ export const USAGE = `Usage:
       [--resize stretch|shortest_edge:256] [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
   lantern-model catalog <dir> --key key.json [--expires ISO-DATE]   re-sign the catalog before it expires
       [--replace-signer]       hand the catalog's URL to another key (devices that follow the old one refuse it)
+  lantern-model sign <dir | file.lantern> --key key.json   countersign: add this key's signature to the
+      catalog and every release in the folder, or to the bundle (a trust store threshold asks for it)
   lantern-model --help | --version
 
 pack writes <dir>/<id>/<version>/... and adds the release to <dir>/catalog.json, signed
-(catalog.sig.json); --bundle also writes a sideload bundle. Releases expire after a year and
+(catalog.sig.json); --bundle also writes a sideload bundle. sign checks every file against its
+manifest before it signs, and changes only the signature files (or the bundle's header). Releases expire after a year and
 catalogs after 30 days unless told otherwise: expiry stops new installs and updates, never an
 installed model. In this repository: npm run model:keygen -- ..., npm run model:pack -- ...,
-npm run model:catalog -- ... Exit codes: 0 done, 1 failed, 2 usage error.`;
+npm run model:catalog -- ..., npm run model:sign -- ... Exit codes: 0 done, 1 failed, 2 usage error.`;
 
 async function keygen(args: string[]): Promise<void> {
   const { values } = parseCommandLine({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' }, scope: { type: 'string' } } });
@@ -79,6 +82,32 @@ async function catalog(args: string[]): Promise<void> {
   checkScope(keys, existing.catalog.releases.map((r) => r.id));
   await resignCatalog(dir, existing, { keys: keys.map((k) => k.key), replaceSigner: values['replace-signer'] === true, ...(expiresAt ? { expiresAt } : {}) });
   console.log(`Re-signed ${dir}/catalog.json.`);
+}
+
+const describeSigned = (r: Countersigned) => `${r.id} ${r.version} (sequence ${r.sequence}, manifest sha256 ${r.sha256})`;
+
+/**
+ * Countersigns with one more key what another key packed: a folder's catalog and every release in
+ * it, or a bundle. For a trust store that asks two keys to sign a scope (a threshold), so no one
+ * key alone ships a model there; the second holder runs this after reviewing the release.
+ */
+async function sign(args: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { key: { type: 'string' } } });
+  const [target] = positionals;
+  if (!target || !values.key) throw new UsageError('sign needs a releases folder or a .lantern bundle, and --key <key.json>.');
+  const publisher = await readPublisherKey(values.key);
+  if ((await stat(target)).isDirectory()) {
+    const existing = await readPublishedCatalog(target);
+    if (!existing) throw new ValidationError(`${target} has no catalog.json to sign: model:pack creates it with the first release.`);
+    checkScope([publisher], existing.catalog.releases.map((r) => r.id));
+    const releases = await countersignFolder(target, publisher.key);
+    console.log(`Signed ${target}/catalog.json and ${releases.length} release${releases.length === 1 ? '' : 's'} with ${publisher.key.keyId}:\n${releases.map((r) => `  ${describeSigned(r)}`).join('\n')}`);
+    return;
+  }
+  const { bundle, release } = await countersignBundle(await readFile(target), publisher.key);
+  checkScope([publisher], [release.id]);
+  await writeFile(target, bundle);
+  console.log(`Signed ${target} with ${publisher.key.keyId}: ${describeSigned(release)}.`);
 }
 
 /**
@@ -147,12 +176,12 @@ async function pack(args: string[]): Promise<void> {
   console.log(`Packed ${release.manifest.id} ${release.manifest.version} (sequence ${release.manifest.sequence}) into ${values.out}${values.bundle ? ` and ${values.bundle}` : ''}.`);
 }
 
-const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack, catalog };
+const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack, catalog, sign };
 
 export async function modelCli(args: string[]): Promise<void> {
   const [command, ...rest] = args;
   const run = command !== undefined && Object.hasOwn(commands, command) ? commands[command] : undefined;
-  if (!run) throw new UsageError(command === undefined ? 'a command is needed: keygen, pack or catalog.' : `unknown command "${command}": use keygen, pack or catalog.`);
+  if (!run) throw new UsageError(command === undefined ? 'a command is needed: keygen, pack, catalog or sign.' : `unknown command "${command}": use keygen, pack, catalog or sign.`);
   await run(rest);
 }
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,9 +21,9 @@ beforeAll(async () => {
 });
 afterAll(() => rm(work, { recursive: true, force: true }));
 
-/** Runs `vite build` with these variables: its exit code and the first line of its error. */
-const build = (env: Record<string, string>) => new Promise<{ code: number; error: string }>((resolve) => {
-  execFile(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', join(work, 'dist'), '--emptyOutDir'], { cwd: ROOT, env: { ...process.env, LANTERN_SIGNING_KEY: signingKey, ...env } }, (error, _stdout, stderr) => {
+/** Runs `vite build` with these variables (into `outDir`): its exit code and the first line of its error. */
+const build = (env: Record<string, string>, outDir = join(work, 'dist')) => new Promise<{ code: number; error: string }>((resolve) => {
+  execFile(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', outDir, '--emptyOutDir'], { cwd: ROOT, env: { ...process.env, LANTERN_SIGNING_KEY: signingKey, ...env } }, (error, _stdout, stderr) => {
     resolve({ code: error ? Number(error.code) : 0, error: /^Error: (.*)$/m.exec(stderr)?.[1] ?? stderr });
   });
 });
@@ -38,6 +38,28 @@ describe('vite build refuses a wrong configuration, naming it', () => {
     expect(wrong.code).toBe(1);
     expect(wrong.error).toMatch(new RegExp(`^LANTERN_TRUSTED_KEYS: ${notStore} is not a trust store, \\{"keys": \\[entry, …\\]\\}, nor one entry as model:keygen prints it, each with keyId, publicKey, name and a non-empty scope \\(it is not valid at "keys": .+\\)\\.$`));
   }, 60_000);
+
+  it('LANTERN_TRUSTED_KEYS: thresholds devices could never meet (more signatures than keys, or over the built-in models); a reachable one is published', async () => {
+    const [acme, acme2] = await Promise.all([generateKey('Acme'), generateKey('Acme 2')]);
+    const write = async (name: string, store: object) => {
+      await writeFile(join(work, name), JSON.stringify(store));
+      return join(work, name);
+    };
+    const [tooFew, overBuiltins, reachable] = await Promise.all([
+      write('too-few.json', { keys: [trustEntryFor(acme, ['acme/'])], thresholds: [{ scope: ['acme/'], signatures: 2 }] }),
+      write('over-builtins.json', { keys: [trustEntryFor(acme, ['acme/', 'spam-filter'])], thresholds: [{ scope: ['spam-filter'], signatures: 2 }] }),
+      write('reachable.json', { keys: [trustEntryFor(acme, ['acme/']), trustEntryFor(acme2, ['acme/'])], thresholds: [{ scope: ['acme/'], signatures: 2 }] }),
+    ]);
+    const outDir = join(work, 'dist-threshold');
+    const [few, builtins, ok] = await Promise.all([build({ LANTERN_TRUSTED_KEYS: tooFew }), build({ LANTERN_TRUSTED_KEYS: overBuiltins }), build({ LANTERN_TRUSTED_KEYS: reachable }, outDir)]);
+    expect(few).toEqual({ code: 1, error: 'LANTERN_TRUSTED_KEYS: acme/ needs 2 signatures from different keys, but only 1 key may sign all of it: devices would refuse every release there.' });
+    expect(builtins.code).toBe(1);
+    expect(builtins.error).toMatch(/^LANTERN_TRUSTED_KEYS: its thresholds cover built-in models, which the build signs with one key: spam-filter needs signatures from 2 different trusted keys, and this has 1 /);
+    expect(ok.code).toBe(0);
+    const published = JSON.parse(await readFile(join(outDir, 'trust-store.json'), 'utf8')) as { keys: { keyId: string }[]; thresholds: unknown };
+    expect(published.thresholds).toEqual([{ scope: ['acme/'], signatures: 2 }]);
+    expect(published.keys.map((k) => k.keyId)).toEqual(expect.arrayContaining([acme.keyId, acme2.keyId]));
+  }, 120_000);
 
   it('LANTERN_SIGNING_KEY: a file that is not a key', async () => {
     const garbage = join(work, 'garbage-key.json');

@@ -5,7 +5,7 @@ import type { Plugin } from 'vite';
 import { signaturePathFor } from '../src/runtime/store/catalog.ts';
 import { BUILTIN_CATALOG, type RegistryConfig } from '../src/runtime/store/config.ts';
 import { describeSchemaError } from '../src/runtime/schema.ts';
-import { trustEntryFor, TrustStoreSchema, type KeyFile, type TrustStoreFile } from '../src/runtime/store/trust.ts';
+import { TrustStore, trustEntryFor, TrustStoreSchema, unreachableThresholds, type KeyFile, type TrustStoreFile } from '../src/runtime/store/trust.ts';
 import { systemErrorSentence } from './cli.mjs';
 import { modelOrigin } from './headers.mjs';
 import { readPublisherKey, writePublisherKey } from './model-pack/keys.ts';
@@ -22,8 +22,8 @@ import { contentType, sendBody } from './static-http.mjs';
  *   LANTERN_SIGNING_KEY     key file (npm run model:keygen); default .keys/builtin-signing-key.json,
  *                           generated on first build (.keys/ is gitignored)
  *   LANTERN_TRUSTED_KEYS    a trust-store JSON whose keys are trusted too (other publishers), each
- *                           for the model ids and namespaces in its "scope" only; or one entry
- *                           as model:keygen prints it
+ *                           for the model ids and namespaces in its "scope" only, with its
+ *                           "thresholds"; or one entry as model:keygen prints it
  *   LANTERN_CATALOG_URL     catalog checked for updates (default: the built-in catalog)
  *   LANTERN_ALLOWED_ORIGINS comma-separated origins releases may come from (default: none but
  *                           the app's own; https, or plain http on loopback only; the server's
@@ -36,7 +36,8 @@ const DEFAULT_KEY = join(ROOT, '.keys', 'builtin-signing-key.json');
 /** The build's configuration from the environment, read and checked before anything is built. */
 interface BuildConfiguration {
   key: KeyFile;
-  trustedKeys: TrustStoreFile['keys'];
+  /** What LANTERN_TRUSTED_KEYS adds to the built-in key: other publishers' keys and thresholds. */
+  lent: Pick<TrustStoreFile, 'keys' | 'thresholds'>;
   catalogUrl: string;
   allowedOrigins: string[];
 }
@@ -63,9 +64,9 @@ async function signingKey(): Promise<KeyFile> {
   return (await readPublisherKey(DEFAULT_KEY)).key;
 }
 
-async function extraTrustedKeys(): Promise<TrustStoreFile['keys']> {
+async function lentTrust(): Promise<BuildConfiguration['lent']> {
   const path = process.env.LANTERN_TRUSTED_KEYS;
-  if (!path) return [];
+  if (!path) return { keys: [] };
   return fromEnv('LANTERN_TRUSTED_KEYS', async () => {
     let json: unknown;
     try {
@@ -80,7 +81,7 @@ async function extraTrustedKeys(): Promise<TrustStoreFile['keys']> {
     if (!parsed.success) {
       throw new Error(`${path} is not a trust store, {"keys": [entry, …]}, nor one entry as model:keygen prints it, each with keyId, publicKey, name and a non-empty scope (${describeSchemaError('it', parsed.error).slice(0, -1)}).`);
     }
-    return parsed.data.keys;
+    return { keys: parsed.data.keys, ...(parsed.data.thresholds ? { thresholds: parsed.data.thresholds } : {}) };
   });
 }
 
@@ -93,14 +94,28 @@ function allowedOrigins(): Promise<string[]> {
 async function readBuildConfiguration(): Promise<BuildConfiguration> {
   return {
     key: await signingKey(),
-    trustedKeys: await extraTrustedKeys(),
+    lent: await lentTrust(),
     catalogUrl: process.env.LANTERN_CATALOG_URL ?? BUILTIN_CATALOG,
     allowedOrigins: await allowedOrigins(),
   };
 }
 
+/**
+ * Refuses a trust store whose thresholds devices could never meet: one its keys cannot reach, or
+ * one asking more than the build key's single signature of the built-in models it signs here.
+ */
+function assertThresholdsMet(trust: TrustStoreFile, key: KeyFile, builtinIds: string[]): void {
+  const unreachable = unreachableThresholds(trust);
+  if (unreachable.length > 0) throw new Error(`LANTERN_TRUSTED_KEYS: ${unreachable.join('; ')}: devices would refuse every release there.`);
+  try {
+    new TrustStore(trust).authorize([key.keyId], builtinIds);
+  } catch (error) {
+    throw new Error(`LANTERN_TRUSTED_KEYS: its thresholds cover built-in models, which the build signs with one key: ${(error as Error).message}`);
+  }
+}
+
 /** Every published file by URL path (no leading slash). */
-async function publishBuiltinModels({ key, trustedKeys, catalogUrl, allowedOrigins }: BuildConfiguration, dir = MODELS_DIR): Promise<Map<string, Uint8Array>> {
+async function publishBuiltinModels({ key, lent, catalogUrl, allowedOrigins }: BuildConfiguration, dir = MODELS_DIR): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   const entries = [];
   const folders = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith('_')).map((e) => e.name).sort();
@@ -123,8 +138,10 @@ async function publishBuiltinModels({ key, trustedKeys, catalogUrl, allowedOrigi
   // build time in seconds: each build's trust store supersedes every earlier one (devices refuse
   // an older version, so a stale copy cannot bring back a key a later build dropped) without a
   // counter to keep, and a build that changes the trust store (a model or key added) can never
-  // reuse a version. A trust store given in LANTERN_TRUSTED_KEYS lends its keys, not its version.
-  const trust: TrustStoreFile = { version: Math.floor(now.getTime() / 1000), keys: [trustEntryFor(key, entries.map((e) => e.id)), ...trustedKeys] };
+  // reuse a version. A trust store given in LANTERN_TRUSTED_KEYS lends its keys and thresholds,
+  // not its version.
+  const trust: TrustStoreFile = { version: Math.floor(now.getTime() / 1000), keys: [trustEntryFor(key, entries.map((e) => e.id)), ...lent.keys], ...(lent.thresholds ? { thresholds: lent.thresholds } : {}) };
+  assertThresholdsMet(trust, key, entries.map((e) => e.id));
   out.set('trust-store.json', json(trust));
   const config: RegistryConfig = { catalogUrl, allowedOrigins };
   out.set('registry-config.json', json(config));
@@ -138,9 +155,10 @@ export function builtinModels(): Plugin {
   const load = () => (published ??= configure().then((config) => publishBuiltinModels(config)));
   return {
     name: 'lantern-builtin-models',
-    // Before anything is built, so a configuration error is the one error the build reports.
+    // Before anything is built, so a configuration error is the one error the build reports
+    // (the trust store's thresholds are checked against the built-in models it publishes).
     async configResolved() {
-      await configure();
+      await load();
     },
     configureServer(server) {
       server.middlewares.use(async (req, res, next) => {

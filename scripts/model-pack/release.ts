@@ -1,9 +1,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { writeBundle } from '../../src/runtime/store/bundle.ts';
+import { openBundle, writeBundle } from '../../src/runtime/store/bundle.ts';
+import { sha256Hex } from '../../src/runtime/store/bytes.ts';
 import { ValidationError } from '../../src/runtime/errors.ts';
 import { CATALOG_FORMAT, catalogBytes, parseCatalog, ReleaseEntrySchema, type ReleaseCatalog, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
-import { buildManifest, type Manifest } from '../../src/runtime/store/manifest.ts';
+import { buildManifest, chunkRange, parseManifest, verifyChunk, type Manifest } from '../../src/runtime/store/manifest.ts';
 import { parseSignatureFile, sign, type KeyFile, type SignatureFile } from '../../src/runtime/store/trust.ts';
 import type { ModelFolder } from './folder.ts';
 import type { GoldenSet } from './golden.ts';
@@ -44,6 +45,9 @@ export const RELEASE_VALIDITY_DAYS = 365;
 /** How long a catalog vouches for "this is the newest": the publisher re-signs it before then. */
 const CATALOG_VALIDITY_DAYS = 30;
 
+/** A detached signature file as published (`*.sig.json`). */
+const signatureFileBytes = (signatures: SignatureFile): Uint8Array => new TextEncoder().encode(`${JSON.stringify(signatures, null, 1)}\n`);
+
 export const daysAfter = (iso: string, days: number): string => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
 
 export async function packRelease(model: ModelFolder, options: PackOptions): Promise<PackedRelease> {
@@ -68,7 +72,7 @@ export async function packRelease(model: ModelFolder, options: PackOptions): Pro
   const dir = `${manifest.id}/${manifest.version}/`;
   const published = new Map<string, Uint8Array>([
     [`${dir}manifest.json`, bytes],
-    [`${dir}manifest.sig.json`, new TextEncoder().encode(`${JSON.stringify(signatures, null, 1)}\n`)],
+    [`${dir}manifest.sig.json`, signatureFileBytes(signatures)],
     ...files.map((f) => [`${dir}${f.path}`, f.bytes] as const),
     ...model.samples.map((s) => [`${dir}${s.path}`, s.bytes] as const),
   ]);
@@ -112,7 +116,7 @@ export async function signedCatalog(entries: readonly ReleaseEntry[], options: C
     releases: [...byKey.values()],
   });
   const signatures: SignatureFile = { signatures: await Promise.all(options.keys.map((k) => sign(bytes, k))) };
-  return { catalog: bytes, signature: new TextEncoder().encode(`${JSON.stringify(signatures, null, 1)}\n`) };
+  return { catalog: bytes, signature: signatureFileBytes(signatures) };
 }
 
 /** A release folder's catalog as `model:pack` left it, and the keys that signed it. */
@@ -191,4 +195,76 @@ export async function writeRelease(outDir: string, release: PackedRelease, optio
     await writeFile(join(outDir, path), bytes);
   }
   await writeCatalog(outDir, existing, options, [release.entry]);
+}
+
+/** A release a second key has countersigned: what its holder vouched for. */
+export interface Countersigned {
+  id: string;
+  version: string;
+  sequence: number;
+  /** Of the manifest, which names every file's hash. */
+  sha256: string;
+}
+
+/** `signatures` with `key`'s signature over `bytes` added; as it was when that key signed already. */
+async function withSignature(signatures: SignatureFile, bytes: Uint8Array, key: KeyFile): Promise<SignatureFile> {
+  if (signatures.signatures.some((s) => s.keyId === key.keyId)) return signatures;
+  return { signatures: [...signatures.signatures, await sign(bytes, key)] };
+}
+
+const countersigned = async (manifest: Manifest, bytes: Uint8Array): Promise<Countersigned> =>
+  ({ id: manifest.id, version: manifest.version, sequence: manifest.sequence, sha256: await sha256Hex(bytes) });
+
+/** Reads a JSON document of the release folder, or says which file is not what model:pack wrote. */
+async function readPublished<T>(path: string, parse: (bytes: Uint8Array) => T): Promise<{ bytes: Uint8Array; value: T }> {
+  const bytes = await readFile(path);
+  try {
+    return { bytes, value: parse(bytes) };
+  } catch (error) {
+    throw new ValidationError(`${path} is not what model:pack wrote: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Adds `key`'s signature to a release folder's catalog and to every release it lists, for a
+ * deployment whose trust store asks more than one key to sign there (a threshold). Each release's
+ * files are checked against its manifest first, so the second key vouches for what is served;
+ * nothing is written until every release checked out.
+ */
+export async function countersignFolder(outDir: string, key: KeyFile): Promise<Countersigned[]> {
+  const catalog = await readPublished(join(outDir, 'catalog.json'), parseCatalog);
+  const catalogSignature = await readPublished(join(outDir, 'catalog.sig.json'), parseSignatureFile);
+  const writes: [string, Uint8Array][] = [];
+  const releases: Countersigned[] = [];
+  for (const entry of catalog.value.releases) {
+    const manifest = await readPublished(join(outDir, entry.manifest), parseManifest);
+    const folder = dirname(join(outDir, entry.manifest));
+    for (const file of manifest.value.files) {
+      const path = join(folder, file.path);
+      if ((await sha256Hex(await readFile(path))) !== file.sha256) throw new ValidationError(`${path} is not the file its manifest names (sha256 differs): the release was changed after it was packed; nothing was signed.`);
+    }
+    const signature = await readPublished(join(outDir, entry.signature), parseSignatureFile);
+    writes.push([join(outDir, entry.signature), signatureFileBytes(await withSignature(signature.value, manifest.bytes, key))]);
+    releases.push(await countersigned(manifest.value, manifest.bytes));
+  }
+  writes.push([join(outDir, 'catalog.sig.json'), signatureFileBytes(await withSignature(catalogSignature.value, catalog.bytes, key))]);
+  for (const [path, bytes] of writes) await writeFile(path, bytes);
+  return releases;
+}
+
+/** A sideload bundle with `key`'s signature added, once every chunk in it matched its manifest. */
+export async function countersignBundle(bundle: Uint8Array, key: KeyFile): Promise<{ bundle: Uint8Array; release: Countersigned }> {
+  const opened = await openBundle(new Blob([bundle as Uint8Array<ArrayBuffer>]));
+  const manifest = parseManifest(opened.manifestBytes);
+  const files = await Promise.all(manifest.files.map(async (file) => {
+    const chunks = await Promise.all(file.chunks.map(async (_, index) => {
+      const bytes = await opened.readChunk(file, index);
+      await verifyChunk(file, index, bytes);
+      return bytes;
+    }));
+    const bytes = new Uint8Array(file.size);
+    chunks.forEach((chunk, index) => bytes.set(chunk, chunkRange(file, index).start));
+    return { path: file.path, bytes };
+  }));
+  return { bundle: writeBundle(opened.manifestBytes, await withSignature(opened.signatures, opened.manifestBytes, key), files), release: await countersigned(manifest, opened.manifestBytes) };
 }

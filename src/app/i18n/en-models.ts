@@ -50,7 +50,7 @@ export const enModels = {
   'models.offline': 'You are offline. Installed models keep working; checking for updates and downloading need a connection.',
   'models.status.rejected': 'Rejected',
   'models.releaseExpired': 'This release expired on {date}: it keeps working on this device, but it can no longer be installed or updated from. Ask the publisher for a newer release.',
-  'models.status.revoked': 'Disabled: publisher key no longer trusted',
+  'models.status.revoked': 'Disabled: no longer trusted',
   'models.notice.revoked': 'Version {version} of {id} was disabled: {reason}. Version {fallback} is answering instead.',
   'models.notice.revokedNoFallback': 'Version {version} of {id} was disabled: {reason}. No trusted version of it is installed.',
   'models.notice.rejected': 'Version {version} of {id} was not activated: {reason}. The active version is unchanged.',

@@ -96,7 +96,7 @@ export const hi: Record<MessageKey, string> = {
   'models.offline': 'आप ऑफ़लाइन हैं। इंस्टॉल किए गए मॉडल काम करते रहेंगे; अपडेट जाँचने और डाउनलोड करने के लिए कनेक्शन चाहिए।',
   'models.status.rejected': 'अस्वीकृत',
   'models.releaseExpired': 'यह रिलीज़ {date} को समाप्त हो गई: यह इस डिवाइस पर काम करती रहेगी, पर इसे अब इंस्टॉल या अपडेट नहीं किया जा सकता। प्रकाशक से नई रिलीज़ माँगें।',
-  'models.status.revoked': 'बंद: प्रकाशक की कुंजी पर अब भरोसा नहीं',
+  'models.status.revoked': 'बंद: अब भरोसेमंद नहीं',
   'models.notice.revoked': '{id} का संस्करण {version} बंद किया गया: {reason}। अब संस्करण {fallback} जवाब दे रहा है।',
   'models.notice.revokedNoFallback': '{id} का संस्करण {version} बंद किया गया: {reason}। इसका कोई भरोसेमंद संस्करण इंस्टॉल नहीं है।',
   'models.notice.rejected': '{id} का संस्करण {version} सक्रिय नहीं किया गया: {reason}। सक्रिय संस्करण नहीं बदला।',

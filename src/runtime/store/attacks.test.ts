@@ -9,7 +9,7 @@ import { writeBundle } from './bundle.ts';
 import { OriginPolicy } from './net.ts';
 import { parseManifest, totalSize } from './manifest.ts';
 import { ModelRegistry } from './registry.ts';
-import type { ModelStore } from './model-store.ts';
+import { REVOKED_REASON, type ModelStore } from './model-store.ts';
 import { configFor, evictChunks, TASK_FILE, FakeServer, freshNamedStore, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile } from './trust.ts';
 
@@ -85,6 +85,12 @@ async function withInstalledV1(trust = trustOf()) {
   return { ...w, v1 };
 }
 const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+
+/** A catalog entry for `r`, at the paths FakeServer serves it from. */
+const entryOf = (r: TestRelease, size = totalSize(r.manifest)) => ({
+  id: r.manifest.id, version: r.manifest.version, sequence: r.manifest.sequence,
+  manifest: `${r.manifest.id}/${r.manifest.version}/manifest.json`, signature: `${r.manifest.id}/${r.manifest.version}/manifest.sig.json`, size,
+});
 
 describe('attack: another publisher signs a model outside its scope', () => {
   it('refuses Acme signing spam-filter, even at MAX_SAFE_INTEGER, and the built-in keeps answering and updating', async () => {
@@ -414,7 +420,7 @@ describe('attack: a revoked key with its version installed', () => {
     // The deployment revokes the rogue key; the app re-checks what is installed.
     await registry.applyTrust(trustOf());
     expect((await store.version('spam-filter@2.0.0'))?.status).toBe('revoked');
-    expect(registry.notices).toEqual([{ kind: 'revoked', id: 'spam-filter', version: '2.0.0', fallbackVersion: '1.0.0', reason: 'its signing key is no longer trusted for this model' }]);
+    expect(registry.notices).toEqual([{ kind: 'revoked', id: 'spam-filter', version: '2.0.0', fallbackVersion: '1.0.0', reason: REVOKED_REASON }]);
     await expectAnswers(registry, v1);
     await expect(registry.rollback('spam-filter', 'spam-filter@2.0.0')).rejects.toThrow(StorageError);
     await expect(store.activate('spam-filter@2.0.0')).rejects.toThrow(StorageError);
@@ -449,6 +455,91 @@ describe('attack: a revoked key with its version installed', () => {
     expect(await store.pointer('rogue/tool')).toBeUndefined();
     expect(registry.notices.map((n) => [n.kind, n.id, n.fallbackVersion])).toEqual([['revoked', 'rogue/tool', undefined]]);
     await expect(registry.readActive('rogue/tool')).rejects.toThrow(/no installed model/);
+  });
+});
+
+describe('attack: one stolen key where a model needs two signatures (TUF threshold)', () => {
+  let acme2: KeyFile;
+  beforeAll(async () => {
+    acme2 = await generateKey('Acme, second maintainer');
+  });
+  /** Two Acme maintainers' keys for `acme/`, and a release there needs `signatures` of them. */
+  const twoKeys = (signatures = 2) => new TrustStore({
+    keys: [trustEntryFor(builtin, ['spam-filter']), trustEntryFor(acme, ['acme/']), trustEntryFor(acme2, ['acme/'])],
+    thresholds: [{ scope: ['acme/'], signatures }],
+  });
+  /** `r` with `key`'s signature over the same bytes added: the second maintainer's review. */
+  const countersigned = async (r: TestRelease, key: KeyFile): Promise<TestRelease> => ({ ...r, signatures: { signatures: [...r.signatures.signatures, await sign(r.bytes, key)] } });
+
+  it('refuses a release signed by one key, by URL and as a bundle, without raising the floor; a countersigned one installs', async () => {
+    const { registry, publish, store } = await world(twoKeys());
+    const v1 = await countersigned(await release(acme, 'acme/spam', '1.0.0', 1), acme2);
+    const stolen = await release(acme, 'acme/spam', '9.9.9', Number.MAX_SAFE_INTEGER);
+    const v2 = await countersigned(await release(acme2, 'acme/spam', '2.0.0', 2), acme);
+    publish(v1, stolen, v2);
+    await install(registry, v1);
+    const error = await errorOf(install(registry, stolen));
+    expect(error).toBeInstanceOf(SignatureError);
+    expect((error as SignatureError).details).toEqual({ id: 'acme/spam', required: 2, signed: 1 });
+    expect((error as SignatureError).message).toMatch(/needs signatures from 2 different trusted keys, and this has 1 \(Acme\)/);
+    await expect(registry.installBundle(bundleOf(stolen))).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, v1);
+    expect(await store.highestSequence('acme/spam')).toBe(1);
+    await install(registry, v2);
+    await expectAnswers(registry, v2);
+  });
+
+  it('counts a key listed under two key ids once', async () => {
+    const twice = new TrustStore({
+      keys: [trustEntryFor(acme, ['acme/']), { ...trustEntryFor(acme, ['acme/']), keyId: 'acme-again' }, trustEntryFor(acme2, ['acme/'])],
+      thresholds: [{ scope: ['acme/'], signatures: 2 }],
+    });
+    const { registry, publish } = await world(twice);
+    const v1 = await countersigned(await release(acme, 'acme/spam', '1.0.0', 1), acme2);
+    const one = await release(acme, 'acme/spam', '2.0.0', 2);
+    const sameKeyTwice = { ...one, signatures: { signatures: [...one.signatures.signatures, { ...await sign(one.bytes, acme), keyId: 'acme-again' }] } };
+    publish(v1, sameKeyTwice);
+    await install(registry, v1);
+    const error = await errorOf(install(registry, sameKeyTwice));
+    expect((error as SignatureError).details).toEqual({ id: 'acme/spam', required: 2, signed: 1 });
+    await expectAnswers(registry, v1);
+  });
+
+  it('refuses a catalog signed by one key that would raise its version floor (fast-forward); the countersigned one is taken', async () => {
+    const { registry, publish, serveCatalog } = await world(twoKeys());
+    const v1 = await countersigned(await release(acme, 'acme/spam', '1.0.0', 1), acme2);
+    publish(v1);
+    await install(registry, v1);
+    serveCatalog(await signedCatalog([entryOf(v1)], { keys: [acme], previousVersion: 1e12 }));
+    await expect(registry.catalog(`${ORIGIN}/catalog.json`)).rejects.toThrow(SignatureError);
+    serveCatalog(await signedCatalog([entryOf(v1)], { keys: [acme, acme2], previousVersion: 10 }));
+    expect((await registry.catalog(`${ORIGIN}/catalog.json`)).map((r) => r.version)).toEqual(['1.0.0']);
+    await expectAnswers(registry, v1);
+  });
+
+  it('raising the threshold disables what one key signed and falls back to a countersigned version; lowering it restores it', async () => {
+    const { registry, publish, store } = await world(twoKeys(1));
+    const v1 = await countersigned(await release(acme, 'acme/spam', '1.0.0', 1), acme2);
+    const v2 = await release(acme, 'acme/spam', '2.0.0', 2);
+    publish(v1, v2);
+    await install(registry, v1);
+    await install(registry, v2);
+    await expectAnswers(registry, v2);
+    await registry.applyTrust(twoKeys(2));
+    expect((await store.version('acme/spam@2.0.0'))?.status).toBe('revoked');
+    expect(registry.notices).toEqual([{ kind: 'revoked', id: 'acme/spam', version: '2.0.0', fallbackVersion: '1.0.0', reason: REVOKED_REASON }]);
+    await expectAnswers(registry, v1);
+    await registry.applyTrust(twoKeys(1));
+    expect((await store.version('acme/spam@2.0.0'))?.status).toBe('ready');
+    await expectAnswers(registry, v1);
+  });
+
+  it('leaves ids outside the threshold\'s scope at one signature', async () => {
+    const { registry, publish } = await world(twoKeys());
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    await expectAnswers(registry, v1);
   });
 });
 
@@ -514,10 +605,6 @@ describe('attack: a stale trust store served again (TUF root rollback)', () => {
 });
 
 describe('attack: catalogs that freeze, replay or mix and match', () => {
-  const entryOf = (r: TestRelease, size = totalSize(r.manifest)) => ({
-    id: r.manifest.id, version: r.manifest.version, sequence: r.manifest.sequence,
-    manifest: `${r.manifest.id}/${r.manifest.version}/manifest.json`, signature: `${r.manifest.id}/${r.manifest.version}/manifest.sig.json`, size,
-  });
   const CATALOG = `${ORIGIN}/catalog.json`;
 
   async function catalogWorld() {

@@ -5,7 +5,7 @@ import { openRegistry } from './bootstrap.ts';
 import { BUILTIN_CATALOG } from './config.ts';
 import { ModelStore } from './model-store.ts';
 import { FakeServer, makeRelease, ORIGIN, urls } from './test-helpers.ts';
-import { generateKey, trustEntryFor, type KeyFile } from './trust.ts';
+import { generateKey, sign, trustEntryFor, type KeyFile } from './trust.ts';
 
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 let counter = 0;
@@ -184,6 +184,32 @@ describe('deployment files (trust store, registry config)', () => {
     const notice = expect.objectContaining({ kind: 'revoked', id: 'demo', version: '2.0.0', fallbackVersion: '1.0.0' });
     expect(there.registry.notices).toEqual([notice]);
     await vi.waitFor(() => expect(here.registry.notices).toEqual([notice]));
+    expect((await here.registry.readActive('demo')).manifest.version).toBe('1.0.0');
+    here.registry.store.close();
+    there.registry.store.close();
+  });
+
+  it('a threshold raised in another window, the keys unchanged, is adopted here too: what one key signed is disabled', async () => {
+    const [first, second] = await Promise.all([generateKey('first'), generateKey('second')]);
+    const server = deployment(first, second);
+    const v1 = await makeRelease(first, { version: '1.0.0', sequence: 1 });
+    server.add({ ...v1, signatures: { signatures: [...v1.signatures.signatures, await sign(v1.bytes, second)] } });
+    server.add(await makeRelease(first, { version: '2.0.0', sequence: 2 }));
+    server.add(await makeRelease(first, { version: '3.0.0', sequence: 3 }));
+    const options = { fetch: server.fetch, dbName: `bootstrap-${counter++}`, installBuiltins: false };
+    const here = await openRegistry(`${ORIGIN}/`, options);
+    await here.registry.install(urls('1.0.0'));
+    await here.registry.install(urls('2.0.0'));
+    let told = 0;
+    here.registry.subscribe(() => told++);
+    const there = await openRegistry(`${ORIGIN}/`, options);
+
+    server.put('trust-store.json', json({ keys: [trustEntryFor(first, ['demo']), trustEntryFor(second, ['demo'])], thresholds: [{ scope: ['demo'], signatures: 2 }] }));
+    await there.refreshTrust();
+    // Told of the other window's new trust store, then re-checked against it here.
+    await vi.waitFor(() => expect(told).toBe(3));
+    expect(here.registry.notices).toEqual([expect.objectContaining({ kind: 'revoked', id: 'demo', version: '2.0.0', fallbackVersion: '1.0.0' })]);
+    await expect(here.registry.install(urls('3.0.0'))).rejects.toThrow(SignatureError);
     expect((await here.registry.readActive('demo')).manifest.version).toBe('1.0.0');
     here.registry.store.close();
     there.registry.store.close();

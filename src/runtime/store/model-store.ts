@@ -15,8 +15,8 @@ import { chunkRange, parseManifest, totalSize, versionKey, type Manifest } from 
 
 /**
  * `rejected`: failed its validation gate, or was rolled back automatically; never activated by
- * itself. `revoked`: its signing key is no longer trusted for this model; it never runs and is
- * never a rollback target, until a trust store trusts its key again.
+ * itself. `revoked`: the trust store no longer vouches for it (REVOKED_REASON); it never runs
+ * and is never a rollback target, until a trust store vouches for it again.
  */
 export type VersionStatus = 'downloading' | 'ready' | 'quarantined' | 'rejected' | 'revoked';
 
@@ -80,7 +80,10 @@ interface StoreSchema extends DBSchema {
   catalogs: { key: string; value: CatalogStamp };
 }
 
-/** A version taken out of service because its key is no longer trusted for its model. */
+/** Why a version is revoked, as its record and the user's notice say it. */
+export const REVOKED_REASON = 'the trust store no longer vouches for it: its signing key was dropped or no longer covers this model, or the model now needs more signatures than it has';
+
+/** A version taken out of service because the trust store no longer vouches for it. */
 export interface Revocation {
   id: string;
   version: string;
@@ -476,7 +479,7 @@ export class ModelStore {
       for (const v of await versions.getAll()) {
         const verdict = trusted.get(v.key);
         if (verdict === false && (v.status === 'ready' || v.status === 'downloading')) {
-          await versions.put({ ...v, status: 'revoked', reason: 'its signing key is no longer trusted for this model' });
+          await versions.put({ ...v, status: 'revoked', reason: REVOKED_REASON });
           revoked.push(v);
         } else if (verdict === true && v.status === 'revoked') {
           const chunks = (await tx.objectStore('manifests').get(v.key))?.chunks ?? [];

@@ -6,7 +6,7 @@ import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchSigned, type NetContext, type OriginPolicy } from './net.ts';
 import type { Installer } from './installer.ts';
 import { assertNotExpired, parseManifest, versionKey, type Manifest } from './manifest.ts';
-import type { InstallMode, ModelStore, PointerRecord, VersionRecord } from './model-store.ts';
+import { REVOKED_REASON, type InstallMode, type ModelStore, type PointerRecord, type VersionRecord } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
 import { Listeners } from '../listeners.ts';
@@ -116,7 +116,7 @@ export type CandidateValidator = (manifest: Manifest, read: VerifiedRead & { ok:
 const NoticeSchema = z.object({
   /**
    * quarantined: failed re-verification; rejected: failed its validation gate; rolled-back: failed
-   * in real use; revoked: its signing key is no longer trusted for this model; not-shadowed: its
+   * in real use; revoked: the trust store no longer vouches for it (REVOKED_REASON); not-shadowed: its
    * manifest asked for shadow evaluation but its labels differ from the version it replaced, so
    * it was activated as an ordinary update (release/shadow.ts, comparableInShadow).
    */
@@ -202,8 +202,7 @@ export class ModelRegistry {
       verdicts.set(version.key, record !== undefined && await this.vouchedFor(version.id, record.bytes, record.signatures));
     }
     const revoked = await store.applyTrustVerdicts(verdicts);
-    const reason = 'its signing key is no longer trusted for this model';
-    const notices = revoked.filter((r) => r.wasActive).map((r): RegistryNotice => ({ kind: 'revoked', id: r.id, version: r.version, reason, ...(r.fallback ? { fallbackVersion: r.fallback } : {}) }));
+    const notices = revoked.filter((r) => r.wasActive).map((r): RegistryNotice => ({ kind: 'revoked', id: r.id, version: r.version, reason: REVOKED_REASON, ...(r.fallback ? { fallbackVersion: r.fallback } : {}) }));
     this.changed({ trust: true, notices });
   }
 
@@ -217,7 +216,7 @@ export class ModelRegistry {
   private async adoptSavedTrust(): Promise<void> {
     try {
       const saved = await this.options.savedTrust?.();
-      if (saved && !saved.sameKeys(this.trust)) await this.applyTrust(saved);
+      if (saved && !saved.sameTrust(this.trust)) await this.applyTrust(saved);
     } catch {
       // Kept as it is: the next update check fetches the trust store and reports what fails.
     }

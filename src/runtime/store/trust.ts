@@ -35,11 +35,44 @@ export const ScopeEntry = z.string().check(z.maxLength(100), z.regex(/^[a-z0-9][
  */
 const TrustStoreVersion = z.int().check(z.positive());
 
+/** Whether a scope (exact ids and `namespace/` prefixes) covers a model id. */
+const scopeCovers = (scope: readonly string[], id: string): boolean => scope.some((s) => (s.endsWith('/') ? id.startsWith(s) : s === id));
+
+/** Whether a scope covers all of a scope entry: a model id, or every id of a namespace. */
+const scopeIncludes = (scope: readonly string[], entry: string): boolean =>
+  entry.endsWith('/') ? scope.some((s) => s.endsWith('/') && entry.startsWith(s)) : scopeCovers(scope, entry);
+
+/** Different keys, counted by public key: one key listed under two ids is still one signer. */
+const distinctKeys = (keys: readonly { publicKey: string }[]): number => new Set(keys.map((k) => k.publicKey)).size;
+
+const Scope = z.array(ScopeEntry).check(z.minLength(1), z.maxLength(1000));
+
+/**
+ * How many different trusted keys must sign what speaks for the ids a scope covers (TUF's role
+ * threshold): a release, and a catalog listing one of them. With 2, one stolen or careless key
+ * alone can neither ship such a model nor raise its catalog's version floor. Without an entry
+ * covering an id, one in-scope signature is enough.
+ */
+const Threshold = z.object({ scope: Scope, signatures: z.int().check(z.gte(1), z.lte(100)) });
+
 export const TrustStoreSchema = z.object({
   version: z.optional(TrustStoreVersion),
-  keys: z.array(z.object({ keyId: KeyId, publicKey: Base64, name: z.string().check(z.maxLength(200)), scope: z.array(ScopeEntry).check(z.minLength(1), z.maxLength(1000)) })).check(z.maxLength(100)),
+  keys: z.array(z.object({ keyId: KeyId, publicKey: Base64, name: z.string().check(z.maxLength(200)), scope: Scope })).check(z.maxLength(100)),
+  thresholds: z.optional(z.array(Threshold).check(z.maxLength(100))),
 });
 export type TrustStoreFile = z.infer<typeof TrustStoreSchema>;
+
+/**
+ * The thresholds a trust store's keys cannot reach, in words: each would refuse every release in
+ * its scope. The build refuses such a trust store; a device accepts it (refusing it would keep
+ * the one before, whose keys may include the one just revoked) and installs nothing there.
+ */
+export function unreachableThresholds(file: TrustStoreFile): string[] {
+  return (file.thresholds ?? []).flatMap((threshold) => threshold.scope.flatMap((entry) => {
+    const keys = distinctKeys(file.keys.filter((k) => scopeIncludes(k.scope, entry)));
+    return keys < threshold.signatures ? [`${entry} needs ${threshold.signatures} signatures from different keys, but only ${keys} key${keys === 1 ? '' : 's'} may sign all of it`] : [];
+  }));
+}
 
 /**
  * What a device remembers of a trust store it accepted, from its JSON as served (the saved copy
@@ -88,8 +121,6 @@ export async function sign(bytes: Uint8Array, key: KeyFile): Promise<SignatureFi
 
 export const trustEntryFor = (key: KeyFile, scope: readonly string[]): TrustStoreFile['keys'][number] => ({ keyId: key.keyId, publicKey: key.publicKey, name: key.name, scope: [...scope] });
 
-/** Whether a scope (exact ids and `namespace/` prefixes) covers a model id. */
-const scopeCovers = (scope: readonly string[], id: string): boolean => scope.some((s) => (s.endsWith('/') ? id.startsWith(s) : s === id));
 
 export function parseSignatureFile(bytes: Uint8Array): SignatureFile {
   let json: unknown;
@@ -107,9 +138,11 @@ export class TrustStore {
   private readonly keys = new Map<string, Promise<Ed25519PublicKey | undefined>>();
   private readonly byId: Map<string, TrustStoreFile['keys'][number]>;
   readonly entries: TrustStoreFile['keys'];
+  private readonly thresholds: NonNullable<TrustStoreFile['thresholds']>;
 
   constructor(file: TrustStoreFile) {
     this.entries = file.keys;
+    this.thresholds = file.thresholds ?? [];
     this.byId = new Map(file.keys.map((k) => [k.keyId, k]));
     for (const entry of file.keys) {
       const raw = fromBase64(entry.publicKey);
@@ -122,9 +155,9 @@ export class TrustStore {
     return new TrustStore(parseSchema(TrustStoreSchema, json, 'The trust store'));
   }
 
-  /** Whether both trust the same keys, each for the same models. */
-  sameKeys(other: TrustStore): boolean {
-    return JSON.stringify(this.entries) === JSON.stringify(other.entries);
+  /** Whether both trust the same keys, each for the same models, with the same thresholds. */
+  sameTrust(other: TrustStore): boolean {
+    return JSON.stringify([this.entries, this.thresholds]) === JSON.stringify([other.entries, other.thresholds]);
   }
 
   /** Whether `keyId` is in the trust store at all (whatever its scope). */
@@ -167,17 +200,32 @@ export class TrustStore {
       : new SignatureError(`The ${what} is not signed by a trusted publisher key.`);
   }
 
+  /** How many different keys must sign for model `id` (the highest threshold covering it; 1 without one). */
+  private required(id: string): number {
+    return Math.max(1, ...this.thresholds.filter((t) => scopeCovers(t.scope, id)).map((t) => t.signatures));
+  }
+
   /**
    * Every one of `signers` whose scope covers every id in `ids` (all of them vouch for the
    * release, so each keeps its own rollback floor: after a key rotation the floor the old key
-   * set still binds the new one); otherwise a SignatureError naming the key and the model id it
-   * may not sign (the delegation check).
+   * set still binds the new one), once there are as many different ones as the strictest
+   * threshold over `ids` asks; otherwise a SignatureError naming the key and the model id it may
+   * not sign (the delegation check), or the id and how many signatures it lacks.
    */
   authorize(signers: readonly string[], ids: readonly string[]): string[] {
     const authorized = signers.filter((k) => ids.every((id) => this.allows(k, id)));
-    if (authorized.length) return authorized;
-    const key = signers[0] ?? '';
-    const id = ids.find((i) => !this.allows(key, i)) ?? '';
-    throw new SignatureError(`Key ${key} (${this.byId.get(key)?.name ?? 'unknown'}) is not trusted to sign ${id}; it was refused.`, { keyId: key, id });
+    if (authorized.length === 0) {
+      const key = signers[0] ?? '';
+      const id = ids.find((i) => !this.allows(key, i)) ?? '';
+      throw new SignatureError(`Key ${key} (${this.byId.get(key)?.name ?? 'unknown'}) is not trusted to sign ${id}; it was refused.`, { keyId: key, id });
+    }
+    const strictest = ids.reduce((most, id) => (this.required(id) > this.required(most) ? id : most), ids[0] ?? '');
+    const required = this.required(strictest);
+    const signed = distinctKeys(authorized.map((k) => this.byId.get(k)!));
+    if (signed < required) {
+      const names = authorized.map((k) => this.byId.get(k)!.name).join(', ');
+      throw new SignatureError(`${strictest} needs signatures from ${required} different trusted keys, and this has ${signed} (${names}); it was refused.`, { id: strictest, required, signed });
+    }
+    return authorized;
   }
 }
