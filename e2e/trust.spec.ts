@@ -13,7 +13,8 @@ import { ReleaseServer } from './release-server.ts';
  * the `acme/` namespace only; Acme signs a release of the built-in `spam-filter` (and a catalog
  * listing it), and the app refuses both, naming the key and the model, while the built-in keeps
  * answering. Expiry: a year on, the built-in release and catalog have expired; the model still
- * answers offline-style and the Models screen says what expired.
+ * answers offline-style and the Models screen says what expired. Thresholds: where the trust store
+ * asks two keys to sign, one key's bundle is refused and the countersigned one installs.
  */
 const ORIGIN = `http://127.0.0.1:${STORE_PORT}`;
 
@@ -93,5 +94,29 @@ test('a stale trust store served after a newer one is refused: a key it still li
   await page.getByTestId('bundle-file').setInputFiles(bundle);
   await expect(page.getByTestId('models-error')).toHaveAttribute('data-code', 'SIGNATURE');
   await expect(versionRow(page, 'spam-filter@9.0.0')).toHaveCount(0);
+  expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+});
+
+test('where the trust store asks two keys to sign acme/, one key\'s bundle is refused; countersigned, it installs', async ({ context, page }) => {
+  const keys = ['Acme release manager', 'Acme reviewer'].map((name, i) => {
+    const path = join(work, `acme-${i}.json`);
+    cli('keygen', '--out', path, '--name', name, '--scope', 'acme/');
+    return { path, entry: trustEntryFor(parseKeyFile(JSON.parse(readFileSync(path, 'utf8'))), ['acme/']) };
+  });
+  const acmeBundle = join(work, 'acme-spam.lantern');
+  cli('pack', variant(work, '1.0.0', { id: 'acme/spam' }), '--key', keys[0]!.path, '--out', join(work, 'acme-pub'), '--bundle', acmeBundle);
+  await context.route('**/trust-store.json', async (route) => {
+    const shipped = await (await route.fetch()).json() as { version: number; keys: unknown[] };
+    await route.fulfill({ json: { version: shipped.version + 1, keys: [...shipped.keys, ...keys.map((k) => k.entry)], thresholds: [{ scope: ['acme/'], signatures: 2 }] } });
+  });
+  await openModels(page);
+  await page.getByTestId('bundle-file').setInputFiles(acmeBundle);
+  await expect(page.getByTestId('models-error')).toHaveAttribute('data-code', 'SIGNATURE');
+  await expect(page.getByTestId('models-error')).toContainText('acme/spam needs signatures from 2 different trusted keys, and this has 1 (Acme release manager)');
+  await expect(versionRow(page, 'acme/spam@1.0.0')).toHaveCount(0);
+
+  cli('sign', acmeBundle, '--key', keys[1]!.path);
+  await page.getByTestId('bundle-file').setInputFiles(acmeBundle);
+  await expect(versionRow(page, 'acme/spam@1.0.0')).toHaveAttribute('data-status', 'active');
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
 });
