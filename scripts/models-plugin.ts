@@ -102,13 +102,13 @@ async function readBuildConfiguration(): Promise<BuildConfiguration> {
 
 /**
  * Refuses a trust store whose thresholds devices could never meet: one its keys cannot reach, or
- * one asking more than the build key's single signature of the built-in models it signs here.
+ * one asking more than the build key's single signature of the built-in releases and catalog.
  */
 function assertThresholdsMet(trust: TrustStoreFile, key: KeyFile, builtinIds: string[]): void {
   const unreachable = unreachableThresholds(trust);
   if (unreachable.length > 0) throw new Error(`LANTERN_TRUSTED_KEYS: ${unreachable.join('; ')}: devices would refuse every release there.`);
   try {
-    new TrustStore(trust).authorize([key.keyId], builtinIds);
+    new TrustStore(trust).authorizeCatalog([key.keyId], builtinIds);
   } catch (error) {
     throw new Error(`LANTERN_TRUSTED_KEYS: its thresholds cover built-in models, which the build signs with one key: ${(error as Error).message}`);
   }

@@ -505,13 +505,17 @@ describe('attack: one stolen key where a model needs two signatures (TUF thresho
     await expectAnswers(registry, v1);
   });
 
-  it('refuses a catalog signed by one key that would raise its version floor (fast-forward); the countersigned one is taken', async () => {
+  it('refuses a catalog signed by one key that would raise its version floor (fast-forward), even one listing nothing; the countersigned one is taken', async () => {
     const { registry, publish, serveCatalog } = await world(twoKeys());
     const v1 = await countersigned(await release(acme, 'acme/spam', '1.0.0', 1), acme2);
     publish(v1);
     await install(registry, v1);
     serveCatalog(await signedCatalog([entryOf(v1)], { keys: [acme], previousVersion: 1e12 }));
     await expect(registry.catalog(`${ORIGIN}/catalog.json`)).rejects.toThrow(SignatureError);
+    // Listing nothing under acme/ does not make one key enough: its scope is under the threshold.
+    serveCatalog(await signedCatalog([], { keys: [acme], previousVersion: 1e12 }));
+    const empty = await errorOf(registry.catalog(`${ORIGIN}/catalog.json`));
+    expect((empty as SignatureError).details).toEqual({ id: 'acme/', required: 2, signed: 1 });
     serveCatalog(await signedCatalog([entryOf(v1)], { keys: [acme, acme2], previousVersion: 10 }));
     expect((await registry.catalog(`${ORIGIN}/catalog.json`)).map((r) => r.version)).toEqual(['1.0.0']);
     await expectAnswers(registry, v1);

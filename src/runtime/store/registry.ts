@@ -287,7 +287,7 @@ export class ModelRegistry {
     ]);
     const signers = await this.trust.signers(bytes, parseSignatureFile(sigBytes), 'model catalog');
     const catalog = parseCatalog(bytes);
-    const keyIds = this.trust.authorize(signers, catalog.releases.map((r) => r.id));
+    const keyIds = this.trust.authorizeCatalog(signers, catalog.releases.map((r) => r.id));
     assertCatalogFresh(catalog);
     await this.options.store.acceptCatalog({ url: href, version: catalog.version, sha256: await sha256Hex(bytes), keyIds }, (keyId) => this.trust.has(keyId));
     return releasesOf(catalog, href);

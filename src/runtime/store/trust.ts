@@ -200,9 +200,20 @@ export class TrustStore {
       : new SignatureError(`The ${what} is not signed by a trusted publisher key.`);
   }
 
-  /** How many different keys must sign for model `id` (the highest threshold covering it; 1 without one). */
-  private required(id: string): number {
-    return Math.max(1, ...this.thresholds.filter((t) => scopeCovers(t.scope, id)).map((t) => t.signatures));
+  /** How many different keys must sign for `entry` (an id, or a namespace): the highest threshold over a scope overlapping it; 1 without one. */
+  private required(entry: string): number {
+    const overlapping = this.thresholds.filter((t) => t.scope.some((s) => scopeCovers([s], entry) || scopeCovers([entry], s)));
+    return Math.max(1, ...overlapping.map((t) => t.signatures));
+  }
+
+  /** A SignatureError unless `authorized` are as many different keys as the strictest threshold over `entries` asks. */
+  private assertThreshold(authorized: readonly string[], entries: readonly string[]): void {
+    const strictest = entries.reduce((most, entry) => (this.required(entry) > this.required(most) ? entry : most), entries[0] ?? '');
+    const required = this.required(strictest);
+    const signed = distinctKeys(authorized.map((k) => this.byId.get(k)!));
+    if (signed >= required) return;
+    const names = authorized.map((k) => this.byId.get(k)!.name).join(', ');
+    throw new SignatureError(`${strictest} needs signatures from ${required} different trusted keys, and this has ${signed} (${names}); it was refused.`, { id: strictest, required, signed });
   }
 
   /**
@@ -219,13 +230,18 @@ export class TrustStore {
       const id = ids.find((i) => !this.allows(key, i)) ?? '';
       throw new SignatureError(`Key ${key} (${this.byId.get(key)?.name ?? 'unknown'}) is not trusted to sign ${id}; it was refused.`, { keyId: key, id });
     }
-    const strictest = ids.reduce((most, id) => (this.required(id) > this.required(most) ? id : most), ids[0] ?? '');
-    const required = this.required(strictest);
-    const signed = distinctKeys(authorized.map((k) => this.byId.get(k)!));
-    if (signed < required) {
-      const names = authorized.map((k) => this.byId.get(k)!.name).join(', ');
-      throw new SignatureError(`${strictest} needs signatures from ${required} different trusted keys, and this has ${signed} (${names}); it was refused.`, { id: strictest, required, signed });
-    }
+    this.assertThreshold(authorized, ids);
+    return authorized;
+  }
+
+  /**
+   * As `authorize`, for a catalog listing `ids`: it must also meet every threshold over its
+   * signers' scopes, whatever it lists, so that one key cannot move a catalog URL's version
+   * floor with a catalog that lists nothing under a threshold (a fast-forward that freezes it).
+   */
+  authorizeCatalog(signers: readonly string[], ids: readonly string[]): string[] {
+    const authorized = this.authorize(signers, ids);
+    this.assertThreshold(authorized, authorized.flatMap((k) => this.byId.get(k)!.scope));
     return authorized;
   }
 }
