@@ -255,7 +255,7 @@ describe('sign: a second key countersigns', () => {
     expect(await vouchedBy(opened.manifestBytes, opened.signatures)).toHaveLength(2);
   });
 
-  it('refuses a release whose files changed after packing, and a key outside its scope, signing nothing', async () => {
+  it('refuses a key outside its scope, a catalog naming files outside the folder, and a release whose files changed after packing, signing nothing', async () => {
     const out = fresh('out');
     expect((await lantern('pack', FASHION, '--key', first, '--out', out)).code).toBe(0);
     const signatures = join(out, 'fashion-mnist/1.0.0/manifest.sig.json');
@@ -266,6 +266,15 @@ describe('sign: a second key countersigns', () => {
     expect(outside.stderr).toMatch(new RegExp(`^lantern-model: ${outsider} may sign only acme/, so the app would refuse fashion-mnist`));
     const manifest = JSON.parse(await readFile(join(out, 'fashion-mnist/1.0.0/manifest.json'), 'utf8')) as { files: { role: string; path: string }[] };
     const onnx = join(out, 'fashion-mnist/1.0.0', manifest.files.find((f) => f.role === 'onnx')!.path);
+    // A catalog naming a file outside the folder (one handed to the reviewer by someone else).
+    const catalogPath = join(out, 'catalog.json');
+    const original = await readFile(catalogPath, 'utf8');
+    const outsidePath = join(out, '..', `${n++}-escape.sig.json`);
+    await writeFile(outsidePath, await readFile(signatures));
+    await writeFile(catalogPath, original.replace('"fashion-mnist/1.0.0/manifest.sig.json"', `"../${outsidePath.split('/').pop()}"`));
+    expect((await lantern('sign', out, '--key', second)).stderr).toBe(`lantern-model: ${catalogPath} lists ../${outsidePath.split('/').pop()}, outside ${out}: nothing was signed.\n`);
+    expect(await readFile(outsidePath)).toEqual(before);
+    await writeFile(catalogPath, original);
     await writeFile(onnx, Buffer.concat([await readFile(onnx), Buffer.from([0])]));
     expect(await lantern('sign', out, '--key', second)).toEqual({ code: 1, stdout: '', stderr: `lantern-model: ${onnx} is not the file its manifest names (sha256 differs): the release was changed after it was packed; nothing was signed.\n` });
     expect(await readFile(signatures)).toEqual(before);

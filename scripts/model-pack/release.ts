@@ -1,5 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { openBundle, writeBundle } from '../../src/runtime/store/bundle.ts';
 import { sha256Hex } from '../../src/runtime/store/bytes.ts';
 import { ValidationError } from '../../src/runtime/errors.ts';
@@ -215,6 +215,14 @@ async function withSignature(signatures: SignatureFile, bytes: Uint8Array, key: 
 const countersigned = async (manifest: Manifest, bytes: Uint8Array): Promise<Countersigned> =>
   ({ id: manifest.id, version: manifest.version, sequence: manifest.sequence, sha256: await sha256Hex(bytes) });
 
+/** `path` (from a catalog) inside `outDir`: a catalog handed to a reviewer must not make them write elsewhere. */
+function inside(outDir: string, path: string): string {
+  const full = join(outDir, path);
+  const fromRoot = relative(outDir, full);
+  if (fromRoot.startsWith('..') || isAbsolute(fromRoot)) throw new ValidationError(`${join(outDir, 'catalog.json')} lists ${path}, outside ${outDir}: nothing was signed.`);
+  return full;
+}
+
 /** Reads a JSON document of the release folder, or says which file is not what model:pack wrote. */
 async function readPublished<T>(path: string, parse: (bytes: Uint8Array) => T): Promise<{ bytes: Uint8Array; value: T }> {
   const bytes = await readFile(path);
@@ -237,14 +245,14 @@ export async function countersignFolder(outDir: string, key: KeyFile): Promise<C
   const writes: [string, Uint8Array][] = [];
   const releases: Countersigned[] = [];
   for (const entry of catalog.value.releases) {
-    const manifest = await readPublished(join(outDir, entry.manifest), parseManifest);
-    const folder = dirname(join(outDir, entry.manifest));
+    const [manifestPath, signaturePath] = [inside(outDir, entry.manifest), inside(outDir, entry.signature)];
+    const manifest = await readPublished(manifestPath, parseManifest);
     for (const file of manifest.value.files) {
-      const path = join(folder, file.path);
+      const path = inside(outDir, join(dirname(entry.manifest), file.path));
       if ((await sha256Hex(await readFile(path))) !== file.sha256) throw new ValidationError(`${path} is not the file its manifest names (sha256 differs): the release was changed after it was packed; nothing was signed.`);
     }
-    const signature = await readPublished(join(outDir, entry.signature), parseSignatureFile);
-    writes.push([join(outDir, entry.signature), signatureFileBytes(await withSignature(signature.value, manifest.bytes, key))]);
+    const signature = await readPublished(signaturePath, parseSignatureFile);
+    writes.push([signaturePath, signatureFileBytes(await withSignature(signature.value, manifest.bytes, key))]);
     releases.push(await countersigned(manifest.value, manifest.bytes));
   }
   writes.push([join(outDir, 'catalog.sig.json'), signatureFileBytes(await withSignature(catalogSignature.value, catalog.bytes, key))]);
