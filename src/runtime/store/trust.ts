@@ -208,12 +208,22 @@ export class TrustStore {
 
   /** A SignatureError unless `authorized` are as many different keys as the strictest threshold over `entries` asks. */
   private assertThreshold(authorized: readonly string[], entries: readonly string[]): void {
-    const strictest = entries.reduce((most, entry) => (this.required(entry) > this.required(most) ? entry : most), entries[0] ?? '');
-    const required = this.required(strictest);
+    const asked = entries.map((entry) => this.required(entry));
+    const required = Math.max(1, ...asked);
     const signed = distinctKeys(authorized.map((k) => this.byId.get(k)!));
     if (signed >= required) return;
+    const strictest = entries[asked.indexOf(required)]!;
     const names = authorized.map((k) => this.byId.get(k)!.name).join(', ');
     throw new SignatureError(`${strictest} needs signatures from ${required} different trusted keys, and this has ${signed} (${names}); it was refused.`, { id: strictest, required, signed });
+  }
+
+  /** The signers whose scope covers every id in `ids`, or a SignatureError naming a key and the id it may not sign (the delegation check). */
+  private delegated(signers: readonly string[], ids: readonly string[]): string[] {
+    const delegated = signers.filter((k) => ids.every((id) => this.allows(k, id)));
+    if (delegated.length > 0) return delegated;
+    const key = signers[0] ?? '';
+    const id = ids.find((i) => !this.allows(key, i)) ?? '';
+    throw new SignatureError(`Key ${key} (${this.byId.get(key)?.name ?? 'unknown'}) is not trusted to sign ${id}; it was refused.`, { keyId: key, id });
   }
 
   /**
@@ -224,12 +234,7 @@ export class TrustStore {
    * not sign (the delegation check), or the id and how many signatures it lacks.
    */
   authorize(signers: readonly string[], ids: readonly string[]): string[] {
-    const authorized = signers.filter((k) => ids.every((id) => this.allows(k, id)));
-    if (authorized.length === 0) {
-      const key = signers[0] ?? '';
-      const id = ids.find((i) => !this.allows(key, i)) ?? '';
-      throw new SignatureError(`Key ${key} (${this.byId.get(key)?.name ?? 'unknown'}) is not trusted to sign ${id}; it was refused.`, { keyId: key, id });
-    }
+    const authorized = this.delegated(signers, ids);
     this.assertThreshold(authorized, ids);
     return authorized;
   }
@@ -240,8 +245,8 @@ export class TrustStore {
    * floor with a catalog that lists nothing under a threshold (a fast-forward that freezes it).
    */
   authorizeCatalog(signers: readonly string[], ids: readonly string[]): string[] {
-    const authorized = this.authorize(signers, ids);
-    this.assertThreshold(authorized, authorized.flatMap((k) => this.byId.get(k)!.scope));
+    const authorized = this.delegated(signers, ids);
+    this.assertThreshold(authorized, [...ids, ...authorized.flatMap((k) => this.byId.get(k)!.scope)]);
     return authorized;
   }
 }
