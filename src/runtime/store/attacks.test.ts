@@ -501,6 +501,7 @@ describe('attack: one stolen key where a model needs two signatures (TUF thresho
     publish(v1, sameKeyTwice);
     await install(registry, v1);
     const error = await errorOf(install(registry, sameKeyTwice));
+    expect(error).toBeInstanceOf(SignatureError);
     expect((error as SignatureError).details).toEqual({ id: 'acme/spam', required: 2, signed: 1 });
     await expectAnswers(registry, v1);
   });
@@ -515,6 +516,7 @@ describe('attack: one stolen key where a model needs two signatures (TUF thresho
     // Listing nothing under acme/ does not make one key enough: its scope is under the threshold.
     serveCatalog(await signedCatalog([], { keys: [acme], previousVersion: 1e12 }));
     const empty = await errorOf(registry.catalog(`${ORIGIN}/catalog.json`));
+    expect(empty).toBeInstanceOf(SignatureError);
     expect((empty as SignatureError).details).toEqual({ id: 'acme/', required: 2, signed: 1 });
     serveCatalog(await signedCatalog([entryOf(v1)], { keys: [acme, acme2], previousVersion: 10 }));
     expect((await registry.catalog(`${ORIGIN}/catalog.json`)).map((r) => r.version)).toEqual(['1.0.0']);
@@ -536,6 +538,25 @@ describe('attack: one stolen key where a model needs two signatures (TUF thresho
     await registry.applyTrust(twoKeys(1));
     expect((await store.version('acme/spam@2.0.0'))?.status).toBe('ready');
     await expectAnswers(registry, v1);
+  });
+
+  it('takes a trust store whose threshold its keys cannot reach (a revocation must never be held back), and installs nothing there', async () => {
+    const { registry, publish, store } = await world(twoKeys(1));
+    const spam = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v1 = await release(acme, 'acme/spam', '1.0.0', 1);
+    const v2 = await release(acme, 'acme/spam', '2.0.0', 2);
+    publish(spam, v1, v2);
+    await install(registry, spam);
+    await install(registry, v1);
+    // acme2 is revoked, but the threshold of 2 stays: one key is left for acme/.
+    const unreachable = TrustStore.parse({ keys: [trustEntryFor(builtin, ['spam-filter']), trustEntryFor(acme, ['acme/'])], thresholds: [{ scope: ['acme/'], signatures: 2 }] });
+    await registry.applyTrust(unreachable);
+    expect((await store.version('acme/spam@1.0.0'))?.status).toBe('revoked');
+    const error = await errorOf(install(registry, v2));
+    expect(error).toBeInstanceOf(SignatureError);
+    expect((error as SignatureError).details).toEqual({ id: 'acme/spam', required: 2, signed: 1 });
+    expect(await store.pointer('acme/spam')).toBeUndefined();
+    await expectAnswers(registry, spam);
   });
 
   it('leaves ids outside the threshold\'s scope at one signature', async () => {
