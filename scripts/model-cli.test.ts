@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openBundle } from '../src/runtime/store/bundle.ts';
 import { parseCatalog } from '../src/runtime/store/catalog.ts';
-import { parseSignatureFile, TrustStore, trustEntryFor, type KeyFile, type SignatureFile } from '../src/runtime/store/trust.ts';
+import { parseSignatureFile, TrustStore, trustEntryFor, type KeyFile, type SignatureFile, type TrustStoreFile } from '../src/runtime/store/trust.ts';
 import { runCli } from './cli.mjs';
 import { modelCli, USAGE } from './model-cli.ts';
 
@@ -278,5 +278,104 @@ describe('sign: a second key countersigns', () => {
     await writeFile(onnx, Buffer.concat([await readFile(onnx), Buffer.from([0])]));
     expect(await lantern('sign', out, '--key', second)).toEqual({ code: 1, stdout: '', stderr: `lantern-model: ${onnx} is not the file its manifest names (sha256 differs): the release was changed after it was packed; nothing was signed.\n` });
     expect(await readFile(signatures)).toEqual(before);
+  });
+});
+
+describe('verify: what a device trusting a trust store would take', () => {
+  let first: string;
+  let second: string;
+  /** A trust store file naming `keys` (key file paths) with `scope` each, and `thresholds`. */
+  const trustFile = async (keys: { path: string; scope: string[] }[], thresholds?: TrustStoreFile['thresholds']) => {
+    const path = fresh('trust-store.json');
+    const entries = await Promise.all(keys.map(async ({ path: keyPath, scope }) => trustEntryFor(await readKey(keyPath), scope)));
+    await writeFile(path, JSON.stringify({ version: 1, keys: entries, ...(thresholds ? { thresholds } : {}) }));
+    return path;
+  };
+  const keyId = async (path: string) => (await readKey(path)).keyId;
+
+  beforeAll(async () => {
+    [first, second] = [await keygen('--scope', 'fashion-mnist'), await keygen('--scope', 'fashion-mnist')];
+  });
+
+  it('accepts a folder a one-key trust store trusts; under a two-key threshold refuses it with the device\'s sentence until the second key signs', async () => {
+    const out = fresh('out');
+    expect((await lantern('pack', FASHION, '--key', first, '--out', out)).code).toBe(0);
+    const oneKey = await trustFile([{ path: first, scope: ['fashion-mnist'] }]);
+    const accepted = await lantern('verify', out, '--trust', oneKey);
+    expect([accepted.code, accepted.stderr]).toEqual([0, '']);
+    const a = `Lantern publisher \\(${await keyId(first)}\\)`;
+    expect(accepted.stdout).toMatch(new RegExp(`^${out}, as a device trusting ${oneKey} would take it:\n  accepted  catalog.json: version \\d+, 1 release, valid until \\d{4}-\\d\\d-\\d\\d; signed by ${a}\n  accepted  fashion-mnist 1.0.0: signed by ${a}; 3 files, \\d+\\.\\d KB, every chunk as its manifest says\n$`));
+
+    const bothKeys = await trustFile([{ path: first, scope: ['fashion-mnist'] }, { path: second, scope: ['fashion-mnist'] }], [{ scope: ['fashion-mnist'], signatures: 2 }]);
+    const refused = await lantern('verify', out, '--trust', bothKeys);
+    const lacking = 'fashion-mnist needs signatures from 2 different trusted keys, and this has 1 (Lantern publisher); it was refused.';
+    expect(refused).toEqual({ code: 1, stdout: `${out}, as a device trusting ${bothKeys} would take it:\n  REFUSED   catalog.json: ${lacking}\n  REFUSED   fashion-mnist 1.0.0: ${lacking}\n`, stderr: 'lantern-model: devices would refuse 2 of 2: fix them before publishing.\n' });
+    expect((await lantern('sign', out, '--key', second)).code).toBe(0);
+    const countersigned = await lantern('verify', out, '--trust', bothKeys);
+    expect(countersigned.code).toBe(0);
+    expect(countersigned.stdout).toContain(`  accepted  fashion-mnist 1.0.0: signed by Lantern publisher (${await keyId(first)}), Lantern publisher (${await keyId(second)}); 3 files`);
+  });
+
+  it('checks a bundle: refused for a key signing outside its scope, accepted where its scope covers the model', async () => {
+    const bundle = join(fresh('b'), 'fashion.lantern');
+    await mkdir(join(bundle, '..'));
+    expect((await lantern('pack', FASHION, '--key', first, '--out', fresh('out'), '--bundle', bundle)).code).toBe(0);
+    const elsewhere = await trustFile([{ path: first, scope: ['acme/'] }]);
+    expect(await lantern('verify', bundle, '--trust', elsewhere)).toEqual({
+      code: 1,
+      stdout: `${bundle}, as a device trusting ${elsewhere} would take it:\n  REFUSED   ${bundle}: Key ${await keyId(first)} (Lantern publisher) is not trusted to sign fashion-mnist; it was refused.\n`,
+      stderr: 'lantern-model: devices would refuse 1 of 1: fix it before publishing.\n',
+    });
+    const covered = await lantern('verify', bundle, '--trust', await trustFile([{ path: first, scope: ['fashion-mnist'] }]));
+    expect(covered.code).toBe(0);
+    expect(covered.stdout).toContain(`  accepted  ${bundle}: fashion-mnist 1.0.0 (sequence `);
+  });
+
+  it('refuses a release whose file changed after packing, or is missing, and still checks the releases of a catalog that is not signed', async () => {
+    const out = fresh('out');
+    expect((await lantern('pack', FASHION, '--key', first, '--out', out)).code).toBe(0);
+    const trust = await trustFile([{ path: first, scope: ['fashion-mnist'] }]);
+    const manifest = JSON.parse(await readFile(join(out, 'fashion-mnist/1.0.0/manifest.json'), 'utf8')) as { files: { role: string; path: string }[] };
+    const onnxPath = manifest.files.find((f) => f.role === 'onnx')!.path;
+    const onnx = join(out, 'fashion-mnist/1.0.0', onnxPath);
+    const original = await readFile(onnx);
+    original[100]! ^= 1;
+    await writeFile(onnx, original);
+    await rm(join(out, 'catalog.sig.json'));
+    const changed = await lantern('verify', out, '--trust', trust);
+    expect(changed.code).toBe(1);
+    expect(changed.stdout.split('\n').slice(1)).toEqual([
+      '  REFUSED   catalog.json: The model catalog is not signed (no catalog.sig.json).',
+      `  REFUSED   fashion-mnist 1.0.0: Chunk 1 of ${onnxPath} does not match the hash in the signed manifest.`,
+      '',
+    ]);
+    await rm(onnx);
+    expect((await lantern('verify', out, '--trust', trust)).stdout).toContain(`  REFUSED   fashion-mnist 1.0.0: ${onnx} is missing: devices would fail to download it.\n`);
+  });
+
+  it('shows a catalog no set of keys can make acceptable: its signer\'s wide scope falls under a threshold the other keys cannot sign for', async () => {
+    // The first key may sign fashion-mnist and acme/; acme/ asks for two keys, and the only other
+    // key may sign acme/ alone: a catalog listing fashion-mnist needs two keys that may sign it.
+    const out = fresh('out');
+    expect((await lantern('pack', FASHION, '--key', first, '--out', out)).code).toBe(0);
+    const acme = await keygen('--scope', 'acme/');
+    const trust = await trustFile([{ path: first, scope: ['fashion-mnist', 'acme/'] }, { path: acme, scope: ['acme/'] }], [{ scope: ['acme/'], signatures: 2 }]);
+    const verified = await lantern('verify', out, '--trust', trust);
+    expect(verified.code).toBe(1);
+    expect(verified.stdout).toContain('  REFUSED   catalog.json: acme/ needs signatures from 2 different trusted keys, and this has 1 (Lantern publisher); it was refused.\n');
+    expect(verified.stdout).toMatch(/\n {2}accepted {2}fashion-mnist 1\.0\.0: /);
+  });
+
+  it('warns of a threshold the trust store\'s keys cannot reach, and refuses a missing --trust or one that is not a trust store', async () => {
+    const out = fresh('out');
+    expect((await lantern('pack', FASHION, '--key', first, '--out', out)).code).toBe(0);
+    const unreachable = await trustFile([{ path: first, scope: ['fashion-mnist'] }], [{ scope: ['fashion-mnist'], signatures: 2 }]);
+    expect((await lantern('verify', out, '--trust', unreachable)).stderr).toBe('Warning: fashion-mnist needs 2 signatures from different keys, but only 1 key may sign all of it, so devices install nothing there.\nlantern-model: devices would refuse 2 of 2: fix them before publishing.\n');
+    expect((await lantern('verify', out)).code).toBe(2);
+    const broken = fresh('trust-store.json');
+    await writeFile(broken, '{"keys": "none"}');
+    const refused = await lantern('verify', out, '--trust', broken);
+    expect([refused.code, refused.stdout]).toEqual([1, '']);
+    expect(refused.stderr).toMatch(new RegExp(`^lantern-model: ${broken}`));
   });
 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env tsx
 /**
  * Publisher CLI for signed model releases (usage below; `npm run model:keygen` / `model:pack` /
- * `model:catalog` / `model:sign` in a clone of this repository). The folder may be a Hugging Face transformers.js folder (its
+ * `model:catalog` / `model:sign` / `model:verify` in a clone of this repository). The folder may be a Hugging Face transformers.js folder (its
  * "lantern" block is derived from the graph). Missing values are asked for when stdin is a
  * terminal, otherwise they are errors. Keys stay with the publisher: never commit them.
  */
@@ -12,11 +12,13 @@ import { ValidationError } from '../src/runtime/errors.ts';
 import { MAX_CATALOG_VALIDITY_DAYS } from '../src/runtime/store/catalog.ts';
 import { validForAtMost } from '../src/runtime/store/expiry.ts';
 import { MAX_RELEASE_VALIDITY_DAYS } from '../src/runtime/store/manifest.ts';
-import { ScopeEntry, trustEntryFor } from '../src/runtime/store/trust.ts';
+import { parseSchema } from '../src/runtime/schema.ts';
+import { ScopeEntry, TrustStore, TrustStoreSchema, trustEntryFor, unreachableThresholds } from '../src/runtime/store/trust.ts';
 import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
 import { readGoldenSet } from './model-pack/golden.ts';
 import { checkScope, readPublisherKey, writePublisherKey } from './model-pack/keys.ts';
+import { verifyBundle, verifyFolder } from './model-pack/verify.ts';
 import { bundleOf, countersignBundle, countersignFolder, packRelease, readPublishedCatalog, resignCatalog, writeRelease, type Countersigned } from './model-pack/release.ts';
 import { fractionOption, integerOption, isEntryPoint, parseCommandLine, runCli, UsageError } from './cli.mjs';
 
@@ -35,14 +37,18 @@ export const USAGE = `Usage:
       [--replace-signer]       hand the catalog's URL to another key (devices that follow the old one refuse it)
   lantern-model sign <dir | file.lantern> --key key.json   countersign: add this key's signature to the
       catalog and every release in the folder, or to the bundle (a trust store threshold asks for it)
+  lantern-model verify <dir | file.lantern> --trust trust-store.json   check, as a device trusting
+      that trust store would, the catalog and every release of a folder, or a bundle, before publishing
   lantern-model --help | --version
 
 pack writes <dir>/<id>/<version>/... and adds the release to <dir>/catalog.json, signed
 (catalog.sig.json); --bundle also writes a sideload bundle. sign checks every file against its
-manifest before it signs, and changes only the signature files (or the bundle's header). Releases expire after a year and
+manifest before it signs, and changes only the signature files (or the bundle's header). verify runs the
+device's own checks (signatures, scopes, thresholds, expiry, every chunk) and exits 1 if a device
+would refuse anything; what a device remembers (the versions it accepted before) is not checked. Releases expire after a year and
 catalogs after 30 days unless told otherwise: expiry stops new installs and updates, never an
 installed model. In this repository: npm run model:keygen -- ..., npm run model:pack -- ...,
-npm run model:catalog -- ..., npm run model:sign -- ... Exit codes: 0 done, 1 failed, 2 usage error.`;
+npm run model:catalog -- ..., npm run model:sign -- ..., npm run model:verify -- ... Exit codes: 0 done, 1 failed, 2 usage error.`;
 
 async function keygen(args: string[]): Promise<void> {
   const { values } = parseCommandLine({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' }, scope: { type: 'string' } } });
@@ -111,6 +117,36 @@ async function sign(args: string[]): Promise<void> {
 }
 
 /**
+ * Says, item by item, whether devices trusting `--trust` would take a release folder or a bundle:
+ * so a threshold still lacking a signature, a key signing outside its scope or a catalog about to
+ * expire is found before publishing, not reported by devices in the field. Exit code 1 if any
+ * item would be refused.
+ */
+async function verify(args: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { trust: { type: 'string' } } });
+  const [target] = positionals;
+  if (!target || !values.trust) throw new UsageError('verify needs a releases folder or a .lantern bundle, and --trust <trust-store.json>.');
+  const trust = await readTrustStore(values.trust);
+  const verdicts = (await stat(target)).isDirectory() ? await verifyFolder(target, trust) : [await verifyBundle(target, await readFile(target), trust)];
+  console.log(`${target}, as a device trusting ${values.trust} would take it:\n${verdicts.map((v) => `  ${v.accepted ? `accepted  ${v.what}: ${v.detail}` : `REFUSED   ${v.what}: ${v.reason}`}`).join('\n')}`);
+  const refused = verdicts.filter((v) => !v.accepted).length;
+  if (refused > 0) throw new ValidationError(`devices would refuse ${refused} of ${verdicts.length}: fix ${refused === 1 ? 'it' : 'them'} before publishing.`);
+}
+
+/** A deployment's trust store file, or a sentence naming it; a threshold its keys cannot reach is said too (devices install nothing there). */
+async function readTrustStore(path: string): Promise<TrustStore> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new ValidationError(`${path} is not a trust store: ${(error as Error).message}`);
+  }
+  const file = parseSchema(TrustStoreSchema, json, path);
+  for (const problem of unreachableThresholds(file)) console.warn(`Warning: ${problem}, so devices install nothing there.`);
+  return new TrustStore(file);
+}
+
+/**
  * Refuses, before anything is written, outputs that cannot be written: `--out` must be a folder
  * or not exist yet (it is created), `--bundle` must name a file in a folder that exists.
  */
@@ -176,12 +212,12 @@ async function pack(args: string[]): Promise<void> {
   console.log(`Packed ${release.manifest.id} ${release.manifest.version} (sequence ${release.manifest.sequence}) into ${values.out}${values.bundle ? ` and ${values.bundle}` : ''}.`);
 }
 
-const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack, catalog, sign };
+const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack, catalog, sign, verify };
 
 export async function modelCli(args: string[]): Promise<void> {
   const [command, ...rest] = args;
   const run = command !== undefined && Object.hasOwn(commands, command) ? commands[command] : undefined;
-  if (!run) throw new UsageError(command === undefined ? 'a command is needed: keygen, pack, catalog or sign.' : `unknown command "${command}": use keygen, pack, catalog or sign.`);
+  if (!run) throw new UsageError(command === undefined ? 'a command is needed: keygen, pack, catalog, sign or verify.' : `unknown command "${command}": use keygen, pack, catalog, sign or verify.`);
   await run(rest);
 }
 

@@ -4,7 +4,8 @@ import type { Release } from './catalog.ts';
 import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
 import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchSigned, type NetContext } from './net.ts';
-import { assertNotExpired, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
+import { totalSize, versionKey, type Manifest } from './manifest.ts';
+import { assertEntryMatches, verifyManifest } from './signed-documents.ts';
 import type { InstallMode, VersionRecord } from './model-store.ts';
 import type { GoldenOutcome, ModelRegistry, RegistryOptions, StoreNews, Transfer } from './registry.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
@@ -62,14 +63,10 @@ export class Installer {
       fetchSigned(this.host.net, release.signatureUrl, 'the release signature', DOCUMENT_LIMITS.signature, signal, 'The release is not signed.'),
     ]);
     const signatures = parseSignatureFile(sigBytes);
-    const { manifest, keyIds } = await this.verify(bytes, signatures);
+    const { manifest, keyIds } = await verifyManifest(this.host.trust(), bytes, signatures);
     // A replayed old manifest behind a current catalog entry is a downgrade first of all.
     await this.host.options.store.assertNotDowngrade({ ...manifest, manifest: await sha256Hex(bytes) });
-    // The size the user was asked to accept must be the signed one (mix-and-match protection).
-    if ((release.id !== undefined && release.id !== manifest.id) || (release.version !== undefined && release.version !== manifest.version)
-      || (release.sequence !== undefined && release.sequence !== manifest.sequence) || (release.size !== undefined && release.size !== totalSize(manifest))) {
-      throw new ValidationError('The catalog entry does not match the release it points to.');
-    }
+    assertEntryMatches(release, manifest);
     return this.installVerified(manifest, bytes, signatures, { keyIds, sourceUrl: release.manifestUrl, mode }, this.download(manifest, release.manifestUrl), signal);
   }
 
@@ -77,7 +74,7 @@ export class Installer {
   async installBundle(source: BundleSource, signal?: AbortSignal): Promise<VersionRecord> {
     // Loaded when a bundle is opened or shared, not with the first screen (the initial JavaScript budget).
     const bundle = await (await importForAction(() => import('./bundle.ts'))).openBundle(source);
-    const { manifest, keyIds } = await this.verify(bundle.manifestBytes, bundle.signatures);
+    const { manifest, keyIds } = await verifyManifest(this.host.trust(), bundle.manifestBytes, bundle.signatures);
     await assertWholeFiles(manifest, bundle.readChunk, signal);
     return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyIds }, this.copyChunks(manifest, bundle.readChunk), signal);
   }
@@ -90,7 +87,7 @@ export class Installer {
     const record = await this.host.options.store.manifest(key);
     if (!record?.sourceUrl) throw new ModelLoadError('That download cannot be resumed; install it again.', { key });
     const bytes = new Uint8Array(record.bytes);
-    const { manifest, keyIds } = await this.verify(bytes, record.signatures);
+    const { manifest, keyIds } = await verifyManifest(this.host.trust(), bytes, record.signatures);
     return this.installVerified(manifest, bytes, record.signatures, { keyIds, sourceUrl: record.sourceUrl, mode: record.mode }, this.download(manifest, record.sourceUrl), signal);
   }
 
@@ -107,19 +104,6 @@ export class Installer {
 
   private copyChunks(manifest: Manifest, read: ReadChunk): MoveChunks {
     return (onProgress, signal) => writeVerifiedChunks(manifest, this.host.options.store, read, { signal, onProgress });
-  }
-
-  /**
-   * Signature against the trust store, then schema, then the signing key's scope over the
-   * model id, then expiry: nothing else is trusted first. Returns the keys that vouch for it.
-   */
-  private async verify(bytes: Uint8Array, signatures: SignatureFile): Promise<{ manifest: Manifest; keyIds: string[] }> {
-    const trust = this.host.trust();
-    const signers = await trust.signers(bytes, signatures);
-    const manifest = parseManifest(bytes);
-    const keyIds = trust.authorize(signers, [manifest.id]);
-    assertNotExpired(manifest);
-    return { manifest, keyIds };
   }
 
   private async installVerified(

@@ -1,6 +1,6 @@
 import { IntegrityError, ModelLoadError, SignatureError, StorageError, ValidationError } from '../errors.ts';
 import type { BundleSource } from './bundle.ts';
-import { assertCatalogFresh, catalogSignatureUrl, parseCatalog, releasesOf, type Release } from './catalog.ts';
+import { catalogSignatureUrl, releasesOf, type Release } from './catalog.ts';
 import type { TransferProgress } from './chunk-writer.ts';
 import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchSigned, type NetContext, type OriginPolicy } from './net.ts';
@@ -8,6 +8,7 @@ import type { Installer } from './installer.ts';
 import { assertNotExpired, parseManifest, versionKey, type Manifest } from './manifest.ts';
 import { REVOKED_REASON, type InstallMode, type ModelStore, type PointerRecord, type VersionRecord } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
+import { verifyCatalog } from './signed-documents.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
 import { Listeners } from '../listeners.ts';
 import { importForAction } from '../field/lazy-chunk.ts';
@@ -285,10 +286,7 @@ export class ModelRegistry {
       fetchSigned(this.net, href, 'the model catalog', DOCUMENT_LIMITS.catalog),
       fetchSigned(this.net, catalogSignatureUrl(href), 'the model catalog signature', DOCUMENT_LIMITS.signature, undefined, 'The model catalog is not signed.'),
     ]);
-    const signers = await this.trust.signers(bytes, parseSignatureFile(sigBytes), 'model catalog');
-    const catalog = parseCatalog(bytes);
-    const keyIds = this.trust.authorizeCatalog(signers, catalog.releases.map((r) => r.id));
-    assertCatalogFresh(catalog);
+    const { catalog, keyIds } = await verifyCatalog(this.trust, bytes, parseSignatureFile(sigBytes));
     await this.options.store.acceptCatalog({ url: href, version: catalog.version, sha256: await sha256Hex(bytes), keyIds }, (keyId) => this.trust.has(keyId));
     return releasesOf(catalog, href);
   }
