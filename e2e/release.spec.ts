@@ -18,6 +18,8 @@ const suite = releaseSuite('release', async ({ work, key, keyPath }) => {
   // ...and in staged rollouts reaching no device and every device.
   cli('pack', v2, '--key', keyPath, '--out', join(work, 'pub', 'rollout0'), '--rollout', '0');
   cli('pack', v2, '--key', keyPath, '--out', join(work, 'pub', 'rollout100'), '--rollout', '1');
+  // ...and the same, in a catalog whose publisher withdraws it later (the withdrawal test).
+  cli('pack', v2, '--key', keyPath, '--out', join(work, 'pub', 'withdraw'), '--rollout', '1');
   // ...and one whose signed manifest asks for shadow and automatic promotion at 5 runs / 90%.
   cli('pack', variant(work, '1.2.0', { sameLabels: true }), '--key', keyPath, '--out', join(work, 'pub', 'auto'), '--shadow-runs', '5', '--shadow-agreement', '0.9');
 });
@@ -193,6 +195,22 @@ test('a release rolled out to 100% is installed automatically at start-up', asyn
   await expect(versionRow(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active');
   await expect(page.getByTestId('rollout-spam-filter')).toHaveCount(0);
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.1.0') });
+});
+
+test('a release its publisher withdraws stops answering at the next start: the built-in answers, and the screen says why', async ({ context, page }) => {
+  await useTestRegistry(context, suite.catalogUrl('withdraw'), suite.trustEntry);
+  await page.goto('/?tab=models');
+  await expect(versionRow(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'active');
+  cli('withdraw', join(suite.work, 'pub', 'withdraw'), '--id', 'spam-filter', '--version', '1.1.0', '--reason', 'misreads invoices as spam', '--key', suite.keyPath);
+  await page.reload();
+  await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  await expect(versionRow(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'withdrawn');
+  await expect(versionRow(page, 'spam-filter@1.1.0')).toContainText('Withdrawn by its publisher');
+  const notice = page.locator('[data-testid="registry-notice"][data-kind="withdrawn"]');
+  await expect(notice).toContainText('The publisher withdrew version 1.1.0 of spam-filter: "misreads invoices as spam". Version 1.0.0 is answering instead.');
+  // The catalog still lists it, withdrawn: nothing offers it or installs it again.
+  await expect(page.getByTestId('update-spam-filter')).toHaveCount(0);
+  expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
 });
 
 test('a version exported as a bundle from one browser profile installs in another with the network off', async ({ browser, context, page }) => {

@@ -112,7 +112,7 @@ describe('as processes', () => {
       await symlink(join(ROOT, 'scripts', 'model-cli.ts'), join(links, 'lantern-model'));
       await symlink(join(ROOT, 'scripts', 'model-serve.ts'), join(links, 'lantern-model-serve'));
       const [pack, serve] = await Promise.all([spawnTsx(join(links, 'lantern-model'), 'publish'), spawnTsx(join(links, 'lantern-model-serve'), 'no-such-folder')]);
-      expect(pack).toEqual({ code: 2, stderr: 'lantern-model: unknown command "publish": use keygen, pack, catalog, sign or verify.\nRun with --help for usage.\n' });
+      expect(pack).toEqual({ code: 2, stderr: 'lantern-model: unknown command "publish": use keygen, pack, catalog, sign, withdraw or verify.\nRun with --help for usage.\n' });
       expect(serve.code).toBe(1);
     } finally {
       await rm(links, { recursive: true, force: true });

@@ -379,3 +379,42 @@ describe('verify: what a device trusting a trust store would take', () => {
     expect(refused.stderr).toMatch(new RegExp(`^lantern-model: ${broken}`));
   });
 });
+
+describe('withdraw: a publisher takes a release back', () => {
+  let key: string;
+  let out: string;
+  const catalogOf = async (dir: string) => parseCatalog(await readFile(join(dir, 'catalog.json')));
+
+  beforeAll(async () => {
+    key = await keygen('--scope', 'fashion-mnist');
+    out = fresh('out');
+    expect((await lantern('pack', FASHION, '--key', key, '--out', out)).code).toBe(0);
+  });
+
+  it('marks the release withdrawn with its reason in a newer catalog, signed, that devices accept', async () => {
+    const before = await catalogOf(out);
+    const done = await lantern('withdraw', out, '--id', 'fashion-mnist', '--version', '1.0.0', '--reason', ' calls every shoe a sandal ', '--key', key);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/^Withdrew fashion-mnist 1\.0\.0 in .*catalog\.json\. Devices that fetch it stop using it/);
+    const after = await catalogOf(out);
+    expect(after.version).toBeGreaterThan(before.version);
+    expect(after.releases).toEqual([{ ...before.releases[0], withdrawn: 'calls every shoe a sandal' }]);
+    const trust = fresh('trust-store.json');
+    await writeFile(trust, JSON.stringify({ keys: [trustEntryFor(await readKey(key), ['fashion-mnist'])] }));
+    const verified = await lantern('verify', out, '--trust', trust);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain('  accepted  fashion-mnist 1.0.0 (withdrawn: "calls every shoe a sandal"): signed by');
+  });
+
+  it('refuses a release the catalog does not list, naming what it lists, and a missing or overlong reason; the catalog is unchanged', async () => {
+    const catalogPath = join(out, 'catalog.json');
+    const before = await readFile(catalogPath);
+    expect(await lantern('withdraw', out, '--id', 'fashion-mnist', '--version', '9.9.9', '--reason', 'x', '--key', key)).toEqual({
+      code: 1, stdout: '', stderr: `lantern-model: ${catalogPath} does not list fashion-mnist 9.9.9 (it lists fashion-mnist 1.0.0): name a release it lists.\n`,
+    });
+    expect((await lantern('withdraw', out, '--id', 'fashion-mnist', '--version', '1.0.0', '--key', key)).code).toBe(2);
+    expect((await lantern('withdraw', out, '--id', 'fashion-mnist', '--version', '1.0.0', '--reason', '  ', '--key', key)).code).toBe(2);
+    expect((await lantern('withdraw', out, '--id', 'fashion-mnist', '--version', '1.0.0', '--reason', 'x'.repeat(301), '--key', key)).code).toBe(2);
+    expect(await readFile(catalogPath)).toEqual(before);
+  });
+});

@@ -1,7 +1,7 @@
 #!/usr/bin/env tsx
 /**
  * Publisher CLI for signed model releases (usage below; `npm run model:keygen` / `model:pack` /
- * `model:catalog` / `model:sign` / `model:verify` in a clone of this repository). The folder may be a Hugging Face transformers.js folder (its
+ * `model:catalog` / `model:sign` / `model:withdraw` / `model:verify` in a clone of this repository). The folder may be a Hugging Face transformers.js folder (its
  * "lantern" block is derived from the graph). Missing values are asked for when stdin is a
  * terminal, otherwise they are errors. Keys stay with the publisher: never commit them.
  */
@@ -9,6 +9,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ValidationError } from '../src/runtime/errors.ts';
+import { MAX_WITHDRAWAL_REASON } from '../src/runtime/schema-limits.ts';
 import { MAX_CATALOG_VALIDITY_DAYS } from '../src/runtime/store/catalog.ts';
 import { validForAtMost } from '../src/runtime/store/expiry.ts';
 import { MAX_RELEASE_VALIDITY_DAYS } from '../src/runtime/store/manifest.ts';
@@ -19,7 +20,7 @@ import { readModelSource, type Ask } from './model-pack/source.ts';
 import { readGoldenSet } from './model-pack/golden.ts';
 import { checkScope, readPublisherKey, writePublisherKey } from './model-pack/keys.ts';
 import { verifyBundle, verifyFolder } from './model-pack/verify.ts';
-import { bundleOf, countersignBundle, countersignFolder, packRelease, readPublishedCatalog, resignCatalog, writeRelease, type Countersigned } from './model-pack/release.ts';
+import { bundleOf, countersignBundle, countersignFolder, packRelease, readPublishedCatalog, resignCatalog, withdrawRelease, writeRelease, type Countersigned } from './model-pack/release.ts';
 import { fractionOption, integerOption, isEntryPoint, parseCommandLine, runCli, UsageError } from './cli.mjs';
 
 export const USAGE = `Usage:
@@ -37,6 +38,8 @@ export const USAGE = `Usage:
       [--replace-signer]       hand the catalog's URL to another key (devices that follow the old one refuse it)
   lantern-model sign <dir | file.lantern> --key key.json   countersign: add this key's signature to the
       catalog and every release in the folder, or to the bundle (a trust store threshold asks for it)
+  lantern-model withdraw <dir> --id ID --version X.Y.Z --reason "why" --key key.json [--expires ISO-DATE]
+      take a release back: devices stop using it where another version can answer, and never install it again
   lantern-model verify <dir | file.lantern> --trust trust-store.json   check, as a device trusting
       that trust store would, the catalog and every release of a folder, or a bundle, before publishing
   lantern-model --help | --version
@@ -48,7 +51,7 @@ device's own checks (signatures, scopes, thresholds, expiry, every chunk) and ex
 would refuse anything; what a device remembers (the versions it accepted before) is not checked. Releases expire after a year and
 catalogs after 30 days unless told otherwise: expiry stops new installs and updates, never an
 installed model. In this repository: npm run model:keygen -- ..., npm run model:pack -- ...,
-npm run model:catalog -- ..., npm run model:sign -- ..., npm run model:verify -- ... Exit codes: 0 done, 1 failed, 2 usage error.`;
+npm run model:catalog -- ..., npm run model:sign -- ..., npm run model:withdraw -- ..., npm run model:verify -- ... Exit codes: 0 done, 1 failed, 2 usage error.`;
 
 async function keygen(args: string[]): Promise<void> {
   const { values } = parseCommandLine({ args, options: { out: { type: 'string' }, name: { type: 'string', default: 'Lantern publisher' }, scope: { type: 'string' } } });
@@ -88,6 +91,27 @@ async function catalog(args: string[]): Promise<void> {
   checkScope(keys, existing.catalog.releases.map((r) => r.id));
   await resignCatalog(dir, existing, { keys: keys.map((k) => k.key), replaceSigner: values['replace-signer'] === true, ...(expiresAt ? { expiresAt } : {}) });
   console.log(`Re-signed ${dir}/catalog.json.`);
+}
+
+/**
+ * Withdraws a release through the folder's catalog (re-signed at a new version): for a release
+ * found wrong after it shipped. Devices that fetch the catalog hand over to the version before
+ * it (the only version a device has keeps answering, marked withdrawn) and never install it again.
+ */
+async function withdraw(args: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { key: { type: 'string', multiple: true }, id: { type: 'string' }, version: { type: 'string' }, reason: { type: 'string' }, expires: { type: 'string' } } });
+  const [dir] = positionals;
+  if (!dir || !values.key?.length || !values.id || !values.version || values.reason === undefined) throw new UsageError('withdraw needs a releases folder, --id, --version, --reason "why" and --key <key.json>.');
+  const reason = values.reason.trim();
+  if (reason.length === 0 || reason.length > MAX_WITHDRAWAL_REASON) throw new UsageError(`--reason must say why in 1 to ${MAX_WITHDRAWAL_REASON} characters: devices show it to their users.`);
+  const expiresAt = values.expires === undefined ? undefined : futureDate(values.expires, '--expires', MAX_CATALOG_VALIDITY_DAYS);
+  if (!(await stat(dir)).isDirectory()) throw new ValidationError(`${dir} is not a folder: name the releases folder model:pack wrote.`);
+  const existing = await readPublishedCatalog(dir);
+  if (!existing) throw new ValidationError(`${dir} has no catalog.json: model:pack creates it with the first release.`);
+  const keys = await readKeys(values.key);
+  checkScope(keys, existing.catalog.releases.map((r) => r.id));
+  await withdrawRelease(dir, existing, { id: values.id, version: values.version, reason }, { keys: keys.map((k) => k.key), ...(expiresAt ? { expiresAt } : {}) });
+  console.log(`Withdrew ${values.id} ${values.version} in ${dir}/catalog.json. Devices that fetch it stop using it where another version can answer, and never install it again; publish a newer release to replace it. Where the trust store asks several keys to sign, countersign the catalog (model:sign).`);
 }
 
 const describeSigned = (r: Countersigned) => `${r.id} ${r.version} (sequence ${r.sequence}, manifest sha256 ${r.sha256})`;
@@ -212,12 +236,12 @@ async function pack(args: string[]): Promise<void> {
   console.log(`Packed ${release.manifest.id} ${release.manifest.version} (sequence ${release.manifest.sequence}) into ${values.out}${values.bundle ? ` and ${values.bundle}` : ''}.`);
 }
 
-const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack, catalog, sign, verify };
+const commands: Record<string, (args: string[]) => Promise<void>> = { keygen, pack, catalog, sign, withdraw, verify };
 
 export async function modelCli(args: string[]): Promise<void> {
   const [command, ...rest] = args;
   const run = command !== undefined && Object.hasOwn(commands, command) ? commands[command] : undefined;
-  if (!run) throw new UsageError(command === undefined ? 'a command is needed: keygen, pack, catalog, sign or verify.' : `unknown command "${command}": use keygen, pack, catalog, sign or verify.`);
+  if (!run) throw new UsageError(command === undefined ? 'a command is needed: keygen, pack, catalog, sign, withdraw or verify.' : `unknown command "${command}": use keygen, pack, catalog, sign, withdraw or verify.`);
   await run(rest);
 }
 

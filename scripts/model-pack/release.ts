@@ -181,6 +181,23 @@ export async function resignCatalog(outDir: string, existing: PublishedCatalog, 
 }
 
 /**
+ * Marks a release the folder's catalog lists as withdrawn, with the reason devices show, and
+ * re-signs the catalog (a new version): devices that fetch it stop using that release where
+ * another version can answer, and never install it again. Returns the withdrawn entry.
+ */
+export async function withdrawRelease(outDir: string, existing: PublishedCatalog, release: { id: string; version: string; reason: string }, options: Omit<CatalogOptions, 'previousVersion'>): Promise<ReleaseEntry> {
+  checkSigner(outDir, existing, options.keys);
+  const entry = existing.catalog.releases.find((e) => e.id === release.id && e.version === release.version);
+  if (!entry) {
+    const listed = existing.catalog.releases.map((e) => `${e.id} ${e.version}`).join(', ') || 'nothing';
+    throw new ValidationError(`${join(outDir, 'catalog.json')} does not list ${release.id} ${release.version} (it lists ${listed}): name a release it lists.`);
+  }
+  const withdrawn = { ...entry, withdrawn: release.reason };
+  await writeCatalog(outDir, existing, options, [withdrawn]);
+  return withdrawn;
+}
+
+/**
  * Writes a release under `outDir` and adds it to `outDir/catalog.json` (created if absent), signed
  * by `keys`; refuses, before writing anything, what devices would refuse.
  */

@@ -79,7 +79,7 @@ export async function verifyFolder(outDir: string, trust: TrustStore): Promise<V
     return verdicts;
   }
   for (const entry of releases) {
-    verdicts.push(await verdict(`${entry.id} ${entry.version}`, async () => {
+    verdicts.push(await verdict(`${entry.id} ${entry.version}${entry.withdrawn === undefined ? '' : ` (withdrawn: "${entry.withdrawn}")`}`, async () => {
       const manifestPath = fileFor(outDir, entry.manifest);
       const { manifest, keyIds } = await verifyManifest(trust, await readListed(manifestPath), parseSignatureFile(await readListed(fileFor(outDir, entry.signature))));
       assertEntryMatches(entry, manifest);

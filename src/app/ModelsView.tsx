@@ -46,6 +46,8 @@ function noticeText(n: RegistryNotice): string {
   if (n.kind === 'not-shadowed') return t('models.notice.notShadowed', vars);
   if (n.kind === 'rolled-back') return t('models.notice.rolledBack', vars);
   if (n.kind === 'revoked') return t(n.fallbackVersion ? 'models.notice.revoked' : 'models.notice.revokedNoFallback', vars);
+  if (n.kind === 'withdrawn') return t('models.notice.withdrawn', vars);
+  if (n.kind === 'withdrawn-kept') return t('models.notice.withdrawnKept', vars);
   return t(n.fallbackVersion ? 'models.notice.quarantined' : 'models.notice.quarantinedNoFallback', vars);
 }
 

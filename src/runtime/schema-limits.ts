@@ -15,6 +15,8 @@ export const MAX_FILE_SIZE = 4 * 1024 * 1024 * 1024;
 export const MAX_ID_LENGTH = 128;
 export const MAX_PATH_LENGTH = 200;
 export const MAX_TITLE_LENGTH = 200;
+/** A publisher's reason for withdrawing a release: a sentence the Models screen shows. */
+export const MAX_WITHDRAWAL_REASON = 300;
 export const MAX_GOLDEN_ITEMS = 500;
 export const MAX_GOLDEN_TEXT_LENGTH = 10_000;
 export const MAX_SAMPLES = 32;

@@ -1007,3 +1007,73 @@ describe('attack: a catalog entry pointing at another model\'s release', () => {
     await expectAnswers(registry, v1);
   });
 });
+
+describe('withdrawals: a publisher takes a release back through its signed catalog', () => {
+  const CATALOG = `${ORIGIN}/catalog.json`;
+  const reason = 'flags invoices as spam';
+  const withdrawn = (r: TestRelease) => ({ ...entryOf(r), withdrawn: reason });
+
+  /** spam-filter 1.0.0 then 1.1.0 installed from the built-in key: 1.1.0 answers, 1.0.0 is its previous. */
+  async function twoInstalled(trust = trustOf()) {
+    const w = await world(trust);
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    w.publish(v1, v2);
+    await install(w.registry, v1);
+    await install(w.registry, v2);
+    return { ...w, v1, v2 };
+  }
+
+  it('hands the active version over to the previous one, tells the user the publisher\'s reason, and never offers or installs it again', async () => {
+    const { registry, serveCatalog, store, v1, v2 } = await twoInstalled();
+    serveCatalog(await signedCatalog([entryOf(v1), withdrawn(v2)], { keys: [builtin] }));
+    expect((await registry.catalog(CATALOG)).map((r) => r.version)).toEqual(['1.0.0']);
+    await expectAnswers(registry, v1);
+    expect(registry.notices).toEqual([{ kind: 'withdrawn', id: 'spam-filter', version: '1.1.0', fallbackVersion: '1.0.0', reason }]);
+    expect(await store.version('spam-filter@1.1.0')).toMatchObject({ status: 'withdrawn', withdrawn: reason });
+    const again = await errorOf(install(registry, v2));
+    expect(again).toBeInstanceOf(ValidationError);
+    expect((again as Error).message).toBe(`Version 1.1.0 of spam-filter was withdrawn by its publisher ("${reason}"); it is not installed again on this device.`);
+    await expectAnswers(registry, v1);
+  });
+
+  it('attack: refuses a withdrawal signed by a key outside the model\'s scope; the version keeps answering', async () => {
+    const { registry, serveCatalog, store, v2 } = await twoInstalled();
+    serveCatalog(await signedCatalog([withdrawn(v2)], { keys: [acme] }));
+    expect(await errorOf(registry.catalog(CATALOG))).toBeInstanceOf(SignatureError);
+    await expectAnswers(registry, v2);
+    expect((await store.version('spam-filter@1.1.0'))?.status).toBe('ready');
+    expect(registry.notices).toEqual([]);
+  });
+
+  it('attack: one key withdrawing every version cannot take the model away: the active one keeps answering, marked withdrawn, told once', async () => {
+    const { registry, serveCatalog, store, v1, v2 } = await twoInstalled();
+    serveCatalog(await signedCatalog([withdrawn(v1), withdrawn(v2)], { keys: [builtin] }));
+    expect(await registry.catalog(CATALOG)).toEqual([]);
+    await expectAnswers(registry, v2);
+    expect(registry.notices).toEqual([{ kind: 'withdrawn-kept', id: 'spam-filter', version: '1.1.0', reason }]);
+    expect(await store.version('spam-filter@1.1.0')).toMatchObject({ status: 'ready', withdrawn: reason });
+    expect((await store.version('spam-filter@1.0.0'))?.status).toBe('withdrawn');
+    registry.dismissNotice(registry.notices[0]!);
+    await registry.catalog(CATALOG);
+    expect(registry.notices).toEqual([]);
+    await expectAnswers(registry, v2);
+  });
+
+  it('attack: where a scope needs two keys, one key\'s withdrawal is refused and the countersigned one is taken', async () => {
+    const acme2 = await generateKey('Acme, second maintainer');
+    const trust = new TrustStore({ keys: [trustEntryFor(acme, ['acme/']), trustEntryFor(acme2, ['acme/'])], thresholds: [{ scope: ['acme/'], signatures: 2 }] });
+    const { registry, publish, serveCatalog } = await world(trust);
+    const both = async (r: TestRelease): Promise<TestRelease> => ({ ...r, signatures: { signatures: [...r.signatures.signatures, await sign(r.bytes, acme2)] } });
+    const [v1, v2] = [await both(await release(acme, 'acme/spam', '1.0.0', 1)), await both(await release(acme, 'acme/spam', '2.0.0', 2))];
+    publish(v1, v2);
+    await install(registry, v1);
+    await install(registry, v2);
+    serveCatalog(await signedCatalog([entryOf(v1), withdrawn(v2)], { keys: [acme], previousVersion: 10 }));
+    expect(await errorOf(registry.catalog(CATALOG))).toBeInstanceOf(SignatureError);
+    await expectAnswers(registry, v2);
+    serveCatalog(await signedCatalog([entryOf(v1), withdrawn(v2)], { keys: [acme, acme2], previousVersion: 10 }));
+    await registry.catalog(CATALOG);
+    await expectAnswers(registry, v1);
+  });
+});

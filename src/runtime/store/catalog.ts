@@ -2,7 +2,7 @@ import { z } from 'zod/mini';
 import { ValidationError } from '../errors.ts';
 import { ModelIdSchema } from '../model-id.ts';
 import { parseSchema } from '../schema.ts';
-import { MAX_CATALOG_RELEASES, MAX_TITLE_LENGTH } from '../schema-limits.ts';
+import { MAX_CATALOG_RELEASES, MAX_TITLE_LENGTH, MAX_WITHDRAWAL_REASON } from '../schema-limits.ts';
 import { validForAtMost } from './expiry.ts';
 import { parseJsonDocument } from './net.ts';
 
@@ -42,6 +42,11 @@ export const ReleaseEntrySchema = z.object({
    * automatically; users update from the Models screen.
    */
   rollout: z.optional(z.number().check(z.gte(0), z.lte(1))),
+  /**
+   * The publisher took this release back, saying why (shown to users): no device installs it,
+   * and one that has it stops using it where another version can answer (ModelStore.withdraw).
+   */
+  withdrawn: z.optional(z.string().check(z.minLength(1), z.maxLength(MAX_WITHDRAWAL_REASON))),
 });
 export const ReleaseCatalogSchema = z.object({
   format: z.literal(CATALOG_FORMAT),

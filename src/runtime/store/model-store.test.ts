@@ -27,6 +27,13 @@ async function putChunks(store: ModelStore, release: TestRelease, limit = Infini
   }
 }
 
+/** Stores a release whole without activating it: its version key. */
+async function stored(store: ModelStore, release: TestRelease): Promise<string> {
+  await store.beginInstall(release.manifest, release.bytes, release.signatures, { keyIds: [key.keyId] });
+  await putChunks(store, release);
+  return versionKey(release.manifest);
+}
+
 const allChunks = (r: TestRelease) => r.manifest.files.flatMap((f) => f.chunks);
 /** The chunks of `r` that none of `others` lists (never empty here: each release's model bytes differ). */
 function onlyIn(r: TestRelease, others: readonly string[]): string[] {
@@ -236,11 +243,6 @@ describe('ModelStore storage errors', () => {
 });
 
 describe('ModelStore shadow candidates', () => {
-  async function stored(store: ModelStore, release: TestRelease): Promise<string> {
-    await store.beginInstall(release.manifest, release.bytes, release.signatures, { keyIds: [key.keyId] });
-    await putChunks(store, release);
-    return versionKey(release.manifest);
-  }
 
   it('puts a complete candidate in shadow next to the active version, which keeps answering', async () => {
     const store = await freshStore();
@@ -341,6 +343,61 @@ describe('ModelStore shadow candidates', () => {
     const candidate = await stored(store, release);
     await store.enterShadow(candidate);
     expect(await store.quarantine(candidate, 'bad bytes', [allChunks(release)[0]!])).toBe('demo@1.0.0');
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+  });
+});
+
+describe('ModelStore withdrawals (a publisher takes a release back)', () => {
+  const reason = 'mislabels boots as sandals';
+  /** Two versions installed in order: 1.1.0 active, 1.0.0 previous. */
+  async function twoVersions(): Promise<ModelStore> {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    await install(store, await makeRelease(key, { version: '1.1.0', sequence: 2 }));
+    return store;
+  }
+
+  it('hands an active withdrawn version over to the previous one, for good: no rollback to it, no activation, no second notice', async () => {
+    const store = await twoVersions();
+    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }])).toEqual([{ id: 'demo', version: '1.1.0', wasActive: true, fallback: '1.0.0' }]);
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+    expect(await store.version('demo@1.1.0')).toMatchObject({ status: 'withdrawn', withdrawn: reason });
+    await expect(store.activate('demo@1.1.0')).rejects.toThrow(StorageError);
+    await expect(store.rollback('demo', 'demo@1.1.0')).rejects.toThrow(StorageError);
+    // The catalog says it again at every update check: nothing changes any more.
+    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }])).toEqual([]);
+    // A trust store vouching for it again does not bring it back (only a revocation is undone so).
+    await store.applyTrustVerdicts(new Map([['demo@1.1.0', true]]));
+    expect((await store.version('demo@1.1.0'))?.status).toBe('withdrawn');
+  });
+
+  it('keeps the only version that can answer active, marked withdrawn, and tells of it once; a version withdrawn with its fallback does not count as one', async () => {
+    const store = await twoVersions();
+    // Both withdrawn in one catalog: 1.0.0 cannot stand in for 1.1.0, so 1.1.0 keeps answering.
+    const both = [{ key: 'demo@1.1.0', sequence: 2, reason }, { key: 'demo@1.0.0', sequence: 1, reason }];
+    expect(await store.withdraw(both)).toEqual([
+      { id: 'demo', version: '1.1.0', wasActive: true, kept: true },
+      { id: 'demo', version: '1.0.0', wasActive: false },
+    ]);
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.1.0' });
+    expect(await store.version('demo@1.1.0')).toMatchObject({ status: 'ready', withdrawn: reason });
+    expect((await store.version('demo@1.0.0'))?.status).toBe('withdrawn');
+    expect(await store.withdraw(both)).toEqual([]);
+    // Once another version is installed, the next withdrawal hands over to it.
+    await install(store, await makeRelease(key, { version: '1.2.0', sequence: 3 }));
+    expect(await store.withdraw(both)).toEqual([{ id: 'demo', version: '1.1.0', wasActive: false }]);
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.2.0' });
+  });
+
+  it('passes over what the catalog does not name exactly (another sequence under the same version, a version not installed) and a candidate in shadow is never promoted by it', async () => {
+    const store = await twoVersions();
+    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 7, reason }, { key: 'demo@9.0.0', sequence: 9, reason }])).toEqual([]);
+    expect((await store.version('demo@1.1.0'))?.status).toBe('ready');
+    const candidate = await stored(store, await makeRelease(key, { version: '2.0.0', sequence: 4 }));
+    await store.enterShadow(candidate);
+    await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }]);
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', shadow: candidate });
+    await store.withdraw([{ key: candidate, sequence: 4, reason }]);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
   });
 });

@@ -1,5 +1,5 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
-import { DowngradeError, LanternError, QuotaError, StorageError } from '../errors.ts';
+import { DowngradeError, LanternError, QuotaError, StorageError, ValidationError } from '../errors.ts';
 import { sha256Hex } from './bytes.ts';
 import { ALL_KEYS, assertCatalogAcceptable, assertNewer, effectiveFloor, raiseFloor, type CatalogStamp, type KeyPolicy, type ReleaseStamp, type SequenceRecord } from './floors.ts';
 import type { SignatureFile } from './trust.ts';
@@ -16,9 +16,10 @@ import { chunkRange, parseManifest, totalSize, versionKey, type Manifest } from 
 /**
  * `rejected`: failed its validation gate, or was rolled back automatically; never activated by
  * itself. `revoked`: the trust store no longer vouches for it (REVOKED_REASON); it never runs
- * and is never a rollback target, until a trust store vouches for it again.
+ * and is never a rollback target, until a trust store vouches for it again. `withdrawn`: its
+ * publisher took it back (`withdraw`); it never runs again on this device.
  */
-export type VersionStatus = 'downloading' | 'ready' | 'quarantined' | 'rejected' | 'revoked';
+export type VersionStatus = 'downloading' | 'ready' | 'quarantined' | 'rejected' | 'revoked' | 'withdrawn';
 
 export interface VersionRecord {
   key: string;
@@ -30,6 +31,11 @@ export interface VersionRecord {
   addedAt: number;
   /** Why it was quarantined, rejected or revoked (a fixed message, never content). */
   reason?: string;
+  /**
+   * Its publisher's reason for withdrawing it (from a signed catalog). Set also on an active
+   * version that stays `ready` because no other version can answer in its place.
+   */
+  withdrawn?: string;
   /** The trusted keys that vouched for it when it was installed (every in-scope signer). */
   keyIds?: string[];
   /** What stores written before keyIds recorded: the first key that vouched for it. */
@@ -83,18 +89,64 @@ interface StoreSchema extends DBSchema {
 /** Why a version is revoked, as its record and the user's notice say it. */
 export const REVOKED_REASON = 'the trust store no longer vouches for it: its signing key was dropped or no longer covers this model, or the model now needs more signatures than it has';
 
-/** A version taken out of service because the trust store no longer vouches for it. */
+/** A version taken out of service: the trust store no longer vouches for it, or its publisher withdrew it. */
 export interface Revocation {
   id: string;
   version: string;
   /** The version answering instead, when the revoked one was active. */
   fallback?: string;
   wasActive: boolean;
+  /** Withdrawn, but still active: no other version of the model can answer in its place. */
+  kept?: boolean;
+}
+
+/** A publisher's withdrawal of one release, as its signed catalog entry says. */
+export interface Withdrawal {
+  key: string;
+  sequence: number;
+  reason: string;
 }
 
 type Name = StoreNames<StoreSchema>;
 type WriteTx<S extends Name[]> = IDBPTransaction<StoreSchema, S, 'readwrite'>;
 const ALL: Name[] = ['chunks', 'manifests', 'versions', 'pointers', 'sequences'];
+
+/**
+ * After `gone` were taken out of service (revoked, withdrawn): none stays a rollback target or a
+ * shadow candidate, and an active one hands over to the previous version, or else the newest
+ * ready one, or else the model has no active version. What became of each.
+ */
+async function handOver(tx: WriteTx<Name[]>, gone: readonly VersionRecord[]): Promise<Revocation[]> {
+  const keys = new Set(gone.map((v) => v.key));
+  const pointers = tx.objectStore('pointers');
+  const result: Revocation[] = [];
+  for (const v of gone) {
+    let pointer = await pointers.get(v.id);
+    const wasActive = pointer?.active === v.key;
+    if (pointer?.previous && keys.has(pointer.previous)) pointer = without(pointer, 'previous');
+    if (pointer?.shadow && keys.has(pointer.shadow)) pointer = without(pointer, 'shadow');
+    if (pointer) await pointers.put(pointer);
+    if (!pointer || !wasActive) {
+      result.push({ id: v.id, version: v.version, wasActive });
+      continue;
+    }
+    const fallback = await fallbackFor(tx, pointer, v.key);
+    if (fallback) await pointers.put({ ...without(pointer, 'previous'), active: fallback.key });
+    else await pointers.delete(v.id);
+    result.push({ id: v.id, version: v.version, wasActive, ...(fallback ? { fallback: fallback.version } : {}) });
+  }
+  return result;
+}
+
+/** The version to answer instead of `leaving`: the previous one if ready, else the newest ready one (never the shadow candidate, which a hand-over does not promote). */
+async function fallbackFor(tx: WriteTx<Name[]>, pointer: PointerRecord, leaving: string): Promise<VersionRecord | undefined> {
+  const versions = tx.objectStore('versions');
+  const previous = pointer.previous && pointer.previous !== leaving ? await versions.get(pointer.previous) : undefined;
+  if (previous?.status === 'ready') return previous;
+  const candidates = (await versions.index('byModel').getAll(pointer.id))
+    .filter((c) => c.status === 'ready' && c.key !== leaving && c.key !== pointer.shadow).sort((a, b) => b.sequence - a.sequence);
+  return candidates[0];
+}
 
 const isQuotaError = (error: unknown): boolean =>
   error instanceof DOMException && (error.name === 'QuotaExceededError' || error.code === 22);
@@ -253,6 +305,9 @@ export class ModelStore {
       assertNewer(await tx.objectStore('sequences').get(manifest.id), { ...manifest, manifest: sha256 }, this.keyPolicy);
       const existing = await tx.objectStore('versions').get(key);
       const stored = existing && await tx.objectStore('manifests').get(key);
+      if (existing?.status === 'withdrawn') {
+        throw new ValidationError(`Version ${manifest.version} of ${manifest.id} was withdrawn by its publisher ("${existing.withdrawn ?? ''}"); it is not installed again on this device.`, { id: manifest.id, version: manifest.version });
+      }
       if (existing?.status === 'ready' && stored?.sha256 === sha256) return existing;
       if (existing && existing.status !== 'downloading' && stored?.sha256 !== sha256) {
         throw new DowngradeError(`Release ${manifest.version} of ${manifest.id} is already installed with different contents; a new release needs a new version.`, { id: manifest.id, version: manifest.version });
@@ -489,30 +544,41 @@ export class ModelStore {
           await versions.put({ ...rest, status: complete ? 'ready' : 'downloading' });
         }
       }
-      const gone = new Set(revoked.map((v) => v.key));
-      const result: Revocation[] = [];
-      for (const v of revoked) {
-        const pointers = tx.objectStore('pointers');
-        let pointer = await pointers.get(v.id);
-        const wasActive = pointer?.active === v.key;
-        // A revoked version is neither a rollback target nor a shadow candidate any more.
-        if (pointer?.previous && gone.has(pointer.previous)) pointer = without(pointer, 'previous');
-        if (pointer?.shadow && gone.has(pointer.shadow)) pointer = without(pointer, 'shadow');
-        if (pointer) await pointers.put(pointer);
-        if (!pointer || !wasActive) {
-          result.push({ id: v.id, version: v.version, wasActive });
+      return handOver(tx, revoked);
+    });
+  }
+
+  /**
+   * Applies a publisher's withdrawals (from a catalog the device accepted) in one transaction:
+   * each installed version they name (same id, version and sequence) becomes `withdrawn`, and an
+   * active one hands over as a revoked one does. Except the only version that can answer: it
+   * stays active, marked withdrawn, so a field device never loses its model, and no one key can
+   * take a model away from devices. Returns the versions whose state changed.
+   */
+  async withdraw(withdrawals: readonly Withdrawal[]): Promise<Revocation[]> {
+    return this.write(['versions', 'pointers'], async (tx) => {
+      const versions = tx.objectStore('versions');
+      const named: { version: VersionRecord; reason: string; active: boolean }[] = [];
+      for (const { key, sequence, reason } of withdrawals) {
+        const version = await versions.get(key);
+        if (!version || version.sequence !== sequence || (version.status !== 'ready' && version.status !== 'downloading')) continue;
+        named.push({ version, reason, active: (await tx.objectStore('pointers').get(version.id))?.active === key });
+      }
+      // Inactive ones first, so that an active one's fallback is never a version withdrawn with it.
+      named.sort((a, b) => Number(a.active) - Number(b.active));
+      const disabled: VersionRecord[] = [];
+      const kept: Revocation[] = [];
+      for (const { version: v, reason, active } of named) {
+        const pointer = active ? await tx.objectStore('pointers').get(v.id) : undefined;
+        if (pointer && !(await fallbackFor(tx, pointer, v.key))) {
+          if (v.withdrawn === undefined) kept.push({ id: v.id, version: v.version, wasActive: true, kept: true });
+          await versions.put({ ...v, withdrawn: reason });
           continue;
         }
-        const previous = pointer.previous ? await versions.get(pointer.previous) : undefined;
-        const candidates = (await versions.index('byModel').getAll(v.id))
-          // A candidate still in shadow is never promoted by a revocation.
-          .filter((c) => c.status === 'ready' && c.key !== pointer.shadow).sort((a, b) => b.sequence - a.sequence);
-        const fallback = previous?.status === 'ready' ? previous : candidates[0];
-        if (fallback) await pointers.put({ ...without(pointer, 'previous'), active: fallback.key });
-        else await pointers.delete(v.id);
-        result.push({ id: v.id, version: v.version, wasActive, ...(fallback ? { fallback: fallback.version } : {}) });
+        await versions.put({ ...v, status: 'withdrawn', withdrawn: reason });
+        disabled.push(v);
       }
-      return result;
+      return [...kept, ...await handOver(tx, disabled)];
     });
   }
 

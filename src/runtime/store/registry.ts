@@ -6,7 +6,7 @@ import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchSigned, type NetContext, type OriginPolicy } from './net.ts';
 import type { Installer } from './installer.ts';
 import { assertNotExpired, parseManifest, versionKey, type Manifest } from './manifest.ts';
-import { REVOKED_REASON, type InstallMode, type ModelStore, type PointerRecord, type VersionRecord } from './model-store.ts';
+import { REVOKED_REASON, type InstallMode, type ModelStore, type PointerRecord, type VersionRecord, type Withdrawal } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { verifyCatalog } from './signed-documents.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
@@ -119,14 +119,16 @@ const NoticeSchema = z.object({
    * quarantined: failed re-verification; rejected: failed its validation gate; rolled-back: failed
    * in real use; revoked: the trust store no longer vouches for it (REVOKED_REASON); not-shadowed: its
    * manifest asked for shadow evaluation but its labels differ from the version it replaced, so
-   * it was activated as an ordinary update (release/shadow.ts, comparableInShadow).
+   * it was activated as an ordinary update (release/shadow.ts, comparableInShadow); withdrawn: its
+   * publisher took it back (a signed catalog), and withdrawn-kept: likewise, but it keeps
+   * answering, as no other version can.
    */
-  kind: z.enum(['quarantined', 'rejected', 'rolled-back', 'revoked', 'not-shadowed']),
+  kind: z.enum(['quarantined', 'rejected', 'rolled-back', 'revoked', 'not-shadowed', 'withdrawn', 'withdrawn-kept']),
   id: z.string(),
   version: z.string(),
   /** The version now answering instead, if there is one. */
   fallbackVersion: z.optional(z.string()),
-  /** A fixed sentence (never input) saying why. */
+  /** Why: a fixed sentence (never input), or the reason a publisher's signed catalog gives for a withdrawal. */
   reason: z.optional(z.string()),
 });
 export type RegistryNotice = z.infer<typeof NoticeSchema>;
@@ -277,7 +279,8 @@ export class ModelRegistry {
   /**
    * A publisher's signed catalog: signature by a key whose scope covers every listed id, not
    * expired, and acceptable after the last catalog this device accepted from that URL (same
-   * publisher, not older: assertCatalogAcceptable).
+   * publisher, not older: assertCatalogAcceptable). Its withdrawals are applied to the versions
+   * installed here, and the releases it offers are those it did not withdraw.
    */
   async catalog(url = this.options.catalogUrl): Promise<Release[]> {
     if (!url) return [];
@@ -288,7 +291,20 @@ export class ModelRegistry {
     ]);
     const { catalog, keyIds } = await verifyCatalog(this.trust, bytes, parseSignatureFile(sigBytes));
     await this.options.store.acceptCatalog({ url: href, version: catalog.version, sha256: await sha256Hex(bytes), keyIds }, (keyId) => this.trust.has(keyId));
-    return releasesOf(catalog, href);
+    const withdrawn = catalog.releases.flatMap((r) => (r.withdrawn === undefined ? [] : [{ key: versionKey(r), sequence: r.sequence, reason: r.withdrawn }]));
+    if (withdrawn.length > 0) await this.applyWithdrawals(withdrawn);
+    return releasesOf(catalog, href).filter((r) => r.withdrawn === undefined);
+  }
+
+  /** Takes withdrawn versions out of service here (ModelStore.withdraw); the user is told of each one that was active. */
+  private async applyWithdrawals(withdrawals: readonly Withdrawal[]): Promise<void> {
+    const changed = await this.options.store.withdraw(withdrawals);
+    if (changed.length === 0) return;
+    const reasons = new Map(withdrawals.map((w) => [w.key, w.reason]));
+    const notices = changed.filter((r) => r.wasActive).map((r): RegistryNotice => ({
+      kind: r.kept ? 'withdrawn-kept' : 'withdrawn', id: r.id, version: r.version, reason: reasons.get(versionKey(r)) ?? '', ...(r.fallback ? { fallbackVersion: r.fallback } : {}),
+    }));
+    this.changed({ notices });
   }
 
   async overview(): Promise<ModelOverview[]> {
