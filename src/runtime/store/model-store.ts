@@ -89,8 +89,8 @@ interface StoreSchema extends DBSchema {
 /** Why a version is revoked, as its record and the user's notice say it. */
 export const REVOKED_REASON = 'the trust store no longer vouches for it: its signing key was dropped or no longer covers this model, or the model now needs more signatures than it has';
 
-/** A version taken out of service: the trust store no longer vouches for it, or its publisher withdrew it. */
-export interface Revocation {
+/** What became of a version taken out of service (the trust store no longer vouches for it, or its publisher withdrew it). */
+export interface HandOver {
   id: string;
   version: string;
   /** The version answering instead, when the revoked one was active. */
@@ -116,10 +116,10 @@ const ALL: Name[] = ['chunks', 'manifests', 'versions', 'pointers', 'sequences']
  * shadow candidate, and an active one hands over to the previous version, or else the newest
  * ready one, or else the model has no active version. What became of each.
  */
-async function handOver(tx: WriteTx<Name[]>, gone: readonly VersionRecord[]): Promise<Revocation[]> {
+async function handOver(tx: WriteTx<Name[]>, gone: readonly VersionRecord[]): Promise<HandOver[]> {
   const keys = new Set(gone.map((v) => v.key));
   const pointers = tx.objectStore('pointers');
-  const result: Revocation[] = [];
+  const result: HandOver[] = [];
   for (const v of gone) {
     let pointer = await pointers.get(v.id);
     const wasActive = pointer?.active === v.key;
@@ -527,7 +527,7 @@ export class ModelStore {
    * version, or else the newest ready one, or else the model has no active version. Returns the
    * versions newly revoked.
    */
-  async applyTrustVerdicts(trusted: ReadonlyMap<string, boolean>): Promise<Revocation[]> {
+  async applyTrustVerdicts(trusted: ReadonlyMap<string, boolean>): Promise<HandOver[]> {
     return this.write(['chunks', 'manifests', 'versions', 'pointers'], async (tx) => {
       const versions = tx.objectStore('versions');
       const revoked: VersionRecord[] = [];
@@ -555,7 +555,7 @@ export class ModelStore {
    * stays active, marked withdrawn, so a field device never loses its model, and no one key can
    * take a model away from devices. Returns the versions whose state changed.
    */
-  async withdraw(withdrawals: readonly Withdrawal[]): Promise<Revocation[]> {
+  async withdraw(withdrawals: readonly Withdrawal[]): Promise<HandOver[]> {
     return this.write(['versions', 'pointers'], async (tx) => {
       const versions = tx.objectStore('versions');
       const named: { version: VersionRecord; reason: string; active: boolean }[] = [];
@@ -567,7 +567,7 @@ export class ModelStore {
       // Inactive ones first, so that an active one's fallback is never a version withdrawn with it.
       named.sort((a, b) => Number(a.active) - Number(b.active));
       const disabled: VersionRecord[] = [];
-      const kept: Revocation[] = [];
+      const kept: HandOver[] = [];
       for (const { version: v, reason, active } of named) {
         const pointer = active ? await tx.objectStore('pointers').get(v.id) : undefined;
         if (pointer && !(await fallbackFor(tx, pointer, v.key))) {
