@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DowngradeError, QuotaError, StorageError } from '../errors.ts';
+import { DowngradeError, QuotaError, StorageError, ValidationError } from '../errors.ts';
 import { totalSize, versionKey } from './manifest.ts';
 import type { ModelStore } from './model-store.ts';
 import { freshStore, keyAndTrust, makeRelease, type TestRelease } from './test-helpers.ts';
@@ -362,7 +362,7 @@ describe('ModelStore withdrawals (a publisher takes a release back)', () => {
     expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }])).toEqual([{ id: 'demo', version: '1.1.0', wasActive: true, fallback: '1.0.0' }]);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
     expect(await store.version('demo@1.1.0')).toMatchObject({ status: 'withdrawn', withdrawn: reason });
-    await expect(store.activate('demo@1.1.0')).rejects.toThrow(StorageError);
+    await expect(store.activate('demo@1.1.0')).rejects.toThrow(new ValidationError(`Version 1.1.0 of demo was withdrawn by its publisher ("${reason}"); it is not installed again on this device.`, { id: 'demo', version: '1.1.0' }));
     await expect(store.rollback('demo', 'demo@1.1.0')).rejects.toThrow(StorageError);
     // The catalog says it again at every update check: nothing changes any more.
     expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }])).toEqual([]);
@@ -387,6 +387,17 @@ describe('ModelStore withdrawals (a publisher takes a release back)', () => {
     await install(store, await makeRelease(key, { version: '1.2.0', sequence: 3 }));
     expect(await store.withdraw(both)).toEqual([{ id: 'demo', version: '1.1.0', wasActive: false }]);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.2.0' });
+  });
+
+  it('a download withdrawn before it finished is not activated, and says why', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    const next = await makeRelease(key, { version: '1.1.0', sequence: 2 });
+    await store.beginInstall(next.manifest, next.bytes, next.signatures, { keyIds: [key.keyId] });
+    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }])).toEqual([{ id: 'demo', version: '1.1.0', wasActive: false }]);
+    await putChunks(store, next);
+    await expect(store.activate('demo@1.1.0')).rejects.toThrow(/withdrawn by its publisher/);
+    expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
   });
 
   it('passes over what the catalog does not name exactly (another sequence under the same version, a version not installed) and a candidate in shadow is never promoted by it', async () => {

@@ -148,6 +148,10 @@ async function fallbackFor(tx: WriteTx<Name[]>, pointer: PointerRecord, leaving:
   return candidates[0];
 }
 
+/** Why a withdrawn version is not installed, activated or tried in shadow again. */
+const withdrawnError = (v: VersionRecord): ValidationError =>
+  new ValidationError(`Version ${v.version} of ${v.id} was withdrawn by its publisher ("${v.withdrawn ?? ''}"); it is not installed again on this device.`, { id: v.id, version: v.version });
+
 const isQuotaError = (error: unknown): boolean =>
   error instanceof DOMException && (error.name === 'QuotaExceededError' || error.code === 22);
 
@@ -305,9 +309,7 @@ export class ModelStore {
       assertNewer(await tx.objectStore('sequences').get(manifest.id), { ...manifest, manifest: sha256 }, this.keyPolicy);
       const existing = await tx.objectStore('versions').get(key);
       const stored = existing && await tx.objectStore('manifests').get(key);
-      if (existing?.status === 'withdrawn') {
-        throw new ValidationError(`Version ${manifest.version} of ${manifest.id} was withdrawn by its publisher ("${existing.withdrawn ?? ''}"); it is not installed again on this device.`, { id: manifest.id, version: manifest.version });
-      }
+      if (existing?.status === 'withdrawn') throw withdrawnError(existing);
       if (existing?.status === 'ready' && stored?.sha256 === sha256) return existing;
       if (existing && existing.status !== 'downloading' && stored?.sha256 !== sha256) {
         throw new DowngradeError(`Release ${manifest.version} of ${manifest.id} is already installed with different contents; a new release needs a new version.`, { id: manifest.id, version: manifest.version });
@@ -333,6 +335,8 @@ export class ModelStore {
   private async assertActivatable(tx: WriteTx<Name[]>, key: string): Promise<{ version: VersionRecord; stamp: ReleaseStamp & { keyIds: string[] } }> {
     const version = await tx.objectStore('versions').get(key);
     const manifest = await tx.objectStore('manifests').get(key);
+    // Withdrawn while it downloaded, or asked for again: the publisher's reason, not "not installed".
+    if (version?.status === 'withdrawn') throw withdrawnError(version);
     if (!version || !manifest || (version.status !== 'ready' && version.status !== 'downloading')) throw new StorageError('That version is not installed.', { key });
     for (const sha of manifest.chunks) {
       if ((await tx.objectStore('chunks').getKey(sha)) === undefined) throw new StorageError('That version is not completely downloaded.', { key });
