@@ -309,7 +309,7 @@ describe('verify: what a device trusting a trust store would take', () => {
     const bothKeys = await trustFile([{ path: first, scope: ['fashion-mnist'] }, { path: second, scope: ['fashion-mnist'] }], [{ scope: ['fashion-mnist'], signatures: 2 }]);
     const refused = await lantern('verify', out, '--trust', bothKeys);
     const lacking = 'fashion-mnist needs signatures from 2 different trusted keys, and this has 1 (Lantern publisher); it was refused.';
-    expect(refused).toEqual({ code: 1, stdout: `${out}, as a device trusting ${bothKeys} would take it:\n  REFUSED   catalog.json: ${lacking}\n  REFUSED   fashion-mnist 1.0.0: ${lacking}\n`, stderr: 'lantern-model: devices would refuse 2 of 2: fix them before publishing.\n' });
+    expect(refused).toEqual({ code: 1, stdout: `${out}, as a device trusting ${bothKeys} would take it:\n  REFUSED   catalog.json: ${lacking}\n  REFUSED   fashion-mnist 1.0.0: ${lacking}\n`, stderr: 'lantern-model: devices would refuse 2 of 2: fix them before publishing (what lacks signatures: have another trusted key run model:sign on it).\n' });
     expect((await lantern('sign', out, '--key', second)).code).toBe(0);
     const countersigned = await lantern('verify', out, '--trust', bothKeys);
     expect(countersigned.code).toBe(0);
@@ -370,7 +370,7 @@ describe('verify: what a device trusting a trust store would take', () => {
     const out = fresh('out');
     expect((await lantern('pack', FASHION, '--key', first, '--out', out)).code).toBe(0);
     const unreachable = await trustFile([{ path: first, scope: ['fashion-mnist'] }], [{ scope: ['fashion-mnist'], signatures: 2 }]);
-    expect((await lantern('verify', out, '--trust', unreachable)).stderr).toBe('Warning: fashion-mnist needs 2 signatures from different keys, but only 1 key may sign all of it, so devices install nothing there.\nlantern-model: devices would refuse 2 of 2: fix them before publishing.\n');
+    expect((await lantern('verify', out, '--trust', unreachable)).stderr).toBe('Warning: fashion-mnist needs 2 signatures from different keys, but only 1 key may sign all of it, so devices install nothing there.\nlantern-model: devices would refuse 2 of 2: fix them before publishing (what lacks signatures: have another trusted key run model:sign on it).\n');
     expect((await lantern('verify', out)).code).toBe(2);
     const broken = fresh('trust-store.json');
     await writeFile(broken, '{"keys": "none"}');

@@ -153,8 +153,10 @@ async function verify(args: string[]): Promise<void> {
   const trust = await readTrustStore(values.trust);
   const verdicts = (await stat(target)).isDirectory() ? await verifyFolder(target, trust) : [await verifyBundle(target, await readFile(target), trust)];
   console.log(`${target}, as a device trusting ${values.trust} would take it:\n${verdicts.map((v) => `  ${v.accepted ? `accepted  ${v.what}: ${v.detail}` : `REFUSED   ${v.what}: ${v.reason}`}`).join('\n')}`);
-  const refused = verdicts.filter((v) => !v.accepted).length;
-  if (refused > 0) throw new ValidationError(`devices would refuse ${refused} of ${verdicts.length}: fix ${refused === 1 ? 'it' : 'them'} before publishing.`);
+  const refused = verdicts.filter((v) => !v.accepted);
+  if (refused.length === 0) return;
+  const countersign = refused.some((v) => v.lacksSignatures) ? ' (what lacks signatures: have another trusted key run model:sign on it)' : '';
+  throw new ValidationError(`devices would refuse ${refused.length} of ${verdicts.length}: fix ${refused.length === 1 ? 'it' : 'them'} before publishing${countersign}.`);
 }
 
 /** A deployment's trust store file, or a sentence naming it; a threshold its keys cannot reach is said too (devices install nothing there). */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ValidationError } from '../../src/runtime/errors.ts';
+import { SignatureError, ValidationError } from '../../src/runtime/errors.ts';
 import { openBundle } from '../../src/runtime/store/bundle.ts';
 import { assertWholeFiles, type ReadChunk } from '../../src/runtime/store/chunk-writer.ts';
 import { parseCatalog, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
@@ -16,8 +16,11 @@ import { parseSignatureFile, type TrustStore } from '../../src/runtime/store/tru
  * not on a device in the field.
  */
 
-/** One signed document, and whether a device would take it. */
-export type Verdict = { what: string } & ({ accepted: true; detail: string } | { accepted: false; reason: string });
+/**
+ * One signed document, and whether a device would take it. `lacksSignatures`: refused only for
+ * want of more keys' signatures (a threshold), which another key holder's `model:sign` mends.
+ */
+export type Verdict = { what: string } & ({ accepted: true; detail: string } | { accepted: false; reason: string; lacksSignatures: boolean });
 
 /** The names of the keys that vouch, as the trust store calls them. */
 const vouchers = (trust: TrustStore, keyIds: readonly string[]) => keyIds.map((k) => `${trust.entries.find((e) => e.keyId === k)?.name ?? k} (${k})`).join(', ');
@@ -28,7 +31,8 @@ async function verdict(what: string, check: () => Promise<string>): Promise<Verd
   try {
     return { what, accepted: true, detail: await check() };
   } catch (error) {
-    return { what, accepted: false, reason: (error as Error).message };
+    const lacksSignatures = error instanceof SignatureError && typeof error.details.required === 'number';
+    return { what, accepted: false, reason: (error as Error).message, lacksSignatures };
   }
 }
 
