@@ -205,7 +205,7 @@ test('a release its publisher withdraws stops answering at the next start: the b
   await page.reload();
   await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
   await expect(versionRow(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'withdrawn');
-  await expect(versionRow(page, 'spam-filter@1.1.0')).toContainText('Withdrawn by its publisher');
+  await expect(versionRow(page, 'spam-filter@1.1.0')).toContainText('Withdrawn by its publisher: "misreads invoices as spam"');
   const notice = page.locator('[data-testid="registry-notice"][data-kind="withdrawn"]');
   await expect(notice).toContainText('The publisher withdrew version 1.1.0 of spam-filter: "misreads invoices as spam". Version 1.0.0 is answering instead.');
   // The catalog still lists it, withdrawn: nothing offers it or installs it again.

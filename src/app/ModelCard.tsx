@@ -20,12 +20,12 @@ export interface ModelActions {
 }
 
 function statusOf(model: ModelOverview, v: VersionRecord): string {
-  if (model.pointer?.active === v.key) return t(v.withdrawn === undefined ? 'models.status.active' : 'models.status.activeWithdrawn');
+  if (model.pointer?.active === v.key) return v.withdrawn === undefined ? t('models.status.active') : t('models.status.activeWithdrawn', { reason: v.withdrawn });
   if (model.pointer?.shadow === v.key) return t('models.status.shadow');
   if (v.status === 'quarantined') return t('models.status.quarantined');
   if (v.status === 'rejected') return t('models.status.rejected');
   if (v.status === 'revoked') return t('models.status.revoked');
-  if (v.status === 'withdrawn') return t('models.status.withdrawn');
+  if (v.status === 'withdrawn') return t('models.status.withdrawn', { reason: v.withdrawn ?? '' });
   if (v.status === 'downloading') return t('models.status.incomplete');
   if (model.pointer?.previous === v.key) return t('models.status.previous');
   return t('models.status.retained');
