@@ -540,6 +540,23 @@ describe('attack: one stolen key where a model needs two signatures (TUF thresho
     await expectAnswers(registry, v1);
   });
 
+  it('a version disabled by a raised threshold comes back when the same release, countersigned, is installed again', async () => {
+    const { registry, publish, store } = await world(twoKeys(1));
+    const v1 = await countersigned(await release(acme, 'acme/spam', '1.0.0', 1), acme2);
+    const v2 = await release(acme, 'acme/spam', '2.0.0', 2);
+    publish(v1, v2);
+    await install(registry, v1);
+    await install(registry, v2);
+    await registry.applyTrust(twoKeys(2));
+    expect((await store.version('acme/spam@2.0.0'))?.status).toBe('revoked');
+    await expectAnswers(registry, v1);
+    // The second maintainer countersigns the very same release; nothing else is published.
+    publish(await countersigned(v2, acme2));
+    await install(registry, v2);
+    expect(await store.version('acme/spam@2.0.0')).toMatchObject({ status: 'ready', keyIds: [acme.keyId, acme2.keyId] });
+    await expectAnswers(registry, v2);
+  });
+
   it('takes a trust store whose threshold its keys cannot reach (a revocation must never be held back), and installs nothing there', async () => {
     const { registry, publish, store } = await world(twoKeys(1));
     const spam = await release(builtin, 'spam-filter', '1.0.0', 1);
