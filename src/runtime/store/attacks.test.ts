@@ -523,14 +523,20 @@ describe('attack: one stolen key where a model needs two signatures (TUF thresho
     await expectAnswers(registry, v1);
   });
 
-  it('raising the threshold disables what one key signed and falls back to a countersigned version; lowering it restores it', async () => {
-    const { registry, publish, store } = await world(twoKeys(1));
+  /** A countersigned v1, then a v2 one key signed, both installed under a threshold of 1 (v2 answers). */
+  async function oneKeyV2Installed() {
+    const w = await world(twoKeys(1));
     const v1 = await countersigned(await release(acme, 'acme/spam', '1.0.0', 1), acme2);
     const v2 = await release(acme, 'acme/spam', '2.0.0', 2);
-    publish(v1, v2);
-    await install(registry, v1);
-    await install(registry, v2);
-    await expectAnswers(registry, v2);
+    w.publish(v1, v2);
+    await install(w.registry, v1);
+    await install(w.registry, v2);
+    await expectAnswers(w.registry, v2);
+    return { ...w, v1, v2 };
+  }
+
+  it('raising the threshold disables what one key signed and falls back to a countersigned version; lowering it restores it', async () => {
+    const { registry, store, v1 } = await oneKeyV2Installed();
     await registry.applyTrust(twoKeys(2));
     expect((await store.version('acme/spam@2.0.0'))?.status).toBe('revoked');
     expect(registry.notices).toEqual([{ kind: 'revoked', id: 'acme/spam', version: '2.0.0', fallbackVersion: '1.0.0', reason: REVOKED_REASON }]);
@@ -541,12 +547,7 @@ describe('attack: one stolen key where a model needs two signatures (TUF thresho
   });
 
   it('a version disabled by a raised threshold comes back when the same release, countersigned, is installed again', async () => {
-    const { registry, publish, store } = await world(twoKeys(1));
-    const v1 = await countersigned(await release(acme, 'acme/spam', '1.0.0', 1), acme2);
-    const v2 = await release(acme, 'acme/spam', '2.0.0', 2);
-    publish(v1, v2);
-    await install(registry, v1);
-    await install(registry, v2);
+    const { registry, publish, store, v1, v2 } = await oneKeyV2Installed();
     await registry.applyTrust(twoKeys(2));
     expect((await store.version('acme/spam@2.0.0'))?.status).toBe('revoked');
     await expectAnswers(registry, v1);
@@ -1074,6 +1075,19 @@ describe('withdrawals: a publisher takes a release back through its signed catal
     registry.dismissNotice(registry.notices[0]!);
     await registry.catalog(CATALOG);
     expect(registry.notices).toEqual([]);
+    await expectAnswers(registry, v2);
+  });
+
+  it('attack: a withdrawal naming the installed version under another sequence withdraws nothing; one with an overlong reason is refused whole', async () => {
+    const { registry, serveCatalog, store, v1, v2 } = await twoInstalled();
+    serveCatalog(await signedCatalog([entryOf(v1), { ...withdrawn(v2), sequence: 7 }], { keys: [builtin], previousVersion: 10 }));
+    await registry.catalog(CATALOG);
+    expect((await store.version('spam-filter@1.1.0'))?.status).toBe('ready');
+    expect(registry.notices).toEqual([]);
+    await expectAnswers(registry, v2);
+    serveCatalog(await signedCatalog([entryOf(v1), { ...withdrawn(v2), withdrawn: 'x'.repeat(301) }], { keys: [builtin], previousVersion: 20 }));
+    expect(await errorOf(registry.catalog(CATALOG))).toBeInstanceOf(ValidationError);
+    expect((await store.version('spam-filter@1.1.0'))?.status).toBe('ready');
     await expectAnswers(registry, v2);
   });
 

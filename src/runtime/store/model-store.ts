@@ -562,18 +562,19 @@ export class ModelStore {
   async withdraw(withdrawals: readonly Withdrawal[]): Promise<HandOver[]> {
     return this.write(['versions', 'pointers'], async (tx) => {
       const versions = tx.objectStore('versions');
-      const named: { version: VersionRecord; reason: string; active: boolean }[] = [];
+      /** `pointer`: the model's, when this version is its active one (nothing moves pointers before handOver). */
+      const named: { version: VersionRecord; reason: string; pointer?: PointerRecord }[] = [];
       for (const { key, sequence, reason } of withdrawals) {
         const version = await versions.get(key);
         if (!version || version.sequence !== sequence || (version.status !== 'ready' && version.status !== 'downloading')) continue;
-        named.push({ version, reason, active: (await tx.objectStore('pointers').get(version.id))?.active === key });
+        const pointer = await tx.objectStore('pointers').get(version.id);
+        named.push({ version, reason, ...(pointer?.active === key ? { pointer } : {}) });
       }
       // Inactive ones first, so that an active one's fallback is never a version withdrawn with it.
-      named.sort((a, b) => Number(a.active) - Number(b.active));
+      named.sort((a, b) => Number(a.pointer !== undefined) - Number(b.pointer !== undefined));
       const disabled: VersionRecord[] = [];
       const kept: HandOver[] = [];
-      for (const { version: v, reason, active } of named) {
-        const pointer = active ? await tx.objectStore('pointers').get(v.id) : undefined;
+      for (const { version: v, reason, pointer } of named) {
         if (pointer && !(await fallbackFor(tx, pointer, v.key))) {
           if (v.withdrawn === undefined) kept.push({ id: v.id, version: v.version, wasActive: true, kept: true });
           await versions.put({ ...v, withdrawn: reason });
