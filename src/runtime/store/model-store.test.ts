@@ -383,10 +383,14 @@ describe('ModelStore withdrawals (a publisher takes a release back)', () => {
     expect(await store.version('demo@1.1.0')).toMatchObject({ status: 'ready', withdrawn: reason });
     expect((await store.version('demo@1.0.0'))?.status).toBe('withdrawn');
     expect(await store.withdraw(both)).toEqual([]);
-    // Once another version is installed, the next withdrawal hands over to it.
+    // Once another version answers, the kept one is withdrawn for good: never the previous version,
+    // so neither a rollback nor an automatic one returns to it, and its bytes are collected.
     await install(store, await makeRelease(key, { version: '1.2.0', sequence: 3 }));
-    expect(await store.withdraw(both)).toEqual([{ id: 'demo', version: '1.1.0', wasActive: false }]);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.2.0' });
+    await expect(store.rollback('demo', 'demo@1.1.0')).rejects.toThrow(StorageError);
+    expect(await store.rollBackFrom('demo@1.2.0', 'failed')).toBeUndefined();
+    expect(await store.version('demo@1.1.0')).toBeUndefined();
+    expect(await store.withdraw(both)).toEqual([]);
   });
 
   it('a download withdrawn before it finished is not activated, and says why', async () => {

@@ -349,7 +349,8 @@ export class ModelStore {
   /**
    * Makes a fully stored version the active one, in one transaction: re-checks that every chunk
    * is present and that the sequence is not a downgrade, moves the old active version to
-   * `previous`, raises the highest sequence, then garbage-collects what is no longer retained.
+   * `previous` (unless it was withdrawn), raises the highest sequence, then garbage-collects what
+   * is no longer retained.
    */
   async activate(key: string): Promise<void> {
     await this.write(ALL, async (tx) => {
@@ -358,12 +359,17 @@ export class ModelStore {
       const old = await tx.objectStore('pointers').get(version.id);
       if (old?.active === key) return;
       await tx.objectStore('versions').put({ ...version, status: 'ready' });
+      // A withdrawn version kept only because nothing else could answer (see withdraw) goes for
+      // good once this one answers: it is never the previous version, so no rollback returns to it.
+      const leaving = old ? await tx.objectStore('versions').get(old.active) : undefined;
+      const leavingWithdrawn = leaving?.withdrawn !== undefined;
+      if (leaving && leavingWithdrawn) await tx.objectStore('versions').put({ ...leaving, status: 'withdrawn' });
       // A candidate in shadow stays in shadow unless it is the one being activated (promotion) or
       // this activation raises the floor to its sequence or above: its promotion would then be a
       // downgrade, so its runs would only cost the device (it is collected below).
       const shadow = old?.shadow && old.shadow !== key ? await tx.objectStore('versions').get(old.shadow) : undefined;
       const keepShadow = shadow !== undefined && shadow.sequence > version.sequence;
-      await tx.objectStore('pointers').put({ id: version.id, active: key, ...(old ? { previous: old.active } : {}), ...(keepShadow ? { shadow: shadow.key } : {}) });
+      await tx.objectStore('pointers').put({ id: version.id, active: key, ...(old && !leavingWithdrawn ? { previous: old.active } : {}), ...(keepShadow ? { shadow: shadow.key } : {}) });
       await sequences.put(raiseFloor(await sequences.get(version.id), version.id, stamp));
       await collectGarbage(tx, this.keyPolicy);
     });
@@ -557,7 +563,8 @@ export class ModelStore {
    * each installed version they name (same id, version and sequence) becomes `withdrawn`, and an
    * active one hands over as a revoked one does. Except the only version that can answer: it
    * stays active, marked withdrawn, so a field device never loses its model, and no one key can
-   * take a model away from devices. Returns the versions whose state changed.
+   * take a model away from devices, until another version is activated (`activate`). Returns the
+   * versions whose state changed.
    */
   async withdraw(withdrawals: readonly Withdrawal[]): Promise<HandOver[]> {
     return this.write(['versions', 'pointers'], async (tx) => {
