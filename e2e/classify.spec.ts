@@ -464,8 +464,8 @@ test.describe('what the Classify screen does with a running request', () => {
     await openModel(page, 'fashion-mnist');
     await page.route('**/samples/**', (route) => route.abort('internetdisconnected'));
     await page.getByTestId('sample-bag').click();
-    await expect(page.getByTestId('error')).toHaveAttribute('data-code', 'NETWORK');
-    await expect(page.getByTestId('error')).toContainText('The download failed');
+    await expect(page.getByTestId('sample-failed')).toHaveText('Samples come from the server: they need a connection. Your own text and images work offline.');
+    await expect(page.getByTestId('sample-failed')).toHaveAttribute('role', 'alert');
   });
 });
 

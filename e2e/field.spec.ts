@@ -225,6 +225,15 @@ test.describe('a touch-only phone', () => {
     expect(await page.evaluate(() => matchMedia('(hover: none) and (pointer: coarse)').matches)).toBe(true);
     await expect(page.getByTestId('drop-hint')).toBeHidden();
   });
+
+  test('a tapped sample\'s answer comes into view, though the form fills the screen above it', async ({ page }) => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto('/?model=spam-filter');
+    await page.getByTestId('sample-ham').tap();
+    await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'ham');
+    await expect(page.getByTestId('top-label')).toBeInViewport();
+    expect(await page.evaluate(() => scrollY)).toBeGreaterThan(0);
+  });
 });
 
 test('with a mouse, the drop zone says images can be dropped or pasted', async ({ page }) => {

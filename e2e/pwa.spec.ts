@@ -133,6 +133,25 @@ test('a first visit cut by a lost connection resumes when it comes back: the she
   expect(errors).toEqual([]);
 });
 
+test('a first visit whose request for the model list the link dropped, online all along, gets its models without a reload; meanwhile the Classify screen says why it is empty', async ({ page, context }) => {
+  logPage(page);
+  let asked = 0;
+  await context.route(/\/models\/catalog\.sig\.json$/, async (route) => {
+    if (asked++ === 0) return route.abort('connectionreset');
+    await route.continue();
+  });
+  await page.goto('/');
+  await expect(page.getByTestId('no-models')).toHaveText('No model is on this device yet. The built-in ones download while the device is online; the Models screen lists all.');
+  // No 'online' event comes (the connection never went): the download that stalled is resumed by itself.
+  await expect(page.getByTestId('model-select').locator('option')).toHaveCount(3, { timeout: 60_000 });
+  await expect(page.getByTestId('offline-status')).toHaveAttribute('data-phase', 'ready', { timeout: 60_000 });
+  expect(asked).toBeGreaterThanOrEqual(2);
+  await page.getByTestId('model-select').selectOption('spam-filter');
+  await page.getByTestId('text-input').fill(spam);
+  await page.getByTestId('classify-text').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+});
+
 test('first visit on a metered connection: the size comes first, ORT downloads only after the yes', async ({ page, context }) => {
   logPage(page);
   await meteredConnection(page);

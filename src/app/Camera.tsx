@@ -1,6 +1,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { CameraIdle } from './CameraIdle.tsx';
-import { t } from './i18n/index.ts';
+import { enCamera } from './i18n/en-camera.ts';
+import { addEnglish, t } from './i18n/index.ts';
+
+addEnglish(enCamera);
 
 /** Continuous mode classifies at most this many frames a second (battery, and a cheap CPU's pace). */
 const MAX_FPS = 2;
@@ -112,15 +115,15 @@ export function Camera({ onFrame, startNow = false }: Props) {
     <div class="camera" data-testid="camera" data-live={String(Boolean(stream))} data-sent={counts.sent} data-dropped={counts.dropped}>
       {stream ? (
         <>
-          <video ref={video} autoplay playsInline muted aria-label={t('classify.image.preview')} data-testid="camera-video" />
+          <video ref={video} autoplay playsInline muted aria-label={t('camera.preview')} data-testid="camera-video" />
           <div class="camera-controls">
-            <button type="button" class="shutter" data-testid="shutter" onClick={() => void send()}>{t('classify.image.shutter')}</button>
+            <button type="button" class="shutter" data-testid="shutter" onClick={() => void send()}>{t('camera.shutter')}</button>
             <button type="button" data-testid="continuous" aria-pressed={continuous} onClick={() => setContinuous(!continuous)}>
-              {continuous ? t('classify.image.continuousStop') : t('classify.image.continuous')}
+              {continuous ? t('camera.continuousStop') : t('camera.continuous')}
             </button>
-            <button type="button" class="link" data-testid="camera-stop" onClick={stop}>{t('classify.image.cameraStop')}</button>
+            <button type="button" class="link" data-testid="camera-stop" onClick={stop}>{t('camera.stop')}</button>
           </div>
-          {continuous && <p class="hint">{t('classify.image.continuousHint', { fps: MAX_FPS })}</p>}
+          {continuous && <p class="hint">{t('camera.continuousHint', { fps: MAX_FPS })}</p>}
         </>
       ) : (
         <CameraIdle onStart={() => void start()} error={error} />

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { NetworkError, type ClassificationResult, type ClassifyInput, type Lantern, type ModelDescriptor } from '../runtime/index.ts';
+import type { ClassificationResult, ClassifyInput, Lantern, ModelDescriptor } from '../runtime/index.ts';
 import type { OpenedRegistry } from '../runtime/store/index.ts';
 import { formatPercent } from './format.ts';
 import { t, tCount } from './i18n/index.ts';
@@ -17,7 +17,9 @@ type State =
   | { kind: 'done'; result: ClassificationResult }
   | { kind: 'failed'; error: Error }
   /** The user pressed Cancel: said quietly, not shown as an error. */
-  | { kind: 'cancelled' };
+  | { kind: 'cancelled' }
+  /** A sample (served by the model's server, not stored on the device) could not be fetched. */
+  | { kind: 'sampleFailed' };
 
 /** One file of a multi-file run, with its own status. */
 type BatchRow = { file: File } & ({ status: 'working' } | { status: 'done'; result: ClassificationResult } | { status: 'failed'; error: Error });
@@ -45,7 +47,7 @@ function BatchRowView({ row, index }: { row: BatchRow; index: number }) {
 }
 
 function BatchTable({ rows }: { rows: BatchRow[] }) {
-  const caption = tCount('images', rows.length);
+  const caption = tCount('files', rows.length);
   return (
     <TableScroll label={caption}>
       <table class="stats batch" data-testid="batch">
@@ -74,6 +76,15 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
   const [launched, setLaunched] = useState<{ text?: string; files?: File[] }>({ text: launch.sharedText });
   const current = useRef<AbortController | null>(null);
   const userChose = useRef(false);
+  const status = useRef<HTMLDivElement>(null);
+  /**
+   * Whether the answer area is brought into view as a request goes (on a phone, "Classifying…" and
+   * the answer can appear below the fold). Not for camera frames: the preview stays where it is held.
+   */
+  const follow = useRef(true);
+  useEffect(() => {
+    if (follow.current && (state.kind !== 'idle' || batch)) status.current?.scrollIntoView({ block: 'nearest' });
+  }, [state.kind, batch !== null]);
 
   useEffect(() => {
     const read = () => lantern.models().then((list) => {
@@ -97,6 +108,7 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
 
   const run = async (input: ClassifyInput) => {
     if (!model) return;
+    follow.current = !(input.kind === 'image' && input.image instanceof ImageBitmap);
     current.current?.abort();
     const controller = new AbortController();
     current.current = controller;
@@ -124,6 +136,7 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
     if (!model) return;
     if (files.length === 1) return void run({ kind: 'image', image: files[0]! });
     abandon();
+    follow.current = true;
     const controller = new AbortController();
     current.current = controller;
     setState({ kind: 'idle' });
@@ -186,8 +199,9 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
     const response = await fetch(url).catch(() => undefined);
     if (!response?.ok) {
       abandon();
+      follow.current = true;
       setBatch(null);
-      setState({ kind: 'failed', error: new NetworkError('The sample could not be downloaded; the device may be offline.') });
+      setState({ kind: 'sampleFailed' });
       return;
     }
     if (kind === 'text') {
@@ -201,6 +215,8 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
 
   if (listError) return <ErrorCard error={listError} />;
   if (!models) return <p aria-busy="true">{t('classify.loadingModels')}</p>;
+  // A first visit whose download has not delivered a model yet: say why the screen is empty.
+  if (models.length === 0) return <p class="card notice" role="status" data-testid="no-models">{t('classify.noModels')}</p>;
   const working = state.kind === 'working';
 
   return (
@@ -236,7 +252,7 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
         </p>
       )}
 
-      <div aria-live="polite" data-testid="status">
+      <div aria-live="polite" data-testid="status" ref={status}>
         {working && (
           <p class="working" aria-busy="true">
             <progress />
@@ -249,6 +265,7 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
         {batch && <BatchTable rows={batch} />}
         {state.kind === 'failed' && <ErrorCard error={state.error} />}
         {state.kind === 'cancelled' && <p data-testid="cancelled">{t('error.CANCELLED')}</p>}
+        {state.kind === 'sampleFailed' && <p class="card error" role="alert" data-testid="sample-failed">{t('classify.sampleFailed')}</p>}
       </div>
     </div>
   );

@@ -52,7 +52,7 @@ function ConfirmRemove({ model, onRemove, onClose }: { model: ModelOverview; onR
       <p>{t('models.removeConfirm.body', { size })}</p>
       {!online && <p data-testid="confirm-remove-offline">{t('models.removeConfirm.offline')}</p>}
       <p class="actions">
-        <button type="button" data-testid="confirm-remove-yes" onClick={() => { onRemove(); onClose(); }}>{t('models.remove')}</button>
+        <button type="button" class="danger" data-testid="confirm-remove-yes" onClick={() => { onRemove(); onClose(); }}>{t('models.remove')}</button>
         <button type="button" class="link" data-testid="confirm-remove-no" autofocus onClick={onClose}>{t('models.cancel')}</button>
       </p>
     </dialog>

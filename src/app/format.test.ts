@@ -7,7 +7,8 @@ describe('locale-aware formatting', () => {
 
   it('formats sizes, percentages and milliseconds in English', async () => {
     await setLanguage('en');
-    expect(formatBytes(512)).toBe('512 byte');
+    expect(formatBytes(512)).toBe('512 bytes');
+    expect(formatBytes(1)).toBe('1 byte');
     expect(formatBytes(1536)).toBe('1.5 kB');
     expect(formatBytes(5 * 1024 ** 3)).toBe('5.0 GB');
     expect(formatPercent(0.4234)).toBe('42.3%');

@@ -4,7 +4,8 @@ const UNITS = ['kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
 
 /** Human-readable sizes in the current language (binary multiples, one decimal above a KB). */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return formatNumber(bytes, { style: 'unit', unit: 'byte', unitDisplay: 'short' });
+  // The long form: the short one does not inflect ("0 byte").
+  if (bytes < 1024) return formatNumber(bytes, { style: 'unit', unit: 'byte', unitDisplay: 'long' });
   let value = bytes / 1024;
   let unit = 0;
   while (value >= 1024 && unit < UNITS.length - 1) {

@@ -3,6 +3,7 @@ import type { DataPolicy } from '../runtime/field/index.ts';
 import type { ModelRegistry, OpenedRegistry } from '../runtime/store/index.ts';
 import { OFFLINE_FILES, parseOfflineFiles, type OfflineFiles } from './offline-files.ts';
 import { offlinePhase, offlineProgress, type OfflinePhase, type StoredSnapshot } from './offline-progress.ts';
+import { StallRetry } from './stall-retry.ts';
 
 /**
  * Whether this device has everything it needs to work offline, and how far the first visit's
@@ -28,8 +29,9 @@ export interface OfflineReadinessDeps {
   /** Which ORT build this device will use, without downloading it (Lantern.plannedBackend). */
   plannedBackend: () => Promise<Backend>;
   /**
-   * Fetches again what a lost connection cut short (the shell's precache, the built-in models,
-   * ORT): called when the connection comes back while the download is not done.
+   * Fetches again what a lost connection or a failed request cut short (the shell's precache, the
+   * built-in models, ORT): called when the connection comes back, or when the download stalls
+   * online (stall-retry.ts), while it is not done.
    */
   resume: () => Promise<void>;
   base: string;
@@ -51,6 +53,8 @@ export class OfflineReadiness {
   private registry?: ModelRegistry;
   private measuring = 0;
   private readonly stops: (() => void)[] = [];
+  private readonly stall = new StallRetry();
+  private resuming = false;
   private allowRuntime!: () => void;
   /** Resolves when the inference worker may start; at once unless the connection costs money. */
   readonly runtimeAllowed = new Promise<void>((resolve) => (this.allowRuntime = resolve));
@@ -79,11 +83,21 @@ export class OfflineReadiness {
       if (document.visibilityState === 'visible') measure();
     }, POLL_MS);
     this.stops.push(() => clearInterval(timer));
-    // Nothing retries a download that a lost connection failed: the first visit resumes when it comes back.
-    const resume = () => void this.deps.resume().catch(() => undefined).then(measure);
+    // Nothing else retries a download that a lost connection failed: the first visit resumes when it comes back.
+    const resume = () => this.tryAgain(measure);
     addEventListener('online', resume);
     this.stops.push(() => removeEventListener('online', resume));
     await this.measure(registration, files, build);
+  }
+
+  /** Resumes the download (one attempt at a time), then reads how far it is. */
+  private tryAgain(measure: () => void): void {
+    if (this.resuming) return;
+    this.resuming = true;
+    void this.deps.resume().catch(() => undefined).then(() => {
+      this.resuming = false;
+      measure();
+    });
   }
 
   /** The user accepted the download on a metered connection. */
@@ -129,6 +143,7 @@ export class OfflineReadiness {
       this.set({ phase, justFinished: this.state.phase !== 'checking' });
     } else {
       this.set({ phase, stored: progress.stored, total: progress.total });
+      if (phase === 'downloading' && navigator.onLine && this.stall.due(progress.stored)) this.tryAgain(() => void this.measure(registration, files, build));
     }
   }
 

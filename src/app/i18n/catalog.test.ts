@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { en, type MessageKey } from './en.ts';
+import { enCamera } from './en-camera.ts';
 import { enMetrics } from './en-metrics.ts';
 import { enModels } from './en-models.ts';
 import { enShadow } from './en-shadow.ts';
@@ -9,12 +10,13 @@ import { addEnglish, detectLanguage, language, LANGUAGES, setLanguage, t, tCount
 const placeholders = (message: string) => [...message.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 describe('message catalog', () => {
-  const english: Record<MessageKey, string> = { ...en, ...enMetrics, ...enModels, ...enShadow };
+  const english: Record<MessageKey, string> = { ...en, ...enCamera, ...enMetrics, ...enModels, ...enShadow };
   const keys = Object.keys(english).sort() as MessageKey[];
 
-  it('the first download\'s English holds no Metrics, Models or shadow message; each screen\'s come with its code', () => {
-    const later = { metrics: ['metrics.'], models: ['models.', 'settings.', 'release.'], shadow: ['shadow.'] };
+  it('the first download\'s English holds no camera, Metrics, Models or shadow message; each screen\'s come with its code', () => {
+    const later = { camera: ['camera.'], metrics: ['metrics.'], models: ['models.', 'settings.', 'release.'], shadow: ['shadow.'] };
     expect(Object.keys(en).filter((k) => Object.values(later).flat().some((prefix) => k.startsWith(prefix)))).toEqual([]);
+    expect(Object.keys(enCamera).every((k) => later.camera.some((prefix) => k.startsWith(prefix)))).toBe(true);
     expect(Object.keys(enMetrics).every((k) => later.metrics.some((prefix) => k.startsWith(prefix)))).toBe(true);
     expect(Object.keys(enModels).every((k) => later.models.some((prefix) => k.startsWith(prefix)))).toBe(true);
     expect(Object.keys(enShadow).every((k) => later.shadow.some((prefix) => k.startsWith(prefix)))).toBe(true);
@@ -22,6 +24,7 @@ describe('message catalog', () => {
 
   for (const [lang, language] of Object.entries(LANGUAGES)) {
     it(`${lang} has every key, no extra key, no empty message and the same placeholders`, async () => {
+      addEnglish(enCamera);
       addEnglish(enMetrics);
       addEnglish(enModels);
       addEnglish(enShadow);

@@ -1,3 +1,4 @@
+import type { enCamera } from './en-camera.ts';
 import type { enMetrics } from './en-metrics.ts';
 import type { enModels } from './en-models.ts';
 import type { enShadow } from './en-shadow.ts';
@@ -20,14 +21,14 @@ export const en = {
   'classify.image.pick': 'Choose an image',
   'classify.image.dropOrPaste': 'or drop or paste images here',
   'classify.image.camera': 'Use camera',
-  'classify.image.cameraStop': 'Stop camera',
-  'classify.image.shutter': 'Take photo',
   'classify.image.cameraUnavailable': 'No camera is available on this device.',
   'classify.text.label': 'Text to classify',
   'classify.text.placeholder': 'Paste a message…',
   'classify.text.submit': 'Classify text',
   'classify.samples': 'Try a sample:',
   'classify.loadingModels': 'Loading the model list…',
+  'classify.noModels': 'No model is on this device yet. The built-in ones download while the device is online; the Models screen lists all.',
+  'classify.sampleFailed': 'Samples come from the server: they need a connection. Your own text and images work offline.',
   'classify.working': 'Classifying…',
   'classify.cancel': 'Cancel',
   'classify.launchModelMissing': 'The link asks for the model “{model}”, which is not on this device. Add it on the Models screen.',
@@ -57,10 +58,6 @@ export const en = {
   'error.heading': 'Could not classify',
   'language.label': 'Language',
   'classify.modelOption': '{title} (v{version})',
-  'classify.image.continuous': 'Classify continuously',
-  'classify.image.continuousStop': 'Stop continuous',
-  'classify.image.preview': 'Camera preview',
-  'classify.image.continuousHint': 'Classifying up to {fps} frames a second; frames are skipped while one is still being classified.',
   'result.score': '{label}: {score}',
   'result.labelRaw': 'model label: {label}',
   'confirm.heading': 'Download {name}?',
@@ -143,20 +140,20 @@ export const en = {
   'error.input.bad-model-id': 'That is not a valid model name.',
   'error.input.bad-option': 'The request asked for something Lantern cannot do (a bad option).',
   // A count and its noun, one message per plural category of the language (tCount picks it).
-  'count.requests.one': '{count} request',
-  'count.requests.other': '{count} requests',
   'count.errors.one': '{count} error',
   'count.errors.other': '{count} errors',
+  'count.requests.one': '{count} request',
+  'count.requests.other': '{count} requests',
   'count.minutes.one': '{count} minute',
   'count.minutes.other': '{count} minutes',
   'count.cores.one': '{count} core',
   'count.cores.other': '{count} cores',
   'count.shadowRuns.one': '{count} shadow run',
   'count.shadowRuns.other': '{count} shadow runs',
-  'count.images.one': '{count} image',
-  'count.images.other': '{count} images',
+  'count.files.one': '{count} file',
+  'count.files.other': '{count} files',
   'count.notices.one': '{count} notice',
   'count.notices.other': '{count} notices',
 } as const;
 
-export type MessageKey = keyof typeof en | keyof typeof enMetrics | keyof typeof enModels | keyof typeof enShadow;
+export type MessageKey = keyof typeof en | keyof typeof enCamera | keyof typeof enMetrics | keyof typeof enModels | keyof typeof enShadow;

@@ -4,77 +4,15 @@ import { formatPercent } from '../format.ts';
 
 /**
  * The runtime reports what happened as codes, kinds and parameters; this module words them in
- * the UI language. Records keyed by every code and kind make a missing sentence a type error,
- * and the catalog test renders each one in each language.
+ * the UI language. Each code or kind has its sentence under a key named after it ("error.QUOTA",
+ * "note.truncated"): the template literal types make one without a sentence a type error, and the
+ * catalog test renders each one in each language.
  */
-export const ERROR_TEXT: Record<ErrorCode, MessageKey> = {
-  INPUT: 'error.INPUT',
-  MODEL_LOAD: 'error.MODEL_LOAD',
-  RUNTIME_UNAVAILABLE: 'error.RUNTIME_UNAVAILABLE',
-  DEVICE_LOST: 'error.DEVICE_LOST',
-  INTEGRITY: 'error.INTEGRITY',
-  SIGNATURE: 'error.SIGNATURE',
-  DOWNGRADE: 'error.DOWNGRADE',
-  QUOTA: 'error.QUOTA',
-  STORAGE: 'error.STORAGE',
-  NETWORK: 'error.NETWORK',
-  BUSY: 'error.BUSY',
-  CANCELLED: 'error.CANCELLED',
-  TIMEOUT: 'error.TIMEOUT',
-  WORKER_CRASHED: 'error.WORKER_CRASHED',
-  VALIDATION: 'error.VALIDATION',
-  INTERNAL: 'error.INTERNAL',
-};
-
-export const INPUT_TEXT: Record<InputReason, MessageKey> = {
-  'empty-text': 'error.input.empty-text',
-  'not-text': 'error.input.not-text',
-  'wants-image': 'error.input.wants-image',
-  'wants-text': 'error.input.wants-text',
-  'empty-file': 'error.input.empty-file',
-  'file-too-large': 'error.input.file-too-large',
-  'not-an-image': 'error.input.not-an-image',
-  'unknown-format': 'error.input.unknown-format',
-  heic: 'error.input.heic',
-  undecodable: 'error.input.undecodable',
-  'too-many-pixels': 'error.input.too-many-pixels',
-  corrupt: 'error.input.corrupt',
-  'no-pixels': 'error.input.no-pixels',
-  'no-canvas': 'error.input.no-canvas',
-  unprepared: 'error.input.unprepared',
-  'wrong-size': 'error.input.wrong-size',
-  'bad-pixels': 'error.input.bad-pixels',
-  'unreadable-element': 'error.input.unreadable-element',
-  'unsupported-input': 'error.input.unsupported-input',
-  'bad-model-id': 'error.input.bad-model-id',
-  'bad-option': 'error.input.bad-option',
-};
-
-export const BACKEND_TEXT: Record<BackendReason['kind'], MessageKey> = {
-  'wasm-requested': 'backend.wasm-requested',
-  'no-adapter': 'backend.no-adapter',
-  'webgpu-unavailable': 'backend.webgpu-unavailable',
-  'webgpu-requested': 'backend.webgpu-requested',
-  'software-adapter': 'backend.software-adapter',
-  'hardware-adapter': 'backend.hardware-adapter',
-  'webgpu-load-failed': 'backend.webgpu-load-failed',
-  'webgpu-run-failed': 'backend.webgpu-run-failed',
-  'device-lost': 'backend.device-lost',
-};
-
-export const ADAPTER_TEXT: Record<AdapterProblem['kind'], MessageKey> = {
-  'no-webgpu': 'adapter.no-webgpu',
-  'null-adapter': 'adapter.null-adapter',
-  'request-failed': 'adapter.request-failed',
-};
-
-export const NOTE_TEXT: Record<Note['kind'], MessageKey> = {
-  downscaled: 'note.downscaled',
-  truncated: 'note.truncated',
-  'unknown-words': 'note.unknown-words',
-  'backend-fallback': 'note.backend-fallback',
-  'version-fallback': 'note.version-fallback',
-};
+const errorKey = (code: ErrorCode): MessageKey => `error.${code}`;
+const inputKey = (reason: InputReason): MessageKey => `error.input.${reason}`;
+const backendKey = (kind: BackendReason['kind']): MessageKey => `backend.${kind}`;
+const adapterKey = (kind: AdapterProblem['kind']): MessageKey => `adapter.${kind}`;
+const noteKey = (kind: Note['kind']): MessageKey => `note.${kind}`;
 
 const isOneOf = <T extends string>(list: readonly T[], value: unknown): value is T => list.includes(value as T);
 
@@ -95,8 +33,8 @@ export function errorText(error: Error): string {
   const details = detailsOf(error);
   const params: Record<string, string | number> = {};
   for (const [name, value] of Object.entries(details)) if (typeof value === 'string' || typeof value === 'number') params[name] = value;
-  if (code === 'INPUT' && isOneOf(INPUT_REASONS, details.reason)) return t(INPUT_TEXT[details.reason], params);
-  return t(ERROR_TEXT[isOneOf(ERROR_CODES, code) ? code : 'INTERNAL'], params);
+  if (code === 'INPUT' && isOneOf(INPUT_REASONS, details.reason)) return t(inputKey(details.reason), params);
+  return t(errorKey(isOneOf(ERROR_CODES, code) ? code : 'INTERNAL'), params);
 }
 
 /**
@@ -118,22 +56,22 @@ export function catalogErrorText(error: Error): string {
 }
 
 export function adapterProblemText(problem: AdapterProblem): string {
-  return t(ADAPTER_TEXT[problem.kind]);
+  return t(adapterKey(problem.kind));
 }
 
 /** Why a backend runs. The adapter is named as the browser names it (a product name). */
 export function backendReasonText(reason: BackendReason): string {
   const adapter = 'adapter' in reason ? reason.adapter || t('metrics.device.unknownAdapter') : '';
   const why = 'problem' in reason ? adapterProblemText(reason.problem) : '';
-  return t(BACKEND_TEXT[reason.kind], { adapter, why });
+  return t(backendKey(reason.kind), { adapter, why });
 }
 
 export function noteText(note: Note): string {
   switch (note.kind) {
-    case 'downscaled': return t(NOTE_TEXT.downscaled, { from: `${note.width}×${note.height}`, to: `${note.toWidth}×${note.toHeight}` });
-    case 'truncated': return t(NOTE_TEXT.truncated, { tokens: note.maxTokens });
-    case 'unknown-words': return t(NOTE_TEXT['unknown-words'], { percent: formatPercent(note.percent / 100, 0) });
-    case 'backend-fallback': return t(NOTE_TEXT['backend-fallback'], { reason: backendReasonText(note.reason) });
-    case 'version-fallback': return t(NOTE_TEXT['version-fallback'], { id: note.id, version: note.version, fallback: note.fallback });
+    case 'downscaled': return t(noteKey(note.kind), { from: `${note.width}×${note.height}`, to: `${note.toWidth}×${note.toHeight}` });
+    case 'truncated': return t(noteKey(note.kind), { tokens: note.maxTokens });
+    case 'unknown-words': return t(noteKey(note.kind), { percent: formatPercent(note.percent / 100, 0) });
+    case 'backend-fallback': return t(noteKey(note.kind), { reason: backendReasonText(note.reason) });
+    case 'version-fallback': return t(noteKey(note.kind), { id: note.id, version: note.version, fallback: note.fallback });
   }
 }

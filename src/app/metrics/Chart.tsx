@@ -62,14 +62,18 @@ function themedAxis(axis: uPlot.Axis): uPlot.Axis {
 }
 
 /** Bars over categories 0..n-1, labelled on the x axis. */
+/** Whole-number tick steps (1, 2, 5, 10, 20, …): a count axis never shows "1.5 requests". */
+const COUNT_STEPS = Array.from({ length: 21 }, (_, i) => [1, 2, 5][i % 3]! * 10 ** Math.floor(i / 3));
+
+/** Bars of counts (a histogram): the y axis starts at 0, so a bar of 1 is never drawn as empty. */
 export function barOptions(title: string, labels: string[], yLabel: string): ChartOptions {
   return {
     title,
     legend: { show: false },
-    scales: { x: { time: false, range: [-0.5, labels.length - 0.5] } },
+    scales: { x: { time: false, range: [-0.5, labels.length - 0.5] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
     axes: [
       themedAxis({ values: (_u, splits) => splits.map((i) => labels[i] ?? ''), splits: () => labels.map((_, i) => i) }),
-      themedAxis({ label: yLabel }),
+      themedAxis({ label: yLabel, incrs: COUNT_STEPS }),
     ],
     series: [{}, { label: yLabel, paths: uPlot.paths.bars!({ size: [0.8, 60] }), fill: () => `${seriesColour(0)}80`, stroke: () => seriesColour(0), points: { show: false } }],
   };

@@ -293,6 +293,35 @@ describe('deployment files (trust store, registry config)', () => {
 
   it('fail clearly on a first start without network', async () => {
     const offline: typeof fetch = async () => { throw new TypeError('Failed to fetch'); };
-    await expect(openRegistry(`${ORIGIN}/`, { fetch: offline, dbName: `bootstrap-${counter++}` })).rejects.toThrow(NetworkError);
+    await expect(openRegistry(`${ORIGIN}/`, { fetch: offline, dbName: `bootstrap-${counter++}`, firstStartRetriesMs: [1, 1] })).rejects.toThrow(NetworkError);
+    // A file the link never delivers is asked for three times in all, then the start fails.
+    const server = deployment();
+    let asked = 0;
+    server.misbehave = (path) => (path === 'trust-store.json' && ++asked ? 'drop' : undefined);
+    await expect(openRegistry(`${ORIGIN}/`, { fetch: server.fetch, dbName: `bootstrap-${counter++}`, firstStartRetriesMs: [1, 1] })).rejects.toThrow(NetworkError);
+    expect(asked).toBe(3);
+  });
+
+  it('on a first start, ask again for a file whose request the link dropped; a broken file is not asked again', async () => {
+    const server = deployment();
+    const asked = new Map<string, number>();
+    server.misbehave = (path) => {
+      asked.set(path, (asked.get(path) ?? 0) + 1);
+      return asked.get(path) === 1 ? 'drop' : undefined;
+    };
+    const opened = await openRegistry(`${ORIGIN}/`, { fetch: server.fetch, dbName: `bootstrap-${counter++}`, installBuiltins: false, firstStartRetriesMs: [1, 1] });
+    expect(opened.config.catalogUrl).toBe('models/catalog.json');
+    expect(asked.get('trust-store.json')).toBe(2);
+    opened.registry.store.close();
+
+    server.misbehave = undefined;
+    server.put('trust-store.json', json({ keys: 'none' }));
+    const fetched: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      fetched.push(String(input));
+      return server.fetch(input, init);
+    };
+    await expect(openRegistry(`${ORIGIN}/`, { fetch: counting, dbName: `bootstrap-${counter++}`, firstStartRetriesMs: [1, 1] })).rejects.toThrow(ValidationError);
+    expect(fetched.filter((url) => url.endsWith('/trust-store.json'))).toHaveLength(1);
   });
 });

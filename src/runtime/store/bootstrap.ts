@@ -49,6 +49,12 @@ export interface OpenedRegistry {
  */
 const NETWORK_WAIT_MS = 2000;
 
+/**
+ * A first start has nothing but the network to go on: a request the link dropped is asked again
+ * after each of these waits before the start fails (offline, it fails in ~3 s, and says so).
+ */
+const FIRST_START_RETRIES_MS: readonly number[] = [1000, 2000];
+
 const asLanternError = (error: unknown): LanternError => (error instanceof LanternError ? error : new LanternError(String(error)));
 
 type Outcome<T> = { value: T } | { error: unknown };
@@ -107,17 +113,26 @@ function parseSaved<T>(name: string, json: unknown, parse: (json: unknown) => T)
  * already yields the saved copy; and a deployer's broken file must not stop a device that has
  * models installed. Only a first start, with no saved copy, fails: it has nothing else to go on.
  */
-async function deploymentFile<T>(name: string, appBase: string, store: ModelStore, net: NetContext, parse: (json: unknown) => T, options: { waitMs?: number; accept?: (json: unknown, saved: unknown) => void } = {}): Promise<DeploymentFile<T>> {
+async function deploymentFile<T>(name: string, appBase: string, store: ModelStore, net: NetContext, parse: (json: unknown) => T, options: { waitMs?: number; retriesMs?: readonly number[]; accept?: (json: unknown, saved: unknown) => void } = {}): Promise<DeploymentFile<T>> {
   const { waitMs, accept } = options;
-  const fetched = outcomeOf((async () => {
+  const fetchFile = () => outcomeOf((async () => {
     const bytes = await fetchDocument(net, { url: new URL(name, appBase).href, what: name, cache: 'no-store', limit: DOCUMENT_LIMITS.configuration });
     const json = parseJsonDocument(bytes, name);
     const parsed = parse(json);
     await store.acceptDeploymentFile(name, json, (saved) => accept?.(json, saved));
     return parsed;
   })());
+  let fetched = fetchFile();
   const saved = parseSaved(name, await store.deploymentFile(name), parse);
-  // Without a saved copy (a first start) only the network can answer: it is waited for.
+  if (saved === undefined) {
+    // Without a saved copy (a first start) only the network can answer: it is waited for, and asked again.
+    for (const retryMs of options.retriesMs ?? FIRST_START_RETRIES_MS) {
+      const answer = await fetched;
+      if (!('error' in answer && answer.error instanceof NetworkError)) break;
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+      fetched = fetchFile();
+    }
+  }
   const outcome = saved !== undefined && waitMs !== undefined ? await within(fetched, waitMs) : await fetched;
   const none = Promise.resolve(undefined);
   if (outcome !== 'late' && 'value' in outcome) return { value: outcome.value, fetched: true, refused: [], late: none };
@@ -142,15 +157,16 @@ const TRUST_STORE = 'trust-store.json';
 /** The trust store's rollback rule, held against the copy saved on the device. */
 const acceptTrustStore = (json: unknown, saved: unknown): void => assertTrustStoreNewer(saved === undefined ? undefined : trustStoreStamp(saved), trustStoreStamp(json));
 
-export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; noticeStorage?: KeyValueStorage; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean; installBuiltins?: boolean; networkWaitMs?: number } = {}): Promise<OpenedRegistry> {
+export async function openRegistry(appBase: string, options: { fetch?: typeof fetch; storage?: StorageManagerLike; noticeStorage?: KeyValueStorage; dbName?: string; validate?: CandidateValidator; mayDownload?: () => boolean; installBuiltins?: boolean; networkWaitMs?: number; firstStartRetriesMs?: readonly number[] } = {}): Promise<OpenedRegistry> {
   const fetcher = options.fetch ?? fetch.bind(globalThis);
   const appOrigin = new URL(appBase).origin;
   const own: NetContext = { policy: new OriginPolicy(appOrigin), fetch: fetcher };
   const waitMs = options.networkWaitMs ?? NETWORK_WAIT_MS;
+  const retriesMs = options.firstStartRetriesMs;
   const store = await ModelStore.open(options.dbName);
   const [config, trust] = await Promise.all([
-    deploymentFile('registry-config.json', appBase, store, own, parseRegistryConfig, { waitMs }),
-    deploymentFile(TRUST_STORE, appBase, store, own, TrustStore.parse, { waitMs, accept: acceptTrustStore }),
+    deploymentFile('registry-config.json', appBase, store, own, parseRegistryConfig, { waitMs, retriesMs }),
+    deploymentFile(TRUST_STORE, appBase, store, own, TrustStore.parse, { waitMs, retriesMs, accept: acceptTrustStore }),
   ]);
   const configuration = config.value ?? FALLBACK_CONFIG;
   const registry = new ModelRegistry({
