@@ -264,7 +264,7 @@ test.describe('Hindi from the browser language', () => {
     await context.setOffline(true);
     await page.getByTestId('check-updates').click();
     const offline = page.getByTestId('catalog-error').getByTestId('error-text');
-    await expect(offline).toHaveText('अभी अपडेट नहीं जाँचे जा सकते: कैटलॉग तक नहीं पहुँचा जा सका: डिवाइस शायद ऑफ़लाइन है। इंस्टॉल मॉडल काम करते रहेंगे।');
+    await expect(offline).toHaveText('अभी अपडेट नहीं जाँचे जा सकते। कैटलॉग तक नहीं पहुँचा जा सका: डिवाइस शायद ऑफ़लाइन है। इंस्टॉल मॉडल काम करते रहेंगे।');
     await context.setOffline(false);
 
     // Typed without its scheme: refused by the form, not fetched from Lantern's own origin.

@@ -31,7 +31,8 @@ type BatchRow = { file: File } & ({ status: 'working' } | { status: 'done'; resu
 const FILES_IN_FLIGHT = 16;
 
 function BatchRowView({ row, index }: { row: BatchRow; index: number }) {
-  const thumbnail = useObjectUrl(row.file);
+  // A file that is not an image has no thumbnail (not a broken one).
+  const thumbnail = useObjectUrl(row.file.type.startsWith('image/') ? row.file : undefined);
   const top = row.status === 'done' ? row.result.predictions[0] : undefined;
   const status = row.status === 'working' ? t('classify.batch.working')
     : row.status === 'failed' ? errorText(row.error)

@@ -34,7 +34,7 @@ export const enModels = {
   'models.add.submit': 'Add catalog',
   'models.add.fullAddress': 'Write the full address, starting with https://',
   'models.add.hint': 'A publisher\'s catalog (npm run model:serve) on an origin this deployment allows; its models appear under Available models. Or use Load bundle file for a .lantern file.',
-  'models.catalogUnavailable': 'Updates cannot be checked right now: {reason}',
+  'models.catalogUnavailable': 'Updates cannot be checked right now. {reason}',
   'models.storage.models': 'Models on disk: {size}',
   'models.storage.quota': 'storage used {used} of {quota} ({percent})',
   'models.storage.kept': 'The browser keeps these models even when the device runs low on space.',
