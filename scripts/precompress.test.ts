@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { precompress } from './precompress.ts';
+import { precompress, servedSize } from './precompress.ts';
 
 let dist: string;
 const script = 'export const lantern = "on-device";\n'.repeat(500);
@@ -33,6 +33,21 @@ describe('precompress (build step)', () => {
     const js = written.find((w) => w.path === join('assets', 'index-abcdefgh.js'));
     expect(js!.br).toBeLessThan(js!.gz!);
     expect(js!.gz).toBeLessThan(script.length);
+  });
+
+  it('tells, before any copy is written, what a browser downloads for each file: its brotli copy, or the file itself', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'lantern-served-'));
+    try {
+      for (const name of ['index-abcdefgh.js', 'noise-abcdefgh.wasm', 'photo.png']) await writeFile(join(fresh, name), await readFile(join(dist, 'assets', name)));
+      await writeFile(join(fresh, 'index.html'), '<!doctype html>');
+      expect(await servedSize(join(fresh, 'index-abcdefgh.js'))).toBe((await readFile(join(dist, 'assets', 'index-abcdefgh.js.br'))).length);
+      expect(await servedSize(join(fresh, 'noise-abcdefgh.wasm'))).toBe(4096);
+      expect(await servedSize(join(fresh, 'photo.png'))).toBe(script.length);
+      expect(await servedSize(join(fresh, 'index.html'))).toBe('<!doctype html>'.length);
+      expect(await readdir(fresh)).toHaveLength(4);
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
   });
 
 });

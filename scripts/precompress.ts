@@ -56,6 +56,28 @@ async function encodeCached(bytes: Buffer, encoder: (typeof ENCODERS)[number]): 
   return encoded;
 }
 
+/** The compressed copies of a file precompress writes: each encoding's, when smaller than the file. */
+async function copiesOf(path: string, bytes: Buffer): Promise<{ encoder: (typeof ENCODERS)[number]; encoded: Buffer }[]> {
+  if (!COMPRESSIBLE.test(path) || bytes.length < MIN_BYTES) return [];
+  const copies = [];
+  for (const encoder of ENCODERS) {
+    const encoded = await encodeCached(bytes, encoder);
+    // Kept only when smaller: the server then never sends a larger "compressed" file.
+    if (encoded.length < bytes.length) copies.push({ encoder, encoded });
+  }
+  return copies;
+}
+
+/**
+ * The bytes a browser downloads for a built file from a host that serves these copies (brotli,
+ * which every browser Lantern runs in accepts), before precompress has written them: what the
+ * app tells a user a download will cost (scripts/offline-files.ts).
+ */
+export async function servedSize(path: string): Promise<number> {
+  const bytes = await readFile(path);
+  return (await copiesOf(path, bytes)).find((copy) => copy.encoder.name === 'br')?.encoded.length ?? bytes.length;
+}
+
 /** Compresses every eligible file under `dir`; returns what was written, for the build log. */
 export async function precompress(dir: string): Promise<{ path: string; bytes: number; br?: number; gz?: number }[]> {
   const jobs = [];
@@ -63,11 +85,7 @@ export async function precompress(dir: string): Promise<{ path: string; bytes: n
     jobs.push((async () => {
       const bytes = await readFile(path);
       const written: { path: string; bytes: number; br?: number; gz?: number } = { path: relative(dir, path), bytes: bytes.length };
-      if (bytes.length < MIN_BYTES) return written;
-      for (const encoder of ENCODERS) {
-        const encoded = await encodeCached(bytes, encoder);
-        // Kept only when smaller: the server then never sends a larger "compressed" file.
-        if (encoded.length >= bytes.length) continue;
+      for (const { encoder, encoded } of await copiesOf(path, bytes)) {
         await writeFile(path + encoder.suffix, encoded);
         written[encoder.name] = encoded.length;
       }

@@ -2,7 +2,8 @@ import { z } from 'zod/mini';
 import type { Backend } from '../runtime/index.ts';
 
 /**
- * The build's list of everything a device stores to work offline, with sizes. Written by
+ * The build's list of everything a device stores to work offline, with what each costs to
+ * download (bytes over the wire from a host that serves the build's brotli copies). Written by
  * scripts/offline-files.ts at build time (so no number here is maintained by hand), read by the
  * app; this module is that format, and nothing else, so the build can import it without the UI.
  */
@@ -14,7 +15,7 @@ const size = z.int().check(z.nonnegative());
 /** `url` is relative to the app's base URL, as the build wrote it. */
 const SizedFileSchema = z.object({ url: z.string(), size });
 const OfflineFilesSchema = z.object({
-  /** The app shell: the service worker's precache list, with workbox's own sizes. */
+  /** The app shell: the service worker's precache list. */
   precache: z.array(SizedFileSchema),
   /** ORT's glue and wasm per build; a device keeps only the build it uses (workers/ort-offline.ts). */
   ort: z.object({ wasm: z.array(SizedFileSchema), webgpu: z.array(SizedFileSchema) }) satisfies z.ZodMiniType<Record<Backend, unknown>>,
