@@ -33,7 +33,7 @@ export const enModels = {
   'models.add.catalogUrl': 'Catalog URL',
   'models.add.submit': 'Add catalog',
   'models.add.fullAddress': 'Write the full address, starting with https://',
-  'models.add.hint': 'A publisher\'s catalog (npm run model:serve) on an origin this deployment allows; its models appear under Available models. Or use Load bundle file for a .lantern file.',
+  'models.add.hint': 'The address of a model catalog your organisation publishes; its models appear under Available models. Or use Load bundle file for a .lantern file someone shared with you.',
   'models.catalogUnavailable': 'Updates cannot be checked right now. {reason}',
   'models.storage.models': 'Models on disk: {size}',
   'models.storage.quota': 'storage used {used} of {quota} ({percent})',

@@ -81,7 +81,7 @@ export const hi: Record<MessageKey, string> = {
   'models.add.catalogUrl': 'कैटलॉग URL',
   'models.add.submit': 'कैटलॉग जोड़ें',
   'models.add.fullAddress': 'पूरा पता लिखें, जो https:// से शुरू हो।',
-  'models.add.hint': 'किसी प्रकाशक का कैटलॉग (npm run model:serve), ऐसे origin पर जिसकी यह deployment अनुमति देता है; उसके मॉडल "उपलब्ध मॉडल" में दिखेंगे। या .lantern फ़ाइल के लिए "बंडल फ़ाइल लोड करें" चुनें।',
+  'models.add.hint': 'आपके संगठन द्वारा प्रकाशित मॉडल कैटलॉग का पता; उसके मॉडल "उपलब्ध मॉडल" में दिखेंगे। या किसी की साझा की गई .lantern फ़ाइल के लिए "बंडल फ़ाइल लोड करें" चुनें।',
   'models.catalogUnavailable': 'अभी अपडेट नहीं जाँचे जा सकते। {reason}',
   'models.storage.models': 'डिस्क पर मॉडल: {size}',
   'models.storage.quota': 'भंडारण {quota} में से {used} इस्तेमाल ({percent})',
