@@ -379,6 +379,9 @@ test('"Remove model" asks first and says what is lost; Cancel and Escape keep th
   await page.getByTestId('remove-spam-filter').click();
   await page.getByTestId('confirm-remove-yes').click();
   await expect(page.getByTestId('model-spam-filter')).toHaveCount(0);
+  // Its card, and the button that had focus, are gone: the screen says what happened, and focus goes there.
+  await expect(page.getByTestId('model-removed')).toHaveText(/^.+ was removed from this device\. While online, it can be installed again from Available models\.$/);
+  await expect(page.getByTestId('model-removed')).toBeFocused();
 });
 
 async function setHidden(page: Page, hidden: boolean) {

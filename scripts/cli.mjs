@@ -6,8 +6,8 @@ import pkg from '../package.json' with { type: 'json' };
 
 /**
  * What every Lantern command-line tool does the same way (the usual Unix conventions):
- * `--help`/`-h` prints usage on stdout and exits 0; `--version`/`-V` as the first argument prints
- * the version; a usage error (unknown flag, missing argument) prints the message and a hint on
+ * `--help`/`-h` prints usage on stdout and exits 0; `--version`/`-V` as the first argument (or
+ * alone after a command) prints the version; a usage error (unknown flag, missing argument) prints the message and a hint on
  * stderr and exits 2; any other failure prints its message, never a stack trace, and exits 1 (set
  * LANTERN_DEBUG=1 for the stack). Plain JS so that the production server (serve.mjs, run by plain
  * Node) follows them too.
@@ -72,6 +72,16 @@ export function isEntryPoint(moduleUrl) {
 }
 
 /**
+ * Makes relative paths on the command line resolve from where the user typed it: `npm run` starts
+ * a script in the package's folder, and npm says where it was run from in INIT_CWD. For the tools
+ * whose arguments are the user's own paths (not serve.mjs, whose default --dir is the build's).
+ */
+export function resolvePathsFromWhereTyped() {
+  const typedIn = process.env.INIT_CWD;
+  if (typedIn) process.chdir(typedIn);
+}
+
+/**
  * What to tell the user for the system errors their own paths and ports cause, as one sentence
  * naming the path (or port) and what to do; undefined for any other error.
  * @param {unknown} error
@@ -110,12 +120,15 @@ const processIo = {
 
 /** @param {readonly string[]} args */
 const wantsHelp = (args) => args.includes('--help') || args.includes('-h');
+/** @param {string | undefined} arg */
+const isVersionFlag = (arg) => arg === '--version' || arg === '-V';
 /**
- * Only as the first argument: after a command, `--version` is that command's own option
+ * As the first argument, or alone after a command (`npm run model:pack -- --version`, whose script
+ * names the command): anywhere else `--version` is that command's own option
  * (`lantern-model pack … --version 1.2.0` names the release being packed).
  * @param {readonly string[]} args
  */
-const wantsVersion = (args) => args[0] === '--version' || args[0] === '-V';
+const wantsVersion = (args) => isVersionFlag(args[0]) || (args.length === 2 && isVersionFlag(args[1]));
 
 /**
  * Runs `main(args)` under the conventions above. Resolves with the exit code (also set on the

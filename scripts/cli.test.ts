@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,12 @@ describe('lantern-model (model-cli.ts)', () => {
     expect(await call(PACK, modelCli, '--version')).toEqual({ code: 0, stdout: `lantern-model ${pkg.version}\n`, stderr: '' });
   });
 
+  it('alone after a command (how `npm run model:pack -- --version` calls it), --version prints the version', async () => {
+    for (const command of ['keygen', 'pack', 'catalog', 'sign', 'withdraw', 'verify']) {
+      expect(await call(PACK, modelCli, command, '--version'), command).toEqual({ code: 0, stdout: `lantern-model ${pkg.version}\n`, stderr: '' });
+    }
+  });
+
   it('after a command, --version is that command\'s option, not the tool\'s version', async () => {
     // pack's --version names the release: it must reach pack (here: which then wants a key).
     const result = await call(PACK, modelCli, 'pack', 'models/spam-filter', '--version', '9.9.9');
@@ -78,13 +84,17 @@ describe('lantern-model-serve (model-serve.ts)', () => {
     expect(bad.stderr + missing.stderr).not.toMatch(STACK);
   });
 
-  it('names a port in use and what to do, exit 1', async () => {
+  it('names a port in use and what to do, exit 1; and a folder that is not a releases folder', async () => {
+    const releases = await mkdtemp(join(tmpdir(), 'lantern-serve-'));
     const busy = createServer();
     const port = await listen(busy);
     try {
-      expect(await call(SERVE, serveCli, 'scripts', '--port', String(port))).toEqual({ code: 1, stdout: '', stderr: `lantern-model-serve: Port ${port} is already in use: pass --port with a free port.\n` });
+      expect(await call(SERVE, serveCli, releases, '--port', String(port))).toEqual({ code: 1, stdout: '', stderr: `lantern-model-serve: ${releases} has no catalog.json: serve the releases folder model:pack --out wrote.\n` });
+      await writeFile(join(releases, 'catalog.json'), '{}');
+      expect(await call(SERVE, serveCli, releases, '--port', String(port))).toEqual({ code: 1, stdout: '', stderr: `lantern-model-serve: Port ${port} is already in use: pass --port with a free port.\n` });
     } finally {
       await close(busy);
+      await rm(releases, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -68,9 +68,11 @@ describe('keygen', () => {
     expect([bad.code, bad.stderr]).toEqual([2, 'lantern-model: --scope entry "Acme Models/" is not a model id or a namespace ending in /.\nRun with --help for usage.\n']);
   });
 
-  it('names the path when the folder is missing or the file exists, never overwriting it', async () => {
-    const missing = join(work, 'no-such-folder', 'key.json');
-    expect(await lantern('keygen', '--out', missing)).toEqual({ code: 1, stdout: '', stderr: `lantern-model: ${missing} does not exist: check the path (files are written only into folders that exist).\n` });
+  it('creates a missing folder for the key (owner only), and names the path when the file exists, never overwriting it', async () => {
+    const folder = fresh('keys');
+    expect((await lantern('keygen', '--out', join(folder, 'key.json'), '--scope', 'acme/')).code).toBe(0);
+    expect((await stat(folder)).mode & 0o777).toBe(0o700);
+    expect((await readKey(join(folder, 'key.json'))).scope).toEqual(['acme/']);
     const existing = await keygen();
     const before = await readFile(existing, 'utf8');
     expect(await lantern('keygen', '--out', existing)).toEqual({ code: 1, stdout: '', stderr: `lantern-model: ${existing} already exists: choose another path, or move the file away (it is never overwritten).\n` });
@@ -89,13 +91,13 @@ describe('pack: the key', () => {
     expect((await lantern('pack', await hubFashion(), '--id', 'acme/fashion', '--version', '1.0.0', '--key', acme, '--out', out)).code).toBe(0);
   });
 
-  it('packs with a key that records no scope (made before keygen recorded it), with a one-line warning', async () => {
+  it('packs with a key that records no scope (made without keygen --scope), with a one-line warning', async () => {
     const key = fresh('old-key.json');
     const { scope: _, ...unscoped } = await readKey(await keygen('--scope', 'x'));
     await writeFile(key, JSON.stringify(unscoped), { mode: 0o600 });
     const result = await lantern('pack', FASHION, '--key', key, '--out', fresh('out'));
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe(`Warning: ${key} records no scope (it predates model:keygen --scope), so whether the app lets it sign fashion-mnist cannot be checked here.\n`);
+    expect(result.stderr).toBe(`Warning: ${key} records no scope (it was made without model:keygen --scope), so whether the app lets it sign fashion-mnist cannot be checked here.\n`);
   });
 
   it('refuses a key file whose private key is cut short or belongs to another key, naming the file', async () => {
@@ -242,6 +244,12 @@ describe('sign: a second key countersigns', () => {
     expect((await lantern('sign', out, '--key', second)).code).toBe(0);
     expect((await signatureFile(join(out, 'catalog.sig.json'))).signatures.map((s) => s.keyId)).toEqual([a, b]);
     expect(await readFile(manifestPath)).toEqual(manifest);
+    // Two keys in one run (one holder of two keys) sign in turn; a key that signed already adds nothing.
+    const third = await keygen('--scope', 'fashion-mnist');
+    expect((await lantern('sign', out, '--key', second, '--key', third)).code).toBe(0);
+    const c = (await readKey(third)).keyId;
+    expect((await signatureFile(join(out, 'catalog.sig.json'))).signatures.map((s) => s.keyId)).toEqual([a, b, c]);
+    expect((await signatureFile(join(out, 'fashion-mnist/1.0.0/manifest.sig.json'))).signatures.map((s) => s.keyId)).toEqual([a, b, c]);
   });
 
   it('countersigns a bundle in place, its chunks checked first', async () => {
@@ -376,7 +384,10 @@ describe('verify: what a device trusting a trust store would take', () => {
     await writeFile(broken, '{"keys": "none"}');
     const refused = await lantern('verify', out, '--trust', broken);
     expect([refused.code, refused.stdout]).toEqual([1, '']);
-    expect(refused.stderr).toMatch(new RegExp(`^lantern-model: ${broken}`));
+    // Says what a trust store looks like: a key's entry on its own is the common mistake.
+    expect(refused.stderr).toMatch(new RegExp(`^lantern-model: ${broken} is not valid at "keys": .+ \\(a trust store is \\{"version": N, "keys": \\[the entries model:keygen prints\\]\\}\\)\\.\n$`));
+    const absent = fresh('absent.json');
+    expect((await lantern('verify', out, '--trust', absent)).stderr).toBe(`lantern-model: ${absent} does not exist: check the path (files are written only into folders that exist).\n`);
   });
 });
 

@@ -21,7 +21,7 @@ import { readGoldenSet } from './model-pack/golden.ts';
 import { checkScope, readPublisherKey, writePublisherKey } from './model-pack/keys.ts';
 import { verifyBundle, verifyFolder } from './model-pack/verify.ts';
 import { bundleOf, countersignBundle, countersignFolder, packRelease, readPublishedCatalog, resignCatalog, withdrawRelease, writeRelease, type Countersigned } from './model-pack/release.ts';
-import { fractionOption, integerOption, isEntryPoint, parseCommandLine, runCli, UsageError } from './cli.mjs';
+import { fractionOption, integerOption, isEntryPoint, parseCommandLine, resolvePathsFromWhereTyped, runCli, UsageError } from './cli.mjs';
 
 export const USAGE = `Usage:
   lantern-model keygen --out key.json [--name "Publisher"] [--scope acme/,other-id]
@@ -36,7 +36,7 @@ export const USAGE = `Usage:
       [--resize stretch|shortest_edge:256] [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
   lantern-model catalog <dir> --key key.json [--expires ISO-DATE]   re-sign the catalog before it expires
       [--replace-signer]       hand the catalog's URL to another key (devices that follow the old one refuse it)
-  lantern-model sign <dir | file.lantern> --key key.json   countersign: add this key's signature to the
+  lantern-model sign <dir | file.lantern> --key key.json [--key …]   countersign: add these keys' signatures to the
       catalog and every release in the folder, or to the bundle (a trust store threshold asks for it)
   lantern-model withdraw <dir> --id ID --version X.Y.Z --reason "why" --key key.json [--expires ISO-DATE]
       take a release back: devices stop using it where another version can answer, and never install it again
@@ -122,22 +122,24 @@ const describeSigned = (r: Countersigned) => `${r.id} ${r.version} (sequence ${r
  * key alone ships a model there; the second holder runs this after reviewing the release.
  */
 async function sign(args: string[]): Promise<void> {
-  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { key: { type: 'string' } } });
+  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { key: { type: 'string', multiple: true } } });
   const [target] = positionals;
-  if (!target || !values.key) throw new UsageError('sign needs a releases folder or a .lantern bundle, and --key <key.json>.');
-  const publisher = await readPublisherKey(values.key);
-  if ((await stat(target)).isDirectory()) {
-    const existing = await readPublishedCatalog(target);
-    if (!existing) throw new ValidationError(`${target} has no catalog.json to sign: model:pack creates it with the first release.`);
-    checkScope([publisher], existing.catalog.releases.map((r) => r.id));
-    const releases = await countersignFolder(target, publisher.key);
-    console.log(`Signed ${target}/catalog.json and ${releases.length} release${releases.length === 1 ? '' : 's'} with ${publisher.key.keyId}:\n${releases.map((r) => `  ${describeSigned(r)}`).join('\n')}`);
-    return;
+  if (!target || !values.key?.length) throw new UsageError('sign needs a releases folder or a .lantern bundle, and --key <key.json>.');
+  // Each key given signs, in turn (a holder of two of a threshold's keys passes both).
+  for (const publisher of await readKeys(values.key)) {
+    if ((await stat(target)).isDirectory()) {
+      const existing = await readPublishedCatalog(target);
+      if (!existing) throw new ValidationError(`${target} has no catalog.json to sign: model:pack creates it with the first release.`);
+      checkScope([publisher], existing.catalog.releases.map((r) => r.id));
+      const releases = await countersignFolder(target, publisher.key);
+      console.log(`Signed ${target}/catalog.json and ${releases.length} release${releases.length === 1 ? '' : 's'} with ${publisher.key.keyId}:\n${releases.map((r) => `  ${describeSigned(r)}`).join('\n')}`);
+      continue;
+    }
+    const { bundle, release } = await countersignBundle(await readFile(target), publisher.key);
+    checkScope([publisher], [release.id]);
+    await writeFile(target, bundle);
+    console.log(`Signed ${target} with ${publisher.key.keyId}: ${describeSigned(release)}.`);
   }
-  const { bundle, release } = await countersignBundle(await readFile(target), publisher.key);
-  checkScope([publisher], [release.id]);
-  await writeFile(target, bundle);
-  console.log(`Signed ${target} with ${publisher.key.keyId}: ${describeSigned(release)}.`);
 }
 
 /**
@@ -161,13 +163,21 @@ async function verify(args: string[]): Promise<void> {
 
 /** A deployment's trust store file, or a sentence naming it; a threshold its keys cannot reach is said too (devices install nothing there). */
 async function readTrustStore(path: string): Promise<TrustStore> {
+  // A file that cannot be read reaches the CLI as it is: it names the path and what to do.
+  const text = await readFile(path, 'utf8');
+  const shape = 'a trust store is {"version": N, "keys": [the entries model:keygen prints]}';
   let json: unknown;
   try {
-    json = JSON.parse(await readFile(path, 'utf8'));
+    json = JSON.parse(text);
   } catch (error) {
     throw new ValidationError(`${path} is not a trust store: ${(error as Error).message}`);
   }
-  const file = parseSchema(TrustStoreSchema, json, path);
+  let file;
+  try {
+    file = parseSchema(TrustStoreSchema, json, path);
+  } catch (error) {
+    throw new ValidationError(`${(error as Error).message.replace(/\.$/, '')} (${shape}).`);
+  }
   for (const problem of unreachableThresholds(file)) console.warn(`Warning: ${problem}, so devices install nothing there.`);
   return new TrustStore(file);
 }
@@ -248,5 +258,6 @@ export async function modelCli(args: string[]): Promise<void> {
 }
 
 if (isEntryPoint(import.meta.url)) {
+  resolvePathsFromWhereTyped();
   void runCli({ name: 'lantern-model', usage: USAGE }, process.argv.slice(2), modelCli);
 }

@@ -10,9 +10,9 @@
  */
 import { createServer } from 'node:http';
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { contentType, realRoot, resolveInside, sendBody } from './static-http.mjs';
-import { integerOption, isEntryPoint, parseCommandLine, runCli, UsageError } from './cli.mjs';
+import { integerOption, isEntryPoint, parseCommandLine, resolvePathsFromWhereTyped, runCli, UsageError } from './cli.mjs';
 
 export const RELEASE_HEADERS = {
   'Access-Control-Allow-Origin': '*',
@@ -65,6 +65,7 @@ export async function serveCli(args: string[]): Promise<void> {
   const port = integerOption('port', values.port, { max: 65535 });
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) throw new Error(`${dir} is not a folder.`);
+  if (!(await stat(join(dir, 'catalog.json')).catch(() => undefined))?.isFile()) throw new Error(`${dir} has no catalog.json: serve the releases folder model:pack --out wrote.`);
   const server = releaseServer(dir);
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
@@ -75,5 +76,6 @@ export async function serveCli(args: string[]): Promise<void> {
 }
 
 if (isEntryPoint(import.meta.url)) {
+  resolvePathsFromWhereTyped();
   void runCli({ name: 'lantern-model-serve', usage: USAGE }, process.argv.slice(2), serveCli);
 }

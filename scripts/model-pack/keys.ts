@@ -1,4 +1,5 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { z } from 'zod/mini';
 import { ValidationError } from '../../src/runtime/errors.ts';
 import { generateKey, KeyFileSchema, ScopeEntry, sign, TrustStore, trustEntryFor, type KeyFile } from '../../src/runtime/store/trust.ts';
@@ -22,6 +23,8 @@ const KeyFileWithScope = z.extend(KeyFileSchema, { scope: z.optional(z.array(Sco
 export async function writePublisherKey(path: string, name: string, scope: readonly string[]): Promise<KeyFile> {
   const key = await generateKey(name);
   const file = scope.length ? { ...key, scope } : key;
+  // Its folder too (~/keys on a fresh machine), readable by its owner only, like the file.
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await writeFile(path, `${JSON.stringify(file, null, 1)}\n`, { mode: 0o600, flag: 'wx' });
   return key;
 }
@@ -64,7 +67,7 @@ export async function readPublisherKey(path: string): Promise<PublisherKey> {
 export function checkScope(keys: readonly PublisherKey[], ids: readonly string[]): void {
   for (const { path, key, scope } of keys) {
     if (!scope) {
-      console.warn(`Warning: ${path} records no scope (it predates model:keygen --scope), so whether the app lets it sign ${ids.join(', ')} cannot be checked here.`);
+      console.warn(`Warning: ${path} records no scope (it was made without model:keygen --scope), so whether the app lets it sign ${[...new Set(ids)].join(', ')} cannot be checked here.`);
       continue;
     }
     const store = new TrustStore({ keys: [trustEntryFor(key, scope)] });

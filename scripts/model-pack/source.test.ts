@@ -220,6 +220,21 @@ describe('Hugging Face / Lantern folders', () => {
     expect(await refusal(readModelSource(folder, {}), UsageError)).toBe('Missing --version: version (semver, e.g. 1.0.0).');
   });
 
+  it('a folder that has its block (the repo\'s own models) is packed under the --id, --version and --title given, the rest of its block kept', async () => {
+    const folder = join(dir, `${n++}`, 'spam-filter');
+    await cp(join(ROOT, 'models/spam-filter'), folder, { recursive: true, filter: (p) => !/\/(recipe|eval|samples)(\/|$)|model\.onnx$|\.test\.ts$/.test(p) });
+    const shipped = JSON.parse(await readFile(join(folder, 'config.json'), 'utf8')) as { lantern: Record<string, unknown> };
+    const configOf = async (options: Parameters<typeof readModelSource>[1]) => {
+      const { model } = await readModelSource(folder, options);
+      return ModelConfigSchema.parse(JSON.parse(new TextDecoder().decode(model.files.find((f) => f.role === 'config')!.bytes)));
+    };
+    const kept = (await configOf({})).lantern;
+    expect(kept).toMatchObject({ id: shipped.lantern.id, version: shipped.lantern.version, title: shipped.lantern.title });
+    const renamed = await configOf({ id: 'acme/spam', version: '2.0.0', title: 'Acme spam filter' });
+    expect(renamed.lantern).toEqual({ ...kept, id: 'acme/spam', version: '2.0.0', title: 'Acme spam filter' });
+    expect(await refusal(readModelSource(folder, { id: 'Acme Spam' }))).toMatch(/^--id must be/);
+  });
+
   it('derives an image model\'s block and checks its preprocessor against the graph', async () => {
     const folder = join(dir, `${n++}`, 'fashion');
     await cp(join(ROOT, 'models/fashion-mnist'), folder, { recursive: true, filter: (p) => !/\/(recipe|eval|samples)(\/|$)|model\.onnx$/.test(p) });

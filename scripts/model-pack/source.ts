@@ -139,7 +139,18 @@ async function readFolder(folder: string, options: SourceOptions, ask?: Ask): Pr
       const pre = await readJson(`${folder}/preprocessor_config.json`, 'preprocessor_config.json');
       checkImagePlan(parseSchema(PreprocessorConfigSchema, pre, 'preprocessor_config.json'), plan, onnx.path);
     }
-    if (section) return config;
+    // A folder packed before (the repo's own models) keeps its block; the flags given still win,
+    // so the same folder can be published under another id or version without editing it.
+    if (section) {
+      const given = {
+        ...(options.id !== undefined ? { id: checked(options.id, MODEL_ID, 'id', MODEL_ID_RULE) } : {}),
+        ...(options.version !== undefined ? { version: checked(options.version, SEMVER, 'version', 'semver, e.g. 1.0.0') } : {}),
+        ...(options.title !== undefined ? { title: options.title } : {}),
+        ...(options.output !== undefined ? { output: output(options) } : {}),
+      };
+      // Without flags the folder's own config.json is published byte for byte.
+      return Object.keys(given).length === 0 ? config : { ...config, lantern: { ...section, ...given } };
+    }
     const id = options.id ? checked(options.id, MODEL_ID, 'id', MODEL_ID_RULE) : idFromName(basename(folder)) ?? await need(options, 'id', `Model id (${MODEL_ID_RULE})`, ask);
     const version = checked(await need(options, 'version', 'Version (semver, e.g. 1.0.0)', ask), SEMVER, 'version', 'semver, e.g. 1.0.0');
     return { ...config, lantern: lanternBlock(plan, checked(id, MODEL_ID, 'id', MODEL_ID_RULE), version, options.title ?? id, output(options)) };

@@ -79,6 +79,10 @@ export function ModelsView({ services }: { services: Services }) {
   const [confirm, setConfirm] = useState<DownloadRequest | null>(null);
   /** A sideloaded bundle held a version already on this device: the screen would not change, so it says so. */
   const [alreadyInstalled, setAlreadyInstalled] = useState<VersionRecord | null>(null);
+  /** The title of the model just removed: said, and focused, since its card (and the focused button) is gone. */
+  const [removed, setRemoved] = useState<string | null>(null);
+  const removedNote = useRef<HTMLParagraphElement>(null);
+  useEffect(() => removedNote.current?.focus(), [removed]);
   const [autoSkipped, setAutoSkipped] = useState(false);
   /** A catalog check is under way: on a slow link it takes seconds, and the button says so. */
   const [checking, setChecking] = useState(false);
@@ -138,6 +142,7 @@ export function ModelsView({ services }: { services: Services }) {
     // Each action's outcome replaces the previous one's.
     setError(null);
     setAlreadyInstalled(null);
+    setRemoved(null);
     setBusy(true);
     try {
       await action();
@@ -170,7 +175,10 @@ export function ModelsView({ services }: { services: Services }) {
     resume: (key) => download(key, versionSize(key), () => void withSignal(key.split('@')[0]!, (signal) => registry.resume(key, signal))),
     rollback: (id, key) => void run(() => registry.rollback(id, key)),
     removeVersion: (key) => void run(() => registry.removeVersion(key)),
-    removeModel: (id) => void run(() => registry.removeModel(id)),
+    removeModel: (id) => void run(async () => {
+      await registry.removeModel(id);
+      setRemoved(state.models.find((m) => m.id === id)?.title ?? id);
+    }),
     cancel: (id) => controllers.current.get(id)?.abort(),
     share: (key) => void run(async () => {
       const { name, blob } = await registry.exportBundle(key);
@@ -236,6 +244,7 @@ export function ModelsView({ services }: { services: Services }) {
           {t('models.bundle.alreadyInstalled', { title: state.models.find((m) => m.id === alreadyInstalled.id)?.title ?? alreadyInstalled.id, version: alreadyInstalled.version })}
         </p>
       )}
+      {removed && <p class="card notice" role="status" tabIndex={-1} ref={removedNote} data-testid="model-removed">{t('models.removed', { title: removed })}</p>}
       {autoSkipped && <p class="hint" data-testid="auto-check-skipped">{t('settings.autoSkipped')}</p>}
       {catalogError && (
         <div class="muted" data-testid="catalog-error" data-code={errorCode(catalogError)}>

@@ -28,6 +28,7 @@ export const enModels = {
   'models.checkUpdates': 'Check for updates',
   'models.checking': 'Checking for updates…',
   'models.loadBundle': 'Load bundle file',
+  'models.removed': '{title} was removed from this device. While online, it can be installed again from Available models.',
   'models.bundle.alreadyInstalled': '{title} {version} from this bundle file is already installed on this device.',
   'models.add.title': 'Add a model',
   'models.add.catalogUrl': 'Catalog URL',

@@ -76,6 +76,7 @@ export const hi: Record<MessageKey, string> = {
   'models.checkUpdates': 'अपडेट जाँचें',
   'models.checking': 'अपडेट जाँचे जा रहे हैं…',
   'models.loadBundle': 'बंडल फ़ाइल लोड करें',
+  'models.removed': '{title} इस डिवाइस से हटा दिया गया। ऑनलाइन होने पर इसे "उपलब्ध मॉडल" से फिर से इंस्टॉल किया जा सकता है।',
   'models.bundle.alreadyInstalled': 'इस बंडल फ़ाइल का {title} {version} इस डिवाइस पर पहले से इंस्टॉल है।',
   'models.add.title': 'मॉडल जोड़ें',
   'models.add.catalogUrl': 'कैटलॉग URL',
