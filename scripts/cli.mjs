@@ -29,8 +29,35 @@ export function parseCommandLine(config) {
   try {
     return parseArgs(config);
   } catch (error) {
-    throw new UsageError(/** @type {Error} */ (error).message);
+    const { code, message } = /** @type {NodeJS.ErrnoException} */ (error);
+    const unknown = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-{1,2}[^']*)'/.exec(message)?.[1] : undefined;
+    if (unknown === undefined) throw new UsageError(message);
+    // Node's own text goes on about positional arguments; a typo wants the flag it was meant to be.
+    const meant = closestOption(unknown.replace(/^-+/, ''), Object.keys(config.options ?? {}));
+    throw new UsageError(`unknown option ${unknown}${meant ? `: did you mean --${meant}?` : '.'}`);
   }
+}
+
+/**
+ * The option a mistyped name most likely meant: at most two letters added, dropped or changed.
+ * @param {string} typed
+ * @param {readonly string[]} options
+ * @returns {string | undefined}
+ */
+function closestOption(typed, options) {
+  /** Levenshtein distance, one row at a time. @param {string} a @param {string} b */
+  const distance = (a, b) => {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      /** @type {number[]} */
+      const next = [i];
+      for (let j = 1; j <= b.length; j++) next[j] = Math.min((row[j] ?? 0) + 1, (next[j - 1] ?? 0) + 1, (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row = next;
+    }
+    return row[b.length] ?? Infinity;
+  };
+  const ranked = options.map((option) => ({ option, d: distance(typed, option) })).filter(({ d }) => d <= 2).sort((x, y) => x.d - y.d);
+  return ranked[0]?.option;
 }
 
 /**

@@ -71,8 +71,10 @@ export async function serveCli(args: string[]): Promise<void> {
     server.once('error', reject);
     server.listen(port, values.host, resolveListen);
   });
-  console.log(`Serving ${resolve(dir)}; signed catalog at http://${values.host}:${port}/catalog.json`);
-  console.log('Allow this origin in the app: LANTERN_ALLOWED_ORIGINS at build time (or registry-config.json allowedOrigins) and the CSP connect-src (serve.mjs --connect-src).');
+  // 0.0.0.0 or :: is every address of this machine, not an origin a device can be told to allow.
+  const everyAddress = values.host === '0.0.0.0' || values.host === '::';
+  console.log(`Serving ${resolve(dir)}; signed catalog at http://${everyAddress ? 'localhost' : values.host}:${port}/catalog.json${everyAddress ? ' (and at this machine\'s other addresses)' : ''}`);
+  console.log(`Allow this origin in the app: LANTERN_ALLOWED_ORIGINS at build time (or registry-config.json allowedOrigins) and the CSP connect-src (serve.mjs --connect-src).${everyAddress ? ' Devices other than this one need it over https (behind a TLS proxy): the app accepts plain http from localhost only.' : ''}`);
 }
 
 if (isEntryPoint(import.meta.url)) {

@@ -128,7 +128,7 @@ describe('node scripts/serve.mjs: the CLI conventions', () => {
     expect([help.code, help.stderr]).toEqual([0, '']);
     expect(help.stdout).toMatch(/^Usage:\n {2}node scripts\/serve\.mjs \[--dir dist\]/);
     expect(unbuilt).toEqual({ code: 1, stdout: '', stderr: `serve.mjs: ${missing} holds no built app: run npm run build first (or pass --dir).\n` });
-    expect(unknown).toEqual({ code: 2, stdout: '', stderr: "serve.mjs: Unknown option '--bogus'\nRun with --help for usage.\n" });
+    expect(unknown).toEqual({ code: 2, stdout: '', stderr: 'serve.mjs: unknown option --bogus.\nRun with --help for usage.\n' });
     expect(insecure).toEqual({ code: 2, stdout: '', stderr: 'serve.mjs: --connect-src http://models.example.org is not an acceptable model origin: use https (plain http only for localhost).\nRun with --help for usage.\n' });
   }, 60_000);
 });
