@@ -36,7 +36,7 @@ export type CompleteConfig = (config: Record<string, unknown>, onnx: { path: str
 
 export async function readModelFolder(folder: string, complete?: CompleteConfig): Promise<ModelFolder> {
   const configPath = join(folder, 'config.json');
-  if (!(await exists(configPath))) throw new ValidationError('The model folder has no config.json.');
+  if (!(await exists(configPath))) throw new ValidationError(`The model folder ${folder} has no config.json (a transformers.js model folder, or give a .onnx file).`);
   let configBytes: Uint8Array = await readFile(configPath);
   let json: unknown;
   try {

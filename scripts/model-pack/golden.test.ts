@@ -46,7 +46,7 @@ describe('model:pack --golden: items the model can answer', () => {
   });
 
   it('refuses an expected label the model does not have, naming the item', async () => {
-    expect(await refusal([{ image: 'img/a.png', label: '0' }, { image: 'img/a.png', label: 'cat' }])).toBe('Golden item 2 expects the label "cat", which is not one of the model\'s labels (config.json id2label).');
+    expect(await refusal([{ image: 'img/a.png', label: '0' }, { image: 'img/a.png', label: 'cat' }])).toBe('Golden item 2 expects the label "cat", which is not one of the model\'s labels (config.json id2label): "0", "1".');
     const text = await golden([{ text: 'win a cruise', label: 'spam' }], { task: 'text-classification', labels: ['ham', 'spam'] });
     expect(text.validation.items).toEqual([{ input: { kind: 'text', text: 'win a cruise' }, label: 'spam' }]);
   });

@@ -37,7 +37,7 @@ function checkItem(index: number, item: { label: string } & ({ text: string } | 
   if (kind !== model.task) {
     throw new ValidationError(`Golden item ${index + 1} is ${kind === 'text-classification' ? 'a text' : 'an image'} item, but the model classifies ${model.task === 'text-classification' ? 'text' : 'images'}.`);
   }
-  if (!model.labels.includes(item.label)) throw new ValidationError(`Golden item ${index + 1} expects the label "${item.label}", which is not one of the model's labels (config.json id2label).`);
+  if (!model.labels.includes(item.label)) throw new ValidationError(`Golden item ${index + 1} expects the label "${item.label}", which is not one of the model's labels (config.json id2label): ${model.labels.slice(0, 10).map((l) => `"${l}"`).join(', ')}${model.labels.length > 10 ? `, … (${model.labels.length} in all)` : ''}.`);
 }
 
 export async function readGoldenSet(file: string, model: GoldenModel): Promise<GoldenSet> {
@@ -45,9 +45,9 @@ export async function readGoldenSet(file: string, model: GoldenModel): Promise<G
   try {
     json = JSON.parse(await readFile(file, 'utf8'));
   } catch {
-    throw new ValidationError('The golden set file is missing or not valid JSON.');
+    throw new ValidationError(`The golden set file ${file} is missing or not valid JSON.`);
   }
-  const golden = parseSchema(GoldenFileSchema, json, 'The golden set file');
+  const golden = parseSchema(GoldenFileSchema, json, `The golden set file ${file}`);
   const folder = await realpath(dirname(resolve(file)));
   const files = new Map<string, { source: string; bytes: Uint8Array }>();
   const items = [];

@@ -140,8 +140,9 @@ describe('bare .onnx + flags', () => {
       [{ output: 'softmax' }, '--output must be "logits" or "probabilities".'],
       [{ size: '4x5', crop: 'big' }, '--crop must be a size like 224 or 224x192.'],
     ];
+    // A flag's value that breaks its rule is a usage error (exit 2), as an unknown flag is.
     for (const [flags, message] of cases) {
-      expect(await refusal(readModelSource(onnx, { ...IMAGE_FLAGS, labels, size: '4x5', ...flags }))).toBe(message);
+      expect(await refusal(readModelSource(onnx, { ...IMAGE_FLAGS, labels, size: '4x5', ...flags }), UsageError)).toBe(message);
     }
     // A {"0": label} map with a gap would shift every label after it onto another output.
     const gap = await file('gap.json', JSON.stringify({ 0: 'a', 1: 'b', 3: 'd' }));
@@ -232,7 +233,7 @@ describe('Hugging Face / Lantern folders', () => {
     expect(kept).toMatchObject({ id: shipped.lantern.id, version: shipped.lantern.version, title: shipped.lantern.title });
     const renamed = await configOf({ id: 'acme/spam', version: '2.0.0', title: 'Acme spam filter' });
     expect(renamed.lantern).toEqual({ ...kept, id: 'acme/spam', version: '2.0.0', title: 'Acme spam filter' });
-    expect(await refusal(readModelSource(folder, { id: 'Acme Spam' }))).toMatch(/^--id must be/);
+    expect(await refusal(readModelSource(folder, { id: 'Acme Spam' }), UsageError)).toMatch(/^--id must be/);
   });
 
   it('derives an image model\'s block and checks its preprocessor against the graph', async () => {
@@ -287,7 +288,6 @@ describe('Hugging Face / Lantern folders', () => {
 
   it('refuses malformed folders with a sentence naming the file', async () => {
     const cases: [Promise<string>, string][] = [
-      [hubFolder('a', undefined, ['config.json']), 'The model folder has no config.json.'],
       [hubFolder('b', undefined, ['onnx/model_quantized.onnx']), 'The model folder has no onnx/model_quantized.onnx or onnx/model.onnx.'],
       [hubFolder('c', (c) => delete c.id2label), 'config.json has no id2label with at least two labels: Lantern needs a classifier.'],
       [hubFolder('d', (c) => (c.id2label = { 0: 'a', 1: 'b', 2: 'c' })), 'onnx/model_quantized.onnx outputs 2 scores per input but there are 3 labels.'],
@@ -299,6 +299,8 @@ describe('Hugging Face / Lantern folders', () => {
       [hubFolder('i', undefined, ['tokenizer.json', 'tokenizer_config.json']).then(async (f) => (await writeFile(join(f, 'preprocessor_config.json'), '{"size": 28}'), f)), 'onnx/model_quantized.onnx is a text model but the folder\'s files describe an image model.'],
     ];
     for (const [folder, message] of cases) expect(await refusal(readModelSource(await folder, { version: '1.0.0' }))).toBe(message);
+    const noConfig = await hubFolder('a', undefined, ['config.json']);
+    expect(await refusal(readModelSource(noConfig, { version: '1.0.0' }))).toBe(`The model folder ${noConfig} has no config.json (a transformers.js model folder, or give a .onnx file).`);
     const broken = await hubFolder('h');
     await writeFile(join(broken, 'config.json'), '{ not json');
     expect(await refusal(readModelSource(broken, { version: '1.0.0' }))).toBe('config.json is not valid JSON.');

@@ -51,13 +51,13 @@ async function need(options: SourceOptions, key: keyof SourceOptions, question: 
 }
 
 function checked(value: string, pattern: RegExp, flag: string, rule: string): string {
-  if (!pattern.test(value)) throw new ValidationError(`--${flag} must be ${rule}.`);
+  if (!pattern.test(value)) throw new UsageError(`--${flag} must be ${rule}.`);
   return value;
 }
 
 function output(options: SourceOptions): 'logits' | 'probabilities' {
   const value = options.output ?? 'logits';
-  if (value !== 'logits' && value !== 'probabilities') throw new ValidationError('--output must be "logits" or "probabilities".');
+  if (value !== 'logits' && value !== 'probabilities') throw new UsageError('--output must be "logits" or "probabilities".');
   return value;
 }
 
@@ -69,14 +69,14 @@ function idFromName(name: string): string | undefined {
 /** Parses `224` or `224x192` (height x width). */
 function dims(value: string, flag: string): { height: number; width: number } {
   const m = /^(\d+)(?:x(\d+))?$/.exec(value);
-  if (!m || Number(m[1]) < 1 || (m[2] !== undefined && Number(m[2]) < 1)) throw new ValidationError(`--${flag} must be a size like 224 or 224x192.`);
+  if (!m || Number(m[1]) < 1 || (m[2] !== undefined && Number(m[2]) < 1)) throw new UsageError(`--${flag} must be a size like 224 or 224x192.`);
   return { height: Number(m[1]), width: Number(m[2] ?? m[1]) };
 }
 
 function numbers(value: string, flag: string, channels: number): number[] {
   const list = value.split(',').map((s) => Number(s.trim()));
   if (list.some((n) => !Number.isFinite(n)) || (list.length !== 1 && list.length !== channels)) {
-    throw new ValidationError(`--${flag} must be ${channels === 1 ? 'one number' : 'one or three comma-separated numbers'}.`);
+    throw new UsageError(`--${flag} must be ${channels === 1 ? 'one number' : 'one or three comma-separated numbers'}.`);
   }
   // One value per channel, as transformers.js requires of a list (it refuses [0.5] for RGB).
   return list.length === channels ? list : new Array<number>(channels).fill(list[0]!);
@@ -190,10 +190,10 @@ async function readBareOnnx(path: string, options: SourceOptions, ask?: Ask): Pr
   const graphSize = image.height && image.width ? `${image.height}x${image.width}` : undefined;
   const resize = options.resize ?? 'stretch';
   const shortest = /^shortest_edge:(\d+)$/.exec(resize);
-  if (resize !== 'stretch' && !shortest) throw new ValidationError('--resize must be "stretch" or "shortest_edge:N".');
+  if (resize !== 'stretch' && !shortest) throw new UsageError('--resize must be "stretch" or "shortest_edge:N".');
   const mean = numbers(await need(options, 'mean', 'Normalisation mean per channel (e.g. 0.485,0.456,0.406)', ask), 'mean', image.channels);
   const std = numbers(await need(options, 'std', 'Normalisation std per channel (e.g. 0.229,0.224,0.225)', ask), 'std', image.channels);
-  if (std.some((s) => s <= 0)) throw new ValidationError('--std values must be positive.');
+  if (std.some((s) => s <= 0)) throw new UsageError('--std values must be positive.');
   const preprocessor = {
     do_resize: true,
     size: shortest ? { shortest_edge: Number(shortest[1]) } : dims(options.size ?? graphSize ?? await need(options, 'size', 'Model input size (e.g. 224)', ask), 'size'),
