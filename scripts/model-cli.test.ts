@@ -415,6 +415,10 @@ describe('withdraw: a publisher takes a release back', () => {
     const verified = await lantern('verify', out, '--trust', trust);
     expect(verified.code).toBe(0);
     expect(verified.stdout).toContain('  accepted  fashion-mnist 1.0.0 (withdrawn: "calls every shoe a sandal"): signed by');
+    // Run again, it says the release was withdrawn already and what that changes.
+    const again = await lantern('withdraw', out, '--id', 'fashion-mnist', '--version', '1.0.0', '--reason', 'mislabels sandals', '--key', key);
+    expect(again.stdout).toBe(`fashion-mnist 1.0.0 was withdrawn already ("calls every shoe a sandal"): ${out}/catalog.json now gives the reason "mislabels sandals". Devices that applied the withdrawal keep the reason they were given.\n`);
+    expect((await catalogOf(out)).releases[0]?.withdrawn).toBe('mislabels sandals');
   });
 
   it('refuses a release the catalog does not list, naming what it lists, and a missing or overlong reason; the catalog is unchanged', async () => {

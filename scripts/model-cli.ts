@@ -110,7 +110,13 @@ async function withdraw(args: string[]): Promise<void> {
   if (!existing) throw new ValidationError(`${dir} has no catalog.json: model:pack creates it with the first release.`);
   const keys = await readKeys(values.key);
   checkScope(keys, existing.catalog.releases.map((r) => r.id));
+  const before = existing.catalog.releases.find((e) => e.id === values.id && e.version === values.version)?.withdrawn;
   await withdrawRelease(dir, existing, { id: values.id, version: values.version, reason }, { keys: keys.map((k) => k.key), ...(expiresAt ? { expiresAt } : {}) });
+  // Withdrawn already: only the reason changes, and only for devices that have not applied it yet.
+  if (before !== undefined) {
+    console.log(`${values.id} ${values.version} was withdrawn already ("${before}"): ${dir}/catalog.json now gives the reason "${reason}". Devices that applied the withdrawal keep the reason they were given.`);
+    return;
+  }
   console.log(`Withdrew ${values.id} ${values.version} in ${dir}/catalog.json. Devices that fetch it stop using it where another version can answer, and never install it again; publish a newer release to replace it. Where the trust store asks several keys to sign, countersign the catalog (model:sign).`);
 }
 
