@@ -40,6 +40,8 @@ export function parseCommandLine(config) {
 
 /**
  * The option a mistyped name most likely meant: at most two letters added, dropped or changed.
+ * Written here rather than taken from a package: the production server (serve.mjs) imports this
+ * module, and a dozen lines are not worth a runtime dependency.
  * @param {string} typed
  * @param {readonly string[]} options
  * @returns {string | undefined}

@@ -88,6 +88,11 @@ describe('pack: the key', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(`lantern-model: ${acme} may sign only acme/, so the app would refuse fashion-mnist: give the model an id in that scope (--id), or, if the deployment trusts this key for fashion-mnist, add it to "scope" in ${acme}.\n`);
     expect(existsSync(out)).toBe(false);
+    // --id overrides a folder's own block (FASHION has one): an id outside the scope is refused all the same.
+    const renamed = await lantern('pack', FASHION, '--id', 'other/fashion', '--key', acme, '--out', out);
+    expect([renamed.code, renamed.stderr]).toEqual([1, expect.stringMatching(new RegExp(`^lantern-model: ${acme} may sign only acme/, so the app would refuse other/fashion`))]);
+    expect(existsSync(out)).toBe(false);
+    expect((await lantern('pack', FASHION, '--id', 'acme/fashion', '--key', acme, '--out', fresh('out'))).code).toBe(0);
     expect((await lantern('pack', await hubFashion(), '--id', 'acme/fashion', '--version', '1.0.0', '--key', acme, '--out', out)).code).toBe(0);
   });
 
@@ -272,6 +277,10 @@ describe('sign: a second key countersigns', () => {
     const outside = await lantern('sign', out, '--key', outsider);
     expect(outside.code).toBe(1);
     expect(outside.stderr).toMatch(new RegExp(`^lantern-model: ${outsider} may sign only acme/, so the app would refuse fashion-mnist`));
+    // With a key that may sign beside it, still nothing is signed: every key signs, or none does.
+    const mixed = await lantern('sign', out, '--key', second, '--key', outsider);
+    expect([mixed.code, mixed.stdout]).toEqual([1, '']);
+    expect(await readFile(signatures)).toEqual(before);
     const manifest = JSON.parse(await readFile(join(out, 'fashion-mnist/1.0.0/manifest.json'), 'utf8')) as { files: { role: string; path: string }[] };
     const onnx = join(out, 'fashion-mnist/1.0.0', manifest.files.find((f) => f.role === 'onnx')!.path);
     // A catalog naming a file outside the folder (one handed to the reviewer by someone else).

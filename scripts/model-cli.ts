@@ -110,8 +110,7 @@ async function withdraw(args: string[]): Promise<void> {
   if (!existing) throw new ValidationError(`${dir} has no catalog.json: model:pack creates it with the first release.`);
   const keys = await readKeys(values.key);
   checkScope(keys, existing.catalog.releases.map((r) => r.id));
-  const before = existing.catalog.releases.find((e) => e.id === values.id && e.version === values.version)?.withdrawn;
-  await withdrawRelease(dir, existing, { id: values.id, version: values.version, reason }, { keys: keys.map((k) => k.key), ...(expiresAt ? { expiresAt } : {}) });
+  const before = (await withdrawRelease(dir, existing, { id: values.id, version: values.version, reason }, { keys: keys.map((k) => k.key), ...(expiresAt ? { expiresAt } : {}) })).withdrawn;
   // Withdrawn already: only the reason changes, and only for devices that have not applied it yet.
   if (before !== undefined) {
     console.log(`${values.id} ${values.version} was withdrawn already ("${before}"): ${dir}/catalog.json now gives the reason "${reason}". Devices that applied the withdrawal keep the reason they were given.`);
@@ -131,21 +130,22 @@ async function sign(args: string[]): Promise<void> {
   const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { key: { type: 'string', multiple: true } } });
   const [target] = positionals;
   if (!target || !values.key?.length) throw new UsageError('sign needs a releases folder or a .lantern bundle, and --key <key.json>.');
-  // Each key given signs, in turn (a holder of two of a threshold's keys passes both).
-  for (const publisher of await readKeys(values.key)) {
-    if ((await stat(target)).isDirectory()) {
-      const existing = await readPublishedCatalog(target);
-      if (!existing) throw new ValidationError(`${target} has no catalog.json to sign: model:pack creates it with the first release.`);
-      checkScope([publisher], existing.catalog.releases.map((r) => r.id));
-      const releases = await countersignFolder(target, publisher.key);
-      console.log(`Signed ${target}/catalog.json and ${releases.length} release${releases.length === 1 ? '' : 's'} with ${publisher.key.keyId}:\n${releases.map((r) => `  ${describeSigned(r)}`).join('\n')}`);
-      continue;
-    }
-    const { bundle, release } = await countersignBundle(await readFile(target), publisher.key);
-    checkScope([publisher], [release.id]);
-    await writeFile(target, bundle);
-    console.log(`Signed ${target} with ${publisher.key.keyId}: ${describeSigned(release)}.`);
+  // Every key given signs (a holder of two of a threshold's keys passes both), or none does.
+  const publishers = await readKeys(values.key);
+  const keys = publishers.map((p) => p.key);
+  const by = keys.map((k) => k.keyId).join(', ');
+  if ((await stat(target)).isDirectory()) {
+    const existing = await readPublishedCatalog(target);
+    if (!existing) throw new ValidationError(`${target} has no catalog.json to sign: model:pack creates it with the first release.`);
+    checkScope(publishers, existing.catalog.releases.map((r) => r.id));
+    const releases = await countersignFolder(target, keys);
+    console.log(`Signed ${target}/catalog.json and ${releases.length} release${releases.length === 1 ? '' : 's'} with ${by}:\n${releases.map((r) => `  ${describeSigned(r)}`).join('\n')}`);
+    return;
   }
+  const { bundle, release } = await countersignBundle(await readFile(target), keys);
+  checkScope(publishers, [release.id]);
+  await writeFile(target, bundle);
+  console.log(`Signed ${target} with ${by}: ${describeSigned(release)}.`);
 }
 
 /**

@@ -183,7 +183,8 @@ export async function resignCatalog(outDir: string, existing: PublishedCatalog, 
 /**
  * Marks a release the folder's catalog lists as withdrawn, with the reason devices show, and
  * re-signs the catalog (a new version): devices that fetch it stop using that release where
- * another version can answer, and never install it again. Returns the withdrawn entry.
+ * another version can answer, and never install it again. Returns the entry as it was before
+ * (its `withdrawn` says whether the release was withdrawn already).
  */
 export async function withdrawRelease(outDir: string, existing: PublishedCatalog, release: { id: string; version: string; reason: string }, options: Omit<CatalogOptions, 'previousVersion'>): Promise<ReleaseEntry> {
   checkSigner(outDir, existing, options.keys);
@@ -192,9 +193,8 @@ export async function withdrawRelease(outDir: string, existing: PublishedCatalog
     const listed = existing.catalog.releases.map((e) => `${e.id} ${e.version}`).join(', ') || 'nothing';
     throw new ValidationError(`${join(outDir, 'catalog.json')} does not list ${release.id} ${release.version} (it lists ${listed}): name a release it lists.`);
   }
-  const withdrawn = { ...entry, withdrawn: release.reason };
-  await writeCatalog(outDir, existing, options, [withdrawn]);
-  return withdrawn;
+  await writeCatalog(outDir, existing, options, [{ ...entry, withdrawn: release.reason }]);
+  return entry;
 }
 
 /**
@@ -223,10 +223,11 @@ export interface Countersigned {
   sha256: string;
 }
 
-/** `signatures` with `key`'s signature over `bytes` added; as it was when that key signed already. */
-async function withSignature(signatures: SignatureFile, bytes: Uint8Array, key: KeyFile): Promise<SignatureFile> {
-  if (signatures.signatures.some((s) => s.keyId === key.keyId)) return signatures;
-  return { signatures: [...signatures.signatures, await sign(bytes, key)] };
+/** `signatures` with each of `keys`' signature over `bytes` added, but for keys that signed already. */
+async function withSignatures(signatures: SignatureFile, bytes: Uint8Array, keys: readonly KeyFile[]): Promise<SignatureFile> {
+  const signed = new Set(signatures.signatures.map((s) => s.keyId));
+  const added = await Promise.all(keys.filter((key) => !signed.has(key.keyId)).map((key) => sign(bytes, key)));
+  return { signatures: [...signatures.signatures, ...added] };
 }
 
 const countersigned = async (manifest: Manifest, bytes: Uint8Array): Promise<Countersigned> =>
@@ -251,12 +252,12 @@ async function readPublished<T>(path: string, parse: (bytes: Uint8Array) => T): 
 }
 
 /**
- * Adds `key`'s signature to a release folder's catalog and to every release it lists, for a
+ * Adds `keys`' signatures to a release folder's catalog and to every release it lists, for a
  * deployment whose trust store asks more than one key to sign there (a threshold). Each release's
  * files are checked against its manifest first, so the second key vouches for what is served;
  * nothing is written until every release checked out.
  */
-export async function countersignFolder(outDir: string, key: KeyFile): Promise<Countersigned[]> {
+export async function countersignFolder(outDir: string, keys: readonly KeyFile[]): Promise<Countersigned[]> {
   const catalog = await readPublished(join(outDir, 'catalog.json'), parseCatalog);
   const catalogSignature = await readPublished(join(outDir, 'catalog.sig.json'), parseSignatureFile);
   const writes: [string, Uint8Array][] = [];
@@ -269,16 +270,16 @@ export async function countersignFolder(outDir: string, key: KeyFile): Promise<C
       if ((await sha256Hex(await readFile(path))) !== file.sha256) throw new ValidationError(`${path} is not the file its manifest names (sha256 differs): the release was changed after it was packed; nothing was signed.`);
     }
     const signature = await readPublished(signaturePath, parseSignatureFile);
-    writes.push([signaturePath, signatureFileBytes(await withSignature(signature.value, manifest.bytes, key))]);
+    writes.push([signaturePath, signatureFileBytes(await withSignatures(signature.value, manifest.bytes, keys))]);
     releases.push(await countersigned(manifest.value, manifest.bytes));
   }
-  writes.push([join(outDir, 'catalog.sig.json'), signatureFileBytes(await withSignature(catalogSignature.value, catalog.bytes, key))]);
+  writes.push([join(outDir, 'catalog.sig.json'), signatureFileBytes(await withSignatures(catalogSignature.value, catalog.bytes, keys))]);
   for (const [path, bytes] of writes) await writeFile(path, bytes);
   return releases;
 }
 
-/** A sideload bundle with `key`'s signature added, once every chunk in it matched its manifest. */
-export async function countersignBundle(bundle: Uint8Array, key: KeyFile): Promise<{ bundle: Uint8Array; release: Countersigned }> {
+/** A sideload bundle with `keys`' signatures added, once every chunk in it matched its manifest. */
+export async function countersignBundle(bundle: Uint8Array, keys: readonly KeyFile[]): Promise<{ bundle: Uint8Array; release: Countersigned }> {
   const opened = await openBundle(new Blob([bundle as Uint8Array<ArrayBuffer>]));
   const manifest = parseManifest(opened.manifestBytes);
   const files = await Promise.all(manifest.files.map(async (file) => {
@@ -291,5 +292,5 @@ export async function countersignBundle(bundle: Uint8Array, key: KeyFile): Promi
     chunks.forEach((chunk, index) => bytes.set(chunk, chunkRange(file, index).start));
     return { path: file.path, bytes };
   }));
-  return { bundle: writeBundle(opened.manifestBytes, await withSignature(opened.signatures, opened.manifestBytes, key), files), release: await countersigned(manifest, opened.manifestBytes) };
+  return { bundle: writeBundle(opened.manifestBytes, await withSignatures(opened.signatures, opened.manifestBytes, keys), files), release: await countersigned(manifest, opened.manifestBytes) };
 }

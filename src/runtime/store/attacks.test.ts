@@ -1065,7 +1065,7 @@ describe('withdrawals: a publisher takes a release back through its signed catal
   });
 
   it('attack: one key withdrawing every version cannot take the model away: the active one keeps answering, marked withdrawn, told once', async () => {
-    const { registry, serveCatalog, store, v1, v2 } = await twoInstalled();
+    const { registry, publish, serveCatalog, store, v1, v2 } = await twoInstalled();
     serveCatalog(await signedCatalog([withdrawn(v1), withdrawn(v2)], { keys: [builtin] }));
     expect(await registry.catalog(CATALOG)).toEqual([]);
     await expectAnswers(registry, v2);
@@ -1076,6 +1076,13 @@ describe('withdrawals: a publisher takes a release back through its signed catal
     await registry.catalog(CATALOG);
     expect(registry.notices).toEqual([]);
     await expectAnswers(registry, v2);
+    // Once a newer release answers, the kept one is gone for good: no rollback returns to it.
+    const v3 = await release(builtin, 'spam-filter', '1.2.0', 3);
+    publish(v3);
+    await install(registry, v3);
+    expect(await errorOf(registry.rollback('spam-filter', 'spam-filter@1.1.0'))).toBeInstanceOf(StorageError);
+    expect((await store.version('spam-filter@1.1.0'))?.status ?? 'collected').toMatch(/^(withdrawn|collected)$/);
+    await expectAnswers(registry, v3);
   });
 
   it('attack: a withdrawal naming the installed version under another sequence withdraws nothing; one with an overlong reason is refused whole', async () => {

@@ -323,5 +323,10 @@ describe('deployment files (trust store, registry config)', () => {
     };
     await expect(openRegistry(`${ORIGIN}/`, { fetch: counting, dbName: `bootstrap-${counter++}`, firstStartRetriesMs: [1, 1] })).rejects.toThrow(ValidationError);
     expect(fetched.filter((url) => url.endsWith('/trust-store.json'))).toHaveLength(1);
+    // Nor is a file the server says it does not have (404): only what the downloader would retry is retried.
+    server.misbehave = (path) => (path === 'trust-store.json' ? new Response('not found', { status: 404 }) : undefined);
+    fetched.length = 0;
+    await expect(openRegistry(`${ORIGIN}/`, { fetch: counting, dbName: `bootstrap-${counter++}`, firstStartRetriesMs: [1, 1] })).rejects.toThrow(NetworkError);
+    expect(fetched.filter((url) => url.endsWith('/trust-store.json'))).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@ import { latestReleases } from './catalog.ts';
 import { BUILTIN_CATALOG, FALLBACK_CONFIG, parseRegistryConfig, type RegistryConfig } from './config.ts';
 import { assertTrustStoreNewer } from './floors.ts';
 import { ModelStore } from './model-store.ts';
-import { DOCUMENT_LIMITS, fetchDocument, OriginPolicy, parseJsonDocument, type NetContext } from './net.ts';
+import { DOCUMENT_LIMITS, fetchDocument, isRetryable, OriginPolicy, parseJsonDocument, pause, type NetContext } from './net.ts';
 import { ModelRegistry, type CandidateValidator, type StorageManagerLike } from './registry.ts';
 import { TrustStore, trustStoreStamp } from './trust.ts';
 import type { KeyValueStorage } from '../release/stored-value.ts';
@@ -50,8 +50,9 @@ export interface OpenedRegistry {
 const NETWORK_WAIT_MS = 2000;
 
 /**
- * A first start has nothing but the network to go on: a request the link dropped is asked again
- * after each of these waits before the start fails (offline, it fails in ~3 s, and says so).
+ * A first start has nothing but the network to go on: a request the link dropped (what the
+ * downloader retries too, `isRetryable`) is asked again after each of these waits before the start
+ * fails (offline, it fails in ~3 s, and says so).
  */
 const FIRST_START_RETRIES_MS: readonly number[] = [1000, 2000];
 
@@ -128,8 +129,8 @@ async function deploymentFile<T>(name: string, appBase: string, store: ModelStor
     // Without a saved copy (a first start) only the network can answer: it is waited for, and asked again.
     for (const retryMs of options.retriesMs ?? FIRST_START_RETRIES_MS) {
       const answer = await fetched;
-      if (!('error' in answer && answer.error instanceof NetworkError)) break;
-      await new Promise((resolve) => setTimeout(resolve, retryMs));
+      if (!('error' in answer && isRetryable(answer.error))) break;
+      await pause(retryMs);
       fetched = fetchFile();
     }
   }

@@ -1,7 +1,7 @@
-import { CancelledError, IntegrityError, NetworkError, throwIfAborted } from '../errors.ts';
+import { IntegrityError, NetworkError, throwIfAborted } from '../errors.ts';
 import { writeVerifiedChunks, type ChunkSink, type TransferProgress } from './chunk-writer.ts';
 import { chunkRange, type Manifest, type ManifestFile } from './manifest.ts';
-import { guardedFetch, type NetContext } from './net.ts';
+import { guardedFetch, isRetryable, pause, type NetContext } from './net.ts';
 
 /**
  * Fetches a release's files chunk by chunk with HTTP Range requests, with bounded retries and
@@ -23,14 +23,6 @@ export interface DownloadOptions {
   onProgress?: (progress: TransferProgress) => void;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => {
-  const timer = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => {
-    clearTimeout(timer);
-    reject(new CancelledError('The download was cancelled.'));
-  }, { once: true });
-});
-
 export async function downloadRelease(manifest: Manifest, manifestUrl: string, sink: ChunkSink, options: DownloadOptions): Promise<{ fetchedBytes: number }> {
   const retries = options.retries ?? 4;
   const backoffMs = options.backoffMs ?? 500;
@@ -50,9 +42,9 @@ export async function downloadRelease(manifest: Manifest, manifestUrl: string, s
         whole.set(file.path, fetched.bytes);
         return fetched.bytes.subarray(start, end);
       } catch (error) {
-        if (!(error instanceof NetworkError) || error.details.retryable !== true) throw error;
+        if (!isRetryable(error)) throw error;
         if (attempt >= retries) throw new NetworkError(`${file.path} could not be downloaded after ${retries + 1} attempts; try again to resume.`, error.details, { cause: error });
-        await sleep(Math.min(8000, backoffMs * 2 ** attempt), options.signal);
+        await pause(Math.min(8000, backoffMs * 2 ** attempt), options.signal);
       }
     }
   };

@@ -210,6 +210,18 @@ class Watchdog {
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
+/** Whether sending the same request again may help (a drop, a stall, 408/429/5xx): every retry's rule. */
+export const isRetryable = (error: unknown): error is NetworkError => error instanceof NetworkError && error.details.retryable === true;
+
+/** The wait between two attempts; rejects with CancelledError if `signal` aborts it. */
+export const pause = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => {
+  const timer = setTimeout(resolve, ms);
+  signal?.addEventListener('abort', () => {
+    clearTimeout(timer);
+    reject(new CancelledError('The download was cancelled.'));
+  }, { once: true });
+});
+
 /**
  * Sends one request under the origin policy and the stall watchdog. Resolves with the response
  * whatever its status (callers decide what a 404 or a 206 means); throws `NetworkError`
