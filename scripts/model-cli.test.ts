@@ -266,6 +266,14 @@ describe('sign: a second key countersigns', () => {
     expect(signed.stdout).toMatch(new RegExp(`^Signed ${bundle} with ${(await readKey(second)).keyId}: fashion-mnist 1.0.0 `));
     const opened = await openBundle(new Blob([await readFile(bundle)]));
     expect(await vouchedBy(opened.manifestBytes, opened.signatures)).toHaveLength(2);
+    // A byte of its last file changed: refused by the device's check, and the bundle kept as it was.
+    const changed = await readFile(bundle);
+    changed[changed.length - 1]! ^= 1;
+    await writeFile(bundle, changed);
+    const refused = await lantern('sign', bundle, '--key', await keygen('--scope', 'fashion-mnist'));
+    expect([refused.code, refused.stdout]).toEqual([1, '']);
+    expect(refused.stderr).toMatch(/^lantern-model: Chunk \d+ of \S+ does not match the hash in the signed manifest\.\n$/);
+    expect(await readFile(bundle)).toEqual(changed);
   });
 
   it('refuses a key outside its scope, a catalog naming files outside the folder, and a release whose files changed after packing, signing nothing', async () => {
@@ -292,8 +300,16 @@ describe('sign: a second key countersigns', () => {
     expect((await lantern('sign', out, '--key', second)).stderr).toBe(`lantern-model: ${catalogPath} lists ../${outsidePath.split('/').pop()}, outside ${out}: nothing was signed.\n`);
     expect(await readFile(outsidePath)).toEqual(before);
     await writeFile(catalogPath, original);
-    await writeFile(onnx, Buffer.concat([await readFile(onnx), Buffer.from([0])]));
-    expect(await lantern('sign', out, '--key', second)).toEqual({ code: 1, stdout: '', stderr: `lantern-model: ${onnx} is not the file its manifest names (sha256 differs): the release was changed after it was packed; nothing was signed.\n` });
+    // Files changed after packing, checked as a device checks them: a byte added at the end (no
+    // chunk covers it, the size tells), then a byte changed in place.
+    const packed = await readFile(onnx);
+    await writeFile(onnx, Buffer.concat([packed, Buffer.from([0])]));
+    expect(await lantern('sign', out, '--key', second)).toEqual({ code: 1, stdout: '', stderr: `lantern-model: fashion-mnist 1.0.0 is not what was packed (${onnx} has ${packed.length + 1} bytes, and its signed manifest says ${packed.length}: devices would refuse it); nothing was signed.\n` });
+    const flipped = Buffer.from(packed);
+    flipped[100]! ^= 1;
+    await writeFile(onnx, flipped);
+    const onnxPath = manifest.files.find((f) => f.role === 'onnx')!.path;
+    expect(await lantern('sign', out, '--key', second)).toEqual({ code: 1, stdout: '', stderr: `lantern-model: fashion-mnist 1.0.0 is not what was packed (Chunk 1 of ${onnxPath} does not match the hash in the signed manifest); nothing was signed.\n` });
     expect(await readFile(signatures)).toEqual(before);
   });
 });
@@ -366,6 +382,10 @@ describe('verify: what a device trusting a trust store would take', () => {
       `  REFUSED   fashion-mnist 1.0.0: Chunk 1 of ${onnxPath} does not match the hash in the signed manifest.`,
       '',
     ]);
+    // A byte added at the end: no chunk covers it, but a device refuses a file of the wrong size.
+    original[100]! ^= 1;
+    await writeFile(onnx, Buffer.concat([original, Buffer.from([0])]));
+    expect((await lantern('verify', out, '--trust', trust)).stdout).toContain(`  REFUSED   fashion-mnist 1.0.0: ${onnx} has ${original.length + 1} bytes, and its signed manifest says ${original.length}: devices would refuse it.\n`);
     await rm(onnx);
     expect((await lantern('verify', out, '--trust', trust)).stdout).toContain(`  REFUSED   fashion-mnist 1.0.0: ${onnx} is missing: devices would fail to download it.\n`);
   });

@@ -1,14 +1,16 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { openBundle, writeBundle } from '../../src/runtime/store/bundle.ts';
-import { sha256Hex } from '../../src/runtime/store/bytes.ts';
-import { ValidationError } from '../../src/runtime/errors.ts';
+import { assertWholeFiles } from '../../src/runtime/store/chunk-writer.ts';
+import { concatBytes, sha256Hex } from '../../src/runtime/store/bytes.ts';
+import { LanternError, ValidationError } from '../../src/runtime/errors.ts';
 import { CATALOG_FORMAT, catalogBytes, parseCatalog, ReleaseEntrySchema, type ReleaseCatalog, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
-import { buildManifest, chunkRange, parseManifest, verifyChunk, type Manifest } from '../../src/runtime/store/manifest.ts';
+import { buildManifest, parseManifest, type Manifest } from '../../src/runtime/store/manifest.ts';
 import { parseSignatureFile, sign, type KeyFile, type SignatureFile } from '../../src/runtime/store/trust.ts';
 import type { ModelFolder } from './folder.ts';
 import type { GoldenSet } from './golden.ts';
 import { inspectModel } from './inspect.ts';
+import { folderChunks } from './release-files.ts';
 import { sequenceFromVersion } from './sequence.ts';
 
 /**
@@ -254,7 +256,8 @@ async function readPublished<T>(path: string, parse: (bytes: Uint8Array) => T): 
 /**
  * Adds `keys`' signatures to a release folder's catalog and to every release it lists, for a
  * deployment whose trust store asks more than one key to sign there (a threshold). Each release's
- * files are checked against its manifest first, so the second key vouches for what is served;
+ * files are checked first as a device checks them (every chunk, every file, their sizes), so the
+ * second key vouches for what is served;
  * nothing is written until every release checked out.
  */
 export async function countersignFolder(outDir: string, keys: readonly KeyFile[]): Promise<Countersigned[]> {
@@ -265,10 +268,10 @@ export async function countersignFolder(outDir: string, keys: readonly KeyFile[]
   for (const entry of catalog.value.releases) {
     const [manifestPath, signaturePath] = [inside(outDir, entry.manifest), inside(outDir, entry.signature)];
     const manifest = await readPublished(manifestPath, parseManifest);
-    for (const file of manifest.value.files) {
-      const path = inside(outDir, join(dirname(entry.manifest), file.path));
-      if ((await sha256Hex(await readFile(path))) !== file.sha256) throw new ValidationError(`${path} is not the file its manifest names (sha256 differs): the release was changed after it was packed; nothing was signed.`);
-    }
+    await assertWholeFiles(manifest.value, folderChunks(dirname(manifestPath))).catch((error: unknown) => {
+      if (!(error instanceof LanternError)) throw error;
+      throw new ValidationError(`${entry.id} ${entry.version} is not what was packed (${error.message.replace(/\.$/, '')}); nothing was signed.`, error.details, { cause: error });
+    });
     const signature = await readPublished(signaturePath, parseSignatureFile);
     writes.push([signaturePath, signatureFileBytes(await withSignatures(signature.value, manifest.bytes, keys))]);
     releases.push(await countersigned(manifest.value, manifest.bytes));
@@ -278,19 +281,14 @@ export async function countersignFolder(outDir: string, keys: readonly KeyFile[]
   return releases;
 }
 
-/** A sideload bundle with `keys`' signatures added, once every chunk in it matched its manifest. */
+/** A sideload bundle with `keys`' signatures added, once its files passed the device's check (every chunk, every file). */
 export async function countersignBundle(bundle: Uint8Array, keys: readonly KeyFile[]): Promise<{ bundle: Uint8Array; release: Countersigned }> {
   const opened = await openBundle(new Blob([bundle as Uint8Array<ArrayBuffer>]));
   const manifest = parseManifest(opened.manifestBytes);
-  const files = await Promise.all(manifest.files.map(async (file) => {
-    const chunks = await Promise.all(file.chunks.map(async (_, index) => {
-      const bytes = await opened.readChunk(file, index);
-      await verifyChunk(file, index, bytes);
-      return bytes;
-    }));
-    const bytes = new Uint8Array(file.size);
-    chunks.forEach((chunk, index) => bytes.set(chunk, chunkRange(file, index).start));
-    return { path: file.path, bytes };
-  }));
+  await assertWholeFiles(manifest, opened.readChunk);
+  const files = await Promise.all(manifest.files.map(async (file) => ({
+    path: file.path,
+    bytes: concatBytes(await Promise.all(file.chunks.map((_, index) => opened.readChunk(file, index)))),
+  })));
   return { bundle: writeBundle(opened.manifestBytes, await withSignatures(opened.signatures, opened.manifestBytes, keys), files), release: await countersigned(manifest, opened.manifestBytes) };
 }

@@ -2,11 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { SignatureError, ValidationError } from '../../src/runtime/errors.ts';
 import { openBundle } from '../../src/runtime/store/bundle.ts';
-import { assertWholeFiles, type ReadChunk } from '../../src/runtime/store/chunk-writer.ts';
+import { assertWholeFiles } from '../../src/runtime/store/chunk-writer.ts';
 import { parseCatalog, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
-import { chunkRange, totalSize, type Manifest } from '../../src/runtime/store/manifest.ts';
+import { totalSize, type Manifest } from '../../src/runtime/store/manifest.ts';
 import { assertEntryMatches, verifyCatalog, verifyManifest } from '../../src/runtime/store/signed-documents.ts';
 import { parseSignatureFile, type TrustStore } from '../../src/runtime/store/trust.ts';
+import { fileFor, folderChunks, readListed } from './release-files.ts';
 
 /**
  * `lantern-model verify`: what a device trusting a given trust store would do with a release
@@ -34,32 +35,6 @@ async function verdict(what: string, check: () => Promise<string>): Promise<Verd
     const lacksSignatures = error instanceof SignatureError && typeof error.details.required === 'number';
     return { what, accepted: false, reason: (error as Error).message, lacksSignatures };
   }
-}
-
-/**
- * The file a catalog or manifest names, relative to `dir` as a device resolves it against the
- * catalog's URL. One at another URL cannot be checked from the folder: said so, as a refusal.
- */
-function fileFor(dir: string, reference: string): string {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(reference)) throw new ValidationError(`${reference} is a URL, not a file of ${dir}: it cannot be checked from here.`);
-  return join(dir, reference);
-}
-
-/** A file the folder must hold; one that is missing is what a device would fail to download. */
-const readListed = (path: string): Promise<Uint8Array> => readFile(path).catch((error: NodeJS.ErrnoException) => {
-  throw error.code === 'ENOENT' ? new ValidationError(`${path} is missing: devices would fail to download it.`) : error;
-});
-
-/** A release's files as a device downloads them: chunks, byte ranges of each file beside its manifest. */
-function folderChunks(releaseDir: string): ReadChunk {
-  const files = new Map<string, Promise<Uint8Array>>();
-  return async (file, index) => {
-    const path = fileFor(releaseDir, file.path);
-    let bytes = files.get(path);
-    if (!bytes) files.set(path, (bytes = readListed(path)));
-    const { start, end } = chunkRange(file, index);
-    return (await bytes).subarray(start, end);
-  };
 }
 
 const acceptedRelease = (trust: TrustStore, manifest: Manifest, keyIds: readonly string[]) =>
