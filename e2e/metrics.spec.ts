@@ -117,8 +117,28 @@ test('metrics: counts match the requests, plots render, exports hold no input, a
   await expect(page.getByTestId('latency-chart-spam-filter-wasm').locator('canvas')).toHaveCount(1);
 });
 
+/** Both doc-orientation samples classified through the UI (labels "0" and "180"), then the metrics screen. */
+async function metricsAfterDocOrientation(page: Page): Promise<void> {
+  await page.goto('/?tab=classify&model=doc-orientation');
+  for (const [sample, label] of [['upright', '0'], ['upside-down', '180']] as const) {
+    await page.getByTestId(`sample-${sample}`).click();
+    await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', label);
+  }
+  await page.getByTestId('tab-metrics').click();
+}
+
+test('labels are shown by the names the model gives them, in the table and the shares legend', async ({ page }) => {
+  await metricsAfterDocOrientation(page);
+  await expect(page.getByTestId('labels-doc-orientation').locator('tbody th')).toHaveText(['Upright (0°)', 'Upside down (180°)']);
+  await expect(page.getByTestId('shares-chart-doc-orientation').locator('.u-legend .u-series .u-label')).toHaveText(['Time', 'Upright (0°)', 'Upside down (180°)']);
+});
+
 test.describe('in Hindi', () => {
   test.use({ locale: 'hi-IN' });
+  test('labels are shown by the model\'s Hindi names', async ({ page }) => {
+    await metricsAfterDocOrientation(page);
+    await expect(page.getByTestId('labels-doc-orientation').locator('tbody th')).toHaveText(['सीधा (0°)', 'उल्टा (180°)']);
+  });
   test('the device card says yes or no and the charts\' legends name their time axis in Hindi', async ({ page }) => {
     await page.goto('/?tab=metrics');
     await expect(page.getByTestId('device-isolated')).toHaveText('हाँ');

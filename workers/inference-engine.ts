@@ -1,5 +1,6 @@
 import { InputError, LanternError, ModelLoadError, serializeError } from '../src/runtime/errors.ts';
 import { DEFAULT_UNSURE_BELOW, RuntimeConfigSchema, scoreFunction, type RuntimeConfig, type ScoreFunction } from '../src/runtime/model-config.ts';
+import { labelNamesOf, labelsOf, type LabelName } from '../src/runtime/labels.ts';
 import { rankRow } from '../src/runtime/postprocess.ts';
 import { cacheKey, ResultCache } from '../src/runtime/release/result-cache.ts';
 import type { BackendPreference, BackendReason } from '../src/runtime/backend.ts';
@@ -12,6 +13,8 @@ import { parseModelFile, taskFactory, type Task, type TaskAdapter } from './task
 interface LoadedModel {
   key: string;
   config: RuntimeConfig;
+  /** Each label's names for people, in label-index order. */
+  names: LabelName[];
   scores: ScoreFunction;
   /** 'fixed': the graph takes one item at a time, so a batch runs item by item. */
   batch: 'fixed' | 'dynamic';
@@ -52,7 +55,7 @@ export class InferenceEngine {
     let model: LoadedModel;
     try {
       const session = handle.session;
-      model = { key: files.key, config, scores: scoreFunction(config), batch: config.lantern?.batch ?? batchKind(session), task: makeTask(session), handle, outputName: outputName(session, config) };
+      model = { key: files.key, config, names: labelNamesOf(config, labelsOf(config)), scores: scoreFunction(config), batch: config.lantern?.batch ?? batchKind(session), task: makeTask(session), handle, outputName: outputName(session, config) };
     } catch (error) {
       await this.sessions.close(handle);
       throw error instanceof ModelLoadError ? new ModelLoadError(error.message, { ...error.details, key: files.key }) : error;
@@ -127,8 +130,7 @@ export class InferenceEngine {
             scores: model.scores,
             id2label: model.config.id2label,
             k,
-            displayNames: model.config.lantern?.display_names,
-            localizedNames: model.config.lantern?.localized_display_names,
+            names: model.names,
           });
           if (p.cacheKey !== undefined) this.results.set(p.cacheKey, model.key, outcome.value.predictions);
         }

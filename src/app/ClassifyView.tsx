@@ -6,7 +6,9 @@ import { t, tCount } from './i18n/index.ts';
 import { errorText } from './i18n/runtime-text.ts';
 import { ImageInput } from './ImageInput.tsx';
 import { consumeLaunchedFiles, launchFromUrl, modelToShow } from './launch.ts';
-import { ErrorCard, errorCode, ResultCard, shownName } from './ResultCard.tsx';
+import { ErrorCard, errorCode, ResultCard } from './ResultCard.tsx';
+import { shownName } from './label-names.ts';
+import { useInstalledModels } from './useInstalledModels.ts';
 import { TableScroll } from './TableScroll.tsx';
 import { useObjectUrl } from './useObjectUrl.ts';
 
@@ -42,7 +44,7 @@ function BatchRowView({ row, index }: { row: BatchRow; index: number }) {
       <td>{thumbnail && <img class="thumb small" src={thumbnail} alt="" />}</td>
       <th scope="row">{row.file.name}</th>
       <td>{status}</td>
-      <td>{top ? `${shownName(top)} ${formatPercent(top.score)}` : '–'}</td>
+      <td>{top ? `${shownName(top.label, top)} ${formatPercent(top.score)}` : '–'}</td>
     </tr>
   );
 }
@@ -64,8 +66,7 @@ function BatchTable({ rows }: { rows: BatchRow[] }) {
 
 /** `installed`: the model store, whose changes (a model installed after the start) update the list. */
 export function ClassifyView({ lantern, installed }: { lantern: Lantern; installed: Promise<OpenedRegistry> }) {
-  const [models, setModels] = useState<ModelDescriptor[] | null>(null);
-  const [listError, setListError] = useState<Error | null>(null);
+  const { models, error: listError } = useInstalledModels(lantern, installed);
   const [modelId, setModelId] = useState('');
   const [text, setText] = useState('');
   const [state, setState] = useState<State>({ kind: 'idle' });
@@ -88,22 +89,11 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
   }, [state.kind, batch !== null]);
 
   useEffect(() => {
-    const read = () => lantern.models().then((list) => {
-      setModels(list);
-      setModelId((shown) => modelToShow(list, launch, shown, userChose.current));
-    }, setListError);
-    read();
+    if (models) setModelId((shown) => modelToShow(models, launch, shown, userChose.current));
+  }, [models, launch]);
+  useEffect(() => {
     consumeLaunchedFiles((files) => setLaunched({ files }));
-    let unsubscribe: (() => void) | undefined;
-    let gone = false;
-    installed.then(({ registry }) => {
-      if (!gone) unsubscribe = registry.subscribe(() => void read());
-    }, () => undefined);
-    return () => {
-      gone = true;
-      unsubscribe?.();
-    };
-  }, [lantern, installed, launch]);
+  }, []);
 
   const model = models?.find((m) => m.id === modelId);
 

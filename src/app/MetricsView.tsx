@@ -13,6 +13,7 @@ import { MemoryCard } from './metrics/MemoryCard.tsx';
 import { ShadowCard } from './metrics/ShadowCard.tsx';
 import { StartCard } from './metrics/StartCard.tsx';
 import type { AppMetrics, Services } from './services.ts';
+import { useInstalledModels } from './useInstalledModels.ts';
 
 // Before any card renders: this screen's English messages come with its code.
 addEnglish(enMetrics);
@@ -50,6 +51,7 @@ export function MetricsView({ services }: { services: Services }) {
 function MetricsScreen({ services, metrics, metricsStore }: { services: Services; metrics: MetricsAggregator; metricsStore: MetricsPersistence }) {
   const { lantern } = services;
   const memory = memorySampler(services);
+  const described = useInstalledModels(lantern, services.models).models ?? [];
   const [snapshot, setSnapshot] = useState(() => metrics.snapshot());
   const [device, setDevice] = useState<DeviceReport | null>(null);
   const [benchmark, setBenchmark] = useState<BenchmarkRow[]>([]);
@@ -105,8 +107,8 @@ function MetricsScreen({ services, metrics, metricsStore }: { services: Services
       {snapshot.series.map((s) => <LatencyCard key={seriesId(s)} series={s} />)}
       {snapshot.series.length > 0 && <StartCard series={snapshot.series} />}
       {snapshot.models.length > 0 && <FailuresCard models={snapshot.models} />}
-      {snapshot.models.filter((m) => m.ok > 0).map((m) => <DistributionCard key={m.modelId} model={m} />)}
-      <ShadowCard services={services} />
+      {snapshot.models.filter((m) => m.ok > 0).map((m) => <DistributionCard key={m.modelId} model={m} described={described.find((d) => d.id === m.modelId)} />)}
+      <ShadowCard services={services} described={described} />
       <MemoryCard sampler={memory} />
     </div>
   );

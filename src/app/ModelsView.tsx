@@ -260,7 +260,7 @@ export function ModelsView({ services }: { services: Services }) {
             {update && notYet.some((r) => r.id === model.id && r.version === update.version) && (
               <p class="hint" data-testid={`rollout-${model.id}`}>{t('models.rollout.notYet', { version: update.version, percent: formatPercent(update.rollout ?? 1, 0) })}</p>
             )}
-            <ShadowPanel model={model} release={services.release} busy={busy} run={(action) => void run(action)} />
+            <ShadowPanel model={model} described={state.active.find((m) => m.id === model.id)} release={services.release} busy={busy} run={(action) => void run(action)} />
             {model.pointer && <ModelPolicies modelId={model.id} models={state.active} settings={services.release.settings} />}
           </ModelCard>
         );

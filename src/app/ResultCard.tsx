@@ -1,19 +1,15 @@
 import { useState } from 'preact/hooks';
-import type { ClassificationResult, Prediction } from '../runtime/index.ts';
+import type { ClassificationResult } from '../runtime/index.ts';
 import { formatMs as ms, formatPercent } from './format.ts';
-import { language, t } from './i18n/index.ts';
+import { t } from './i18n/index.ts';
 import { backendReasonText, errorText, fallbackText, noteText } from './i18n/runtime-text.ts';
+import { shownName } from './label-names.ts';
 import { shareText } from './share.ts';
-
-/** The model's own name for a label in the UI language, else its default one, else the label. */
-export function shownName(p: Prediction): string {
-  return p.localizedNames?.[language()] ?? p.displayName ?? p.label;
-}
 
 /** The answer in one line, for sharing: "Bag 43% (unsure) · fashion-mnist v1.0.0". */
 function resultSummary(result: ClassificationResult): string {
   const top = result.predictions[0];
-  const answer = top ? `${shownName(top)} ${formatPercent(top.score)}` : '';
+  const answer = top ? `${shownName(top.label, top)} ${formatPercent(top.score)}` : '';
   return t(result.unsure ? 'result.share.textUnsure' : 'result.share.text', { answer, id: result.modelId, version: result.version });
 }
 
@@ -38,7 +34,7 @@ export function ResultCard({ result, thumbnail }: { result: ClassificationResult
       {result.unsure && <p class="unsure" data-testid="unsure">{t('result.unsure', { threshold: formatPercent(result.unsureBelow, Number.isInteger(result.unsureBelow * 100) ? 0 : 1) })}</p>}
       <ol class="predictions" data-testid="predictions">
         {result.predictions.map((p, i) => {
-          const name = shownName(p);
+          const name = shownName(p.label, p);
           return (
             <li key={p.label} data-testid={i === 0 ? 'top-label' : undefined} data-label={p.label}>
               <span class="label">{name}{name !== p.label && <small class="raw-label" title={t('result.labelRaw', { label: p.label })}> ({p.label})</small>}</span>

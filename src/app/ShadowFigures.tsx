@@ -1,15 +1,20 @@
+import type { ModelDescriptor } from '../runtime/index.ts';
 import { agreement, latencyRatio, type ShadowFigures as Figures } from '../runtime/release/index.ts';
 import { enShadow } from './i18n/en-shadow.ts';
 import { addEnglish, formatNumber, t } from './i18n/index.ts';
 import { formatPercent } from './format.ts';
+import { describedLabel } from './described-label.ts';
 import { TableScroll } from './TableScroll.tsx';
 
 addEnglish(enShadow);
 
 const DASH = '–';
 
-/** A candidate's shadow figures: runs, agreement, latency ratio, errors, and both label distributions side by side. */
-export function ShadowFigures({ figures, active, candidate, testId }: { figures: Figures; active: string; candidate: string; testId: string }) {
+/**
+ * A candidate's shadow figures: runs, agreement, latency ratio, errors, and both label
+ * distributions side by side. `described`: the active version, whose config names the labels.
+ */
+export function ShadowFigures({ figures, active, candidate, described, testId }: { figures: Figures; active: string; candidate: string; described: ModelDescriptor | undefined; testId: string }) {
   const agreed = agreement(figures);
   const ratio = latencyRatio(figures);
   const labels = [...new Set([...Object.keys(figures.activeLabels), ...Object.keys(figures.candidateLabels)])].sort();
@@ -29,7 +34,7 @@ export function ShadowFigures({ figures, active, candidate, testId }: { figures:
             </thead>
             <tbody>
               {labels.map((label) => (
-                <tr key={label}><th scope="row">{label}</th><td>{figures.activeLabels[label] ?? 0}</td><td>{figures.candidateLabels[label] ?? 0}</td></tr>
+                <tr key={label}><th scope="row">{describedLabel(described, label)}</th><td>{figures.activeLabels[label] ?? 0}</td><td>{figures.candidateLabels[label] ?? 0}</td></tr>
               ))}
             </tbody>
           </table>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { ModelDescriptor } from '../runtime/index.ts';
 import type { ReleaseControls, ReleaseDecision } from '../runtime/release/index.ts';
 import type { ModelOverview } from '../runtime/store/index.ts';
 import { formatPercent } from './format.ts';
@@ -35,8 +36,10 @@ export function decisionText(d: ReleaseDecision): string {
 }
 
 /** A model's candidate in shadow (figures, promote, reject) and its recent release decisions. */
-export function ShadowPanel({ model, release, busy, run }: {
+export function ShadowPanel({ model, described, release, busy, run }: {
   model: ModelOverview;
+  /** The active version as the runtime describes it (its labels' names). */
+  described: ModelDescriptor | undefined;
   release: ReleaseControls;
   busy: boolean;
   run: (action: () => Promise<unknown>) => void;
@@ -50,7 +53,7 @@ export function ShadowPanel({ model, release, busy, run }: {
       {candidate && model.pointer && (
         <>
           <h3>{t('shadow.heading', { version: versionOf(candidate) })}</h3>
-          <ShadowFigures figures={release.shadow.figures(candidate)} active={versionOf(model.pointer.active)} candidate={versionOf(candidate)} testId={`shadow-figures-${model.id}`} />
+          <ShadowFigures figures={release.shadow.figures(candidate)} active={versionOf(model.pointer.active)} candidate={versionOf(candidate)} described={described} testId={`shadow-figures-${model.id}`} />
           <p class="actions">
             <button type="button" disabled={busy} data-testid={`promote-${candidate}`} onClick={() => run(() => release.decisions.promote(candidate))}>{t('shadow.promote')}</button>
             <button type="button" disabled={busy} data-testid={`reject-${candidate}`} onClick={() => run(() => release.decisions.reject(candidate))}>{t('shadow.reject')}</button>

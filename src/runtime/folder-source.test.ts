@@ -26,6 +26,13 @@ describe('FolderModelSource', () => {
     const d = await source.describe('org/vit');
     expect(d).toMatchObject({ id: 'org/vit', task: 'image-classification', labels: ['cat', 'dog'], signed: false });
     expect((await source.list()).map((m) => m.id)).toEqual(['org/vit']);
+    expect(d.labelNames).toEqual([{}, {}]);
+  });
+
+  it('gives the names its config.json gives the labels, in label order', async () => {
+    const config = JSON.stringify({ id2label: { 1: 'dog', 0: 'cat' }, lantern: { display_names: { dog: 'Dog' }, localized_display_names: { hi: { cat: 'बिल्ली' } } } });
+    const { source } = folder({ 'pets/config.json': config, 'pets/preprocessor_config.json': '{}', 'pets/onnx/model.onnx': new Uint8Array(8) });
+    expect((await source.describe('pets')).labelNames).toEqual([{ localizedNames: { hi: 'बिल्ली' } }, { displayName: 'Dog' }]);
   });
 
   it('reads a text folder with the quantized ONNX first, reporting download progress', async () => {

@@ -1,5 +1,5 @@
 import { InputError, ModelLoadError } from './errors.ts';
-import { labelsOf } from './labels.ts';
+import { labelNamesOf, labelsOf } from './labels.ts';
 import { onnxFiles } from './onnx-files.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from './model-source.ts';
 import { guardedFetch, OriginPolicy, type GuardedResponse, type NetContext } from './store/net.ts';
@@ -87,6 +87,7 @@ export class FolderModelSource implements ModelSource {
       task,
       batch: 'dynamic',
       labels,
+      labelNames: labelNamesOf(config, labels),
       sizeBytes: 0,
       samples: [],
       signed: false,

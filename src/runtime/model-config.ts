@@ -10,12 +10,8 @@ import { MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from './schema-limits.
  * folder fails with a clear message at install time, not with NaNs at run time.
  */
 
-/**
- * Label → value as a Map: looked up with own-property semantics, so a label may be any string
- * (`constructor`, `toString`...) without meeting Object.prototype's members.
- */
-const labelMap = <T extends z.ZodMiniType>(value: T) =>
-  z.pipe(z.record(z.string().check(z.maxLength(MAX_LABEL_LENGTH)), value), z.transform((r) => new Map(Object.entries(r) as [string, z.output<T>][])));
+/** Label → name; read with own-property semantics only (labels.ts `labelNamesOf`), as a label may be any string. */
+const labelNames = z.record(z.string().check(z.maxLength(MAX_LABEL_LENGTH)), z.string());
 
 export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
@@ -31,9 +27,9 @@ const LanternSection = z.object({
   batch: z._default(z.enum(['dynamic', 'fixed']), 'dynamic'),
   input_names: z.optional(z.array(z.string())),
   output_name: z.optional(z.string()),
-  display_names: z.optional(labelMap(z.string())),
+  display_names: z.optional(labelNames),
   /** Language tag → (label → display name), e.g. { "hi": { "Bag": "थैला" } }. Labels never change. */
-  localized_display_names: z.optional(z.pipe(z.record(z.string().check(z.maxLength(35)), labelMap(z.string())), z.transform((r) => new Map(Object.entries(r))))),
+  localized_display_names: z.optional(z.record(z.string().check(z.maxLength(35)), labelNames)),
   /**
    * A top score below this marks the answer "unsure". The default 0.5 means: the top label is
    * less likely than all the others together (a two-label model is then never unsure; set it

@@ -1,3 +1,4 @@
+import type { LabelName } from './labels.ts';
 import type { ModelFiles } from './worker-client.ts';
 
 /** What the UI and scheduler need to know about a model version without loading it. */
@@ -8,6 +9,8 @@ export interface ModelDescriptor {
   task: 'text-classification' | 'image-classification';
   batch: 'dynamic' | 'fixed';
   labels: string[];
+  /** Each of `labels`' names for people, in the same order, as the model's config.json gives them (`display_names`, `localized_display_names`; `{}` for a label it does not name). */
+  labelNames?: LabelName[];
   /** Bytes of the ONNX file. */
   sizeBytes: number;
   /** Built-in example inputs, relative URLs. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { labelNamesOf, labelsOf } from './labels.ts';
 import { rankRow, softmax, topK } from './postprocess.ts';
 import { RuntimeConfigSchema, scoreFunction } from './model-config.ts';
 
@@ -12,25 +13,25 @@ describe('softmax', () => {
 });
 
 describe('topK', () => {
-  it('ranks by score with labels and display names, ties by index', () => {
-    const ranked = topK([0.1, 0.6, 0.3, 0.6], { 0: 'a', 1: 'b', 2: 'c', 3: 'd' }, 3, new Map([['b', 'Bee']]));
+  it('ranks by score with labels and their names, ties by index', () => {
+    const ranked = topK([0.1, 0.6, 0.3, 0.6], { 0: 'a', 1: 'b', 2: 'c', 3: 'd' }, 3, [{}, { displayName: 'Bee' }, {}, { localizedNames: { hi: 'डी' } }]);
     expect(ranked.map((p) => p.label)).toEqual(['b', 'd', 'c']);
-    expect(ranked[0]!.displayName).toBe('Bee');
-    expect(ranked[1]!.displayName).toBeUndefined();
+    expect(ranked.map((p) => [p.displayName, p.localizedNames])).toEqual([['Bee', undefined], [undefined, { hi: 'डी' }], [undefined, undefined]]);
   });
-  it('carries per-language display names without touching the label', () => {
-    const [top] = topK([0.9, 0.1], { 0: 'Bag', 1: 'Coat' }, 1, new Map(), new Map([['hi', new Map([['Bag', 'थैला']])], ['fr', new Map([['Coat', 'Manteau']])]]));
-    expect(top).toMatchObject({ label: 'Bag', localizedNames: { hi: 'थैला' } });
-    expect(top!.displayName).toBeUndefined();
-  });
-  it('accepts any string as a label, Object.prototype\'s member names included (attack case 11)', () => {
-    const labels = { 0: 'constructor', 1: 'toString', 2: '__proto__', 3: 'hasOwnProperty' };
-    const ranked = topK([0.4, 0.3, 0.2, 0.1], labels, 4, new Map([['toString', 'To string']]), new Map([['hi', new Map([['constructor', 'निर्माता']])]]));
+  it('reads the names of any label from a config, Object.prototype\'s member names included (attack case 11)', () => {
+    const config = { id2label: { 0: 'constructor', 1: 'toString', 2: '__proto__', 3: 'hasOwnProperty' }, lantern: { display_names: { toString: 'To string' }, localized_display_names: { hi: { constructor: 'निर्माता' }, fr: { toString: '' } } } };
+    const names = labelNamesOf(RuntimeConfigSchema.parse(config), labelsOf(config));
+    const ranked = topK([0.4, 0.3, 0.2, 0.1], config.id2label, 4, names);
     expect(ranked.map((p) => [p.label, p.displayName, p.localizedNames])).toEqual([
       ['constructor', undefined, { hi: 'निर्माता' }], ['toString', 'To string', undefined], ['__proto__', undefined, undefined], ['hasOwnProperty', undefined, undefined],
     ]);
     // What the worker posts to the page: a function anywhere in it would make postMessage throw.
     expect(() => structuredClone(ranked)).not.toThrow();
+  });
+  it('finds no names where a config gives none, and passes over what is not a name in a folder\'s unvalidated config', () => {
+    expect(labelNamesOf({ id2label: { 0: 'a', 1: 'b' } }, ['a', 'b'])).toEqual([{}, {}]);
+    expect(labelNamesOf({ lantern: { display_names: { a: 7, b: 'Bee' }, localized_display_names: { hi: 'x', fr: { a: ['A'] } } } }, ['a', 'b'])).toEqual([{}, { displayName: 'Bee' }]);
+    expect(labelNamesOf({ lantern: { display_names: 'Bee', localized_display_names: null } }, ['a', 'b'])).toEqual([{}, {}]);
   });
   it('names unknown indices', () => {
     expect(topK([0, 1], { 0: 'a' }, 1)[0]!.label).toBe('LABEL_1');

@@ -1,10 +1,8 @@
+import type { LabelName } from './labels.ts';
+
 /** Turns a model's output row into ranked labels. */
-export interface Prediction {
+export interface Prediction extends LabelName {
   label: string;
-  /** Human name from the model config's display_names, when it gives one. */
-  displayName?: string;
-  /** Per-language names from `localized_display_names` (language → name); the UI picks one. */
-  localizedNames?: Record<string, string>;
   score: number;
   index: number;
 }
@@ -39,25 +37,9 @@ function topIndices(scores: ArrayLike<number>, k: number): number[] {
   return best;
 }
 
-export function topK(
-  scores: ArrayLike<number>,
-  id2label: Record<string, string>,
-  k: number,
-  displayNames: ReadonlyMap<string, string> = new Map(),
-  localized: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
-): Prediction[] {
-  return topIndices(scores, Math.max(1, k)).map((index) => {
-    const label = id2label[String(index)] ?? `LABEL_${index}`;
-    const displayName = displayNames.get(label);
-    const names = [...localized].flatMap(([lang, map]) => { const name = map.get(label); return name ? [[lang, name] as const] : []; });
-    return {
-      label,
-      score: scores[index]!,
-      index,
-      ...(displayName ? { displayName } : {}),
-      ...(names.length ? { localizedNames: Object.fromEntries(names) } : {}),
-    };
-  });
+/** `names`: each label's names in label-index order (labels.ts `labelNamesOf`). */
+export function topK(scores: ArrayLike<number>, id2label: Record<string, string>, k: number, names?: readonly LabelName[]): Prediction[] {
+  return topIndices(scores, Math.max(1, k)).map((index) => ({ label: id2label[String(index)] ?? `LABEL_${index}`, score: scores[index]!, index, ...names?.[index] }));
 }
 
 /** Independent probabilities per label (multi-label heads). */
@@ -70,8 +52,8 @@ const SCORES = { softmax, sigmoid, none: (row: ArrayLike<number>) => row };
 /** Ranks one output row after the model's score function (scoreFunction in model-config.ts). */
 export function rankRow(
   row: ArrayLike<number>,
-  options: { scores: keyof typeof SCORES; id2label: Record<string, string>; k: number; displayNames?: ReadonlyMap<string, string>; localizedNames?: ReadonlyMap<string, ReadonlyMap<string, string>> },
+  options: { scores: keyof typeof SCORES; id2label: Record<string, string>; k: number; names?: readonly LabelName[] },
 ): Prediction[] {
   const scores = SCORES[options.scores](row);
-  return topK(scores, options.id2label, options.k, options.displayNames, options.localizedNames);
+  return topK(scores, options.id2label, options.k, options.names);
 }

@@ -1,5 +1,7 @@
+import type { ModelDescriptor } from '../../runtime/index.ts';
 import { CONFIDENCE_BINS, type ModelSnapshot } from '../../runtime/metrics/index.ts';
 import { t } from '../i18n/index.ts';
+import { describedLabel } from '../described-label.ts';
 import { TableScroll } from '../TableScroll.tsx';
 import { barOptions, Chart, lineOptions } from './Chart.tsx';
 import { percent } from './format.ts';
@@ -8,10 +10,14 @@ const BIN_LABELS = Array.from({ length: CONFIDENCE_BINS }, (_, i) => `${i * 10}%
 /** Labels drawn over time; the rest still count in the table. */
 const MAX_LINES = 8;
 
-/** What a model has been answering: label shares and top-score confidence, overall and over time. */
-export function DistributionCard({ model }: { model: ModelSnapshot }) {
+/**
+ * What a model has been answering: label shares and top-score confidence, overall and over time.
+ * `described`: the model as installed now, whose config names its labels for people.
+ */
+export function DistributionCard({ model, described }: { model: ModelSnapshot; described: ModelDescriptor | undefined }) {
   const id = model.modelId;
   const heading = t('metrics.distribution.heading', { model: id });
+  const name = (label: string) => describedLabel(described, label);
   const lines = model.labels.slice(0, MAX_LINES).map((l) => l.label);
   const times = model.overTime.map((s) => s.start / 1000);
   const shares = lines.map((label) => model.overTime.map((s) => (s.total ? (100 * (s.labels[label] ?? 0)) / s.total : null)));
@@ -25,7 +31,7 @@ export function DistributionCard({ model }: { model: ModelSnapshot }) {
           </thead>
           <tbody>
             {model.labels.map((l) => (
-              <tr key={l.label}><th scope="row">{l.label}</th><td>{l.count}</td><td>{percent(l.share)}</td></tr>
+              <tr key={l.label}><th scope="row">{name(l.label)}</th><td>{l.count}</td><td>{percent(l.share)}</td></tr>
             ))}
           </tbody>
         </table>
@@ -37,10 +43,10 @@ export function DistributionCard({ model }: { model: ModelSnapshot }) {
         data={[BIN_LABELS.map((_, i) => i), model.confidence]}
       />
       <Chart
-        key={lines.join('\u0000')}
+        key={lines.map(name).join('\u0000')}
         testId={`shares-chart-${id}`}
         label={t('metrics.shares.chart')}
-        options={lineOptions(t('metrics.shares.chart'), lines, t('metrics.share'), [0, 100])}
+        options={lineOptions(t('metrics.shares.chart'), lines.map(name), t('metrics.share'), [0, 100])}
         data={[times, ...shares]}
       />
     </section>

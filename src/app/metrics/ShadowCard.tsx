@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { ModelDescriptor } from '../../runtime/index.ts';
 import type { ModelOverview } from '../../runtime/store/index.ts';
 import { t } from '../i18n/index.ts';
 import type { Services } from '../services.ts';
@@ -6,7 +7,7 @@ import { decisionText, useShadowUpdates, versionOf } from '../ShadowPanel.tsx';
 import { ShadowFigures } from '../ShadowFigures.tsx';
 
 /** Every candidate in shadow on this device, with its figures, and the latest release decisions. */
-export function ShadowCard({ services }: { services: Services }) {
+export function ShadowCard({ services, described }: { services: Services; described: readonly ModelDescriptor[] }) {
   const { release } = services;
   useShadowUpdates(release);
   const [models, setModels] = useState<ModelOverview[]>([]);
@@ -26,7 +27,7 @@ export function ShadowCard({ services }: { services: Services }) {
       {candidates.map((m) => (
         <div key={m.id}>
           <h4>{t('metrics.shadow.candidate', { id: m.id, version: versionOf(m.pointer!.shadow!) })}</h4>
-          <ShadowFigures figures={release.shadow.figures(m.pointer!.shadow!)} active={versionOf(m.pointer!.active)} candidate={versionOf(m.pointer!.shadow!)} testId={`metrics-shadow-${m.id}`} />
+          <ShadowFigures figures={release.shadow.figures(m.pointer!.shadow!)} active={versionOf(m.pointer!.active)} candidate={versionOf(m.pointer!.shadow!)} described={described.find((d) => d.id === m.id)} testId={`metrics-shadow-${m.id}`} />
         </div>
       ))}
       {decisions.length > 0 && (

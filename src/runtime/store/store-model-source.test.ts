@@ -4,7 +4,7 @@ import { IntegrityError, ModelLoadError } from '../errors.ts';
 import type { PackInput } from './manifest.ts';
 import type { ModelRegistry } from './registry.ts';
 import { StoreModelSource } from './store-model-source.ts';
-import { keyAndTrust, publishedRegistry, urls } from './test-helpers.ts';
+import { configFor, keyAndTrust, publishedRegistry, TASK_FILE, urls } from './test-helpers.ts';
 import type { KeyFile, TrustStore } from './trust.ts';
 
 let key: KeyFile;
@@ -55,5 +55,38 @@ describe('StoreModelSource.lastLabels (what a fallback must speak)', () => {
   it('knows none for a model that was never installed', async () => {
     const { source } = await setup();
     expect(await source.lastLabels('demo')).toBeUndefined();
+  });
+});
+
+describe('StoreModelSource.describe: the names a version\'s config gives its labels', () => {
+  /** A release of `demo` whose config.json names its labels as `names` (config.json's lantern block). */
+  const named = (version: string, sequence: number, names: Record<string, unknown>): Partial<PackInput> & { version: string; sequence: number } => {
+    const config = JSON.parse(new TextDecoder().decode(configFor({ id: 'demo', version, task: 'text-classification', labels: ['ham', 'spam'] }))) as { lantern: object };
+    config.lantern = { ...config.lantern, ...names };
+    return {
+      version, sequence, labels: ['ham', 'spam'],
+      files: [{ path: 'onnx/model.onnx', role: 'onnx', bytes: new Uint8Array(10_000).fill(sequence) }, { path: 'config.json', role: 'config', bytes: new TextEncoder().encode(JSON.stringify(config)) }, TASK_FILE['text-classification']],
+    };
+  };
+
+  it('lists them in label order, follows the active version, and gives none for a config that names none', async () => {
+    const { registry, source } = await setup(
+      named('1.0.0', 1, { display_names: { spam: 'Junk mail' }, localized_display_names: { hi: { ham: 'सामान्य', spam: 'स्पैम' } } }),
+      { version: '1.1.0', sequence: 2, labels: ['ham', 'spam'] },
+    );
+    await registry.install(urls('1.0.0'));
+    expect((await source.describe('demo')).labelNames).toEqual([{ localizedNames: { hi: 'सामान्य' } }, { displayName: 'Junk mail', localizedNames: { hi: 'स्पैम' } }]);
+    expect((await source.list()).map((d) => d.labelNames?.[1]?.displayName)).toEqual(['Junk mail']);
+    await registry.install(urls('1.1.0'));
+    expect((await source.describe('demo')).labelNames).toEqual([{}, {}]);
+  });
+
+  it('names nothing when the stored config no longer matches the signed manifest, and still describes the model', async () => {
+    const { registry, source } = await setup(named('1.0.0', 1, { display_names: { spam: 'Junk mail' } }));
+    await registry.install(urls('1.0.0'));
+    const manifest = (await registry.activeManifest('demo'))!.manifest;
+    await registry.store.putChunk(manifest.files.find((f) => f.role === 'config')!.chunks[0]!, new TextEncoder().encode('{"lantern":{"display_names":{"spam":"Free money"}}}').buffer);
+    const described = await source.describe('demo');
+    expect([described.version, described.labelNames]).toEqual(['1.0.0', undefined]);
   });
 });

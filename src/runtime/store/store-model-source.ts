@@ -1,11 +1,12 @@
 import { IntegrityError, ModelLoadError } from '../errors.ts';
+import { labelNamesOf, type LabelName } from '../labels.ts';
 import type { ShadowCandidate } from '../release/shadow-runner.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from '../model-source.ts';
 import type { ModelFiles } from '../worker-client.ts';
 import { latestReleases } from './catalog.ts';
 import { parseManifest, versionKey, type FileRole, type Manifest } from './manifest.ts';
 import type { ModelRegistry } from './registry.ts';
-import type { VerifiedRead } from './verified-read.ts';
+import { readVerified, type VerifiedRead } from './verified-read.ts';
 
 /**
  * The models the app runs, read from the signed store: only active versions are listed, and
@@ -66,9 +67,26 @@ export class StoreModelSource implements ModelSource {
   }
 
   async describe(id: string): Promise<ModelDescriptor> {
-    const active = await (await this.registry()).activeManifest(id);
+    const registry = await this.registry();
+    const active = await registry.activeManifest(id);
     if (!active) throw new ModelLoadError(`There is no installed model called "${id}".`, { id });
-    return toDescriptor(active.manifest, active.sourceUrl);
+    const labelNames = await this.labelNames(registry, active.manifest);
+    return { ...toDescriptor(active.manifest, active.sourceUrl), ...(labelNames ? { labelNames } : {}) };
+  }
+
+  /**
+   * The names the version's config.json gives its labels: that one small file read and verified
+   * against the signed manifest. A config that fails its check or does not parse names nothing
+   * here; loading the model reports why.
+   */
+  private async labelNames(registry: ModelRegistry, manifest: Manifest): Promise<LabelName[] | undefined> {
+    try {
+      const read = await readVerified(registry.store, { ...manifest, files: manifest.files.filter((f) => f.role === 'config') });
+      const bytes = read.ok ? read.files.get('config') : undefined;
+      return bytes && labelNamesOf(JSON.parse(new TextDecoder().decode(bytes)), manifest.labels);
+    } catch {
+      return undefined;
+    }
   }
 
   /**
