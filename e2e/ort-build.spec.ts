@@ -84,3 +84,17 @@ test('when ORT cannot be downloaded, the error says so, the model is not blamed,
   await page.getByTestId('sample-spam').click();
   await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
 });
+
+test('when the inference worker\'s own script cannot be fetched, the error says the runtime could not start, and the next request works', async ({ page }) => {
+  // A first visit whose connection drops as the worker's script is asked for (offline with no copy kept).
+  await page.route(/\/assets\/inference\.worker-[^/]+\.js$/, (route) => route.abort('internetdisconnected'));
+  await openModel(page, 'spam-filter');
+  await page.getByTestId('sample-spam').click();
+  const error = page.getByTestId('error');
+  await expect(error).toHaveAttribute('data-code', 'RUNTIME_UNAVAILABLE');
+  await expect(error.locator('code')).toHaveText('The inference worker could not start: its script did not load: offline with no copy kept, missing, or blocked.');
+
+  await page.unroute(/\/assets\/inference\.worker-[^/]+\.js$/);
+  await page.getByTestId('sample-spam').click();
+  await expect(page.getByTestId('top-label')).toHaveAttribute('data-label', 'spam');
+});

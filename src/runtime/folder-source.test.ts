@@ -75,6 +75,20 @@ describe('FolderModelSource', () => {
     await expect(source.describe('missing')).rejects.toThrow(/has no config.json/);
   });
 
+  it('takes a web page served for a missing file (a development server answering with the app\'s page) as missing', async () => {
+    const fp32 = new Uint8Array(16).fill(5);
+    const files: Record<string, string | Uint8Array<ArrayBuffer>> = { 'vit/config.json': CONFIG, 'vit/preprocessor_config.json': '{}', 'vit/onnx/model.onnx': fp32 };
+    const page = '<!doctype html><title>My app</title>';
+    const spa = (async (input: RequestInfo | URL) => {
+      const body = files[new URL(String(input)).pathname.replace(/^\/models\//, '')];
+      return body === undefined ? new Response(page, { headers: { 'Content-Type': 'text/html' } }) : new Response(body);
+    }) as typeof fetch;
+    const source = new FolderModelSource('https://dev.example/models/', { fetch: spa });
+    // The quantized file, tried first, is the app's page: the full-precision one is loaded instead.
+    expect(new Uint8Array((await source.files('vit')).onnx)).toEqual(fp32);
+    await expect(source.describe('nope')).rejects.toThrow(new ModelLoadError('The folder of nope has no config.json.', { id: 'nope', file: 'config.json' }));
+  });
+
   it('refuses a folder server that redirects to another origin', async () => {
     const redirected = (async () => Object.defineProperty(new Response('{}'), 'url', { value: 'https://elsewhere.example/models/a/config.json' })) as typeof fetch;
     const source = new FolderModelSource('https://dev.example/models/', { fetch: redirected });

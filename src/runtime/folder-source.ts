@@ -102,10 +102,14 @@ export class FolderModelSource implements ModelSource {
     throw new ModelLoadError('The folder has neither preprocessor_config.json (image model) nor tokenizer.json (text model).', { id });
   }
 
-  /** A file of the folder, or undefined when the server says it does not exist (404). */
+  /**
+   * A file of the folder, or undefined when the server says it does not exist: a 404, or a web
+   * page in its place (a development server that answers a missing file with the app's page,
+   * as Vite's does, would otherwise hand ORT a page for the ONNX file it tries first).
+   */
   private async get(id: string, file: string, signal?: AbortSignal): Promise<GuardedResponse | undefined> {
     const response = await guardedFetch(this.net, { url: new URL(`${id}/${file}`, this.base).href, what: `${file} of ${id}`, where: { id, file }, ...(signal ? { signal } : {}) });
-    if (response.status === 404) {
+    if (response.status === 404 || (response.ok && response.isWebPage)) {
       response.discard();
       return undefined;
     }

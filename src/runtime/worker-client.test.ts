@@ -220,8 +220,22 @@ describe('WorkerClient', () => {
     const started = client.device();
     // The worker hangs in init (e.g. a wasm compile that never ends).
     log.started[0]!.dead = true;
-    const outcome = expect(started).rejects.toThrow(WorkerCrashedError);
+    const outcome = expect(started).rejects.toThrow(new RuntimeUnavailableError('The inference worker could not start: it did not answer within 30 s.'));
     vi.advanceTimersByTime(30_000);
     await outcome;
+  });
+
+  it('says the runtime is unavailable, typed, when the worker cannot be created or its script fails before it answers', async () => {
+    // Trusted Types (or a CSP) refusing the worker's script URL: the Worker constructor throws.
+    const refusing = new WorkerClient({ createWorker: () => { throw new TypeError('This document requires \'TrustedScriptURL\' assignment.'); }, backend: 'auto', splitCoresBy: 1, idleMs: 0 });
+    await expect(refusing.device()).rejects.toThrow(new RuntimeUnavailableError('The inference worker could not be created: This document requires \'TrustedScriptURL\' assignment.'));
+    refusing.dispose();
+    // A script that does not load (offline, with no copy kept): the worker's error event comes before any answer.
+    const { port1 } = new MessageChannel();
+    client = new WorkerClient({ createWorker: () => Object.assign(port1, { terminate: () => port1.close() }) as unknown as Worker, backend: 'auto', splitCoresBy: 1, idleMs: 0 });
+    const started = client.device();
+    port1.dispatchEvent(new Event('error'));
+    await expect(started).rejects.toThrow(new RuntimeUnavailableError('The inference worker could not start: its script did not load: offline with no copy kept, missing, or blocked.'));
+    expect(client.running).toBe(false);
   });
 });

@@ -36,7 +36,8 @@ export interface WorkerClientOptions {
   keptOrtWasm?: () => Promise<KeptOrtWasm | undefined>;
 }
 
-type StopReason = 'idle' | 'stuck' | 'crashed' | 'disposed';
+/** `unavailable`: it died before its init answered (its script did not load, or ORT could not start). */
+type StopReason = 'idle' | 'stuck' | 'crashed' | 'unavailable' | 'disposed';
 
 /** A call the worker has not finished. */
 interface Call {
@@ -50,6 +51,8 @@ interface LiveWorker {
   worker: Worker;
   remote: Remote<InferenceWorkerApi>;
   device: Promise<DeviceReport>;
+  /** Init answered: ORT runs here. A death before that means the runtime could not start at all. */
+  started: boolean;
   startTimer?: ReturnType<typeof setTimeout>;
   /** Sessions this worker holds, by key. */
   loaded: Map<string, LoadReport>;
@@ -63,7 +66,8 @@ interface LiveWorker {
 
 /**
  * Page side of one inference worker: starts it lazily, shuts it down when idle, and turns any
- * death into WorkerCrashedError for the calls in flight (the next call starts a fresh worker).
+ * death into WorkerCrashedError for the calls in flight, or RuntimeUnavailableError when it died
+ * before it ever answered (the next call starts a fresh worker).
  * ORT cannot interrupt a run, and restarting the worker would cost the next request a cold start:
  * a cancelled call settles at once and the worker's answer is dropped when it comes. Only a
  * worker still busy with an abandoned call after ABANDONED_CALL_LIMIT_MS is restarted.
@@ -83,15 +87,24 @@ export class WorkerClient {
     if (this.live && !this.live.dead) return this.live;
     if (this.disposed) throw new WorkerCrashedError('This Lantern was disposed.');
     const name = `lantern-inference-${crypto.randomUUID()}`;
-    const worker = this.options.createWorker(name);
+    let worker: Worker;
+    try {
+      worker = this.options.createWorker(name);
+    } catch (error) {
+      // A Content Security Policy or Trusted Types refusing the worker's script: typed, like every outside error.
+      throw new RuntimeUnavailableError(`The inference worker could not be created: ${(error as Error).message}`, {}, { cause: error });
+    }
     const remote = wrap<InferenceWorkerApi>(worker);
-    const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, loaded: new Map(), loading: new SharedWork(), inFlight: new Set(), calls: new Set(), dead: false };
-    worker.addEventListener('error', (event) => this.stop(live, 'crashed', `the worker failed: ${event.message || 'unknown error'}`));
+    const live: LiveWorker = { name, worker, remote, device: Promise.resolve() as unknown as Promise<DeviceReport>, started: false, loaded: new Map(), loading: new SharedWork(), inFlight: new Set(), calls: new Set(), dead: false };
+    worker.addEventListener('error', (event) => live.started
+      ? this.stop(live, 'crashed', `the worker failed: ${event.message || 'unknown error'}`)
+      // Before init answers, an error with no message is the script failing to load: offline with no cached copy, missing, or blocked.
+      : this.stop(live, 'unavailable', event.message || 'its script did not load: offline with no copy kept, missing, or blocked'));
     // Until init returns, the worker holds no liveness lock: a worker that dies while starting
     // would otherwise leave every call waiting forever. Init is sent once the page has read the
     // kept ORT wasm, which overlaps the worker script's load.
     const init = (wasm?: KeptOrtWasm) => {
-      live.startTimer = setTimeout(() => this.stop(live, 'crashed', 'the worker did not start'), START_TIMEOUT_MS);
+      live.startTimer = setTimeout(() => this.stop(live, 'unavailable', `it did not answer within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
       const { backend, splitCoresBy, threads } = this.options;
       return remote.init(backend, splitCoresBy, threads, wasm && transfer(wasm, [wasm.bytes]));
     };
@@ -99,6 +112,7 @@ export class WorkerClient {
     live.device = (keptOrtWasm ? keptOrtWasm().catch(() => undefined).then(init) : init()).then(
       (device) => {
         clearTimeout(live.startTimer);
+        live.started = true;
         // Granted only once the worker no longer holds it, i.e. when it has died.
         void navigator.locks.request(`lantern-alive:${name}`, () => {
           if (!live.dead) this.stop(live, 'crashed', 'the worker stopped unexpectedly');
@@ -106,7 +120,7 @@ export class WorkerClient {
         return device;
       },
       (error: unknown) => {
-        this.stop(live, 'crashed', 'the worker failed to start');
+        this.stop(live, 'unavailable', 'its init failed');
         throw error;
       },
     );
@@ -125,7 +139,9 @@ export class WorkerClient {
     if (this.live === live) this.live = undefined;
     const error = reason === 'stuck'
       ? new WorkerCrashedError('The worker was restarted: a cancelled request kept it busy too long.')
-      : new WorkerCrashedError(`The inference worker stopped (${detail || reason}).`);
+      : reason === 'unavailable'
+        ? new RuntimeUnavailableError(`The inference worker could not start: ${detail}.`)
+        : new WorkerCrashedError(`The inference worker stopped (${detail || reason}).`);
     for (const reject of live.inFlight) reject(error);
     live.inFlight.clear();
   }

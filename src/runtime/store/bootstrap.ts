@@ -117,7 +117,7 @@ function parseSaved<T>(name: string, json: unknown, parse: (json: unknown) => T)
 async function deploymentFile<T>(name: string, appBase: string, store: ModelStore, net: NetContext, parse: (json: unknown) => T, options: { waitMs?: number; retriesMs?: readonly number[]; accept?: (json: unknown, saved: unknown) => void } = {}): Promise<DeploymentFile<T>> {
   const { waitMs, accept } = options;
   const fetchFile = () => outcomeOf((async () => {
-    const bytes = await fetchDocument(net, { url: new URL(name, appBase).href, what: name, cache: 'no-store', limit: DOCUMENT_LIMITS.configuration });
+    const bytes = await fetchDocument(net, { url: new URL(name, appBase).href, what: `the deployment file ${name}`, cache: 'no-store', limit: DOCUMENT_LIMITS.configuration });
     const json = parseJsonDocument(bytes, name);
     const parsed = parse(json);
     await store.acceptDeploymentFile(name, json, (saved) => accept?.(json, saved));
@@ -141,7 +141,8 @@ async function deploymentFile<T>(name: string, appBase: string, store: ModelStor
     // Only reached with the network's answer in hand (nothing saved: it was waited for).
     const error = outcome === 'late' ? undefined : outcome.error;
     if (error !== undefined && !(error instanceof NetworkError)) throw error;
-    throw new NetworkError(`The model registry configuration (${name}) could not be loaded, and this device has no saved copy of it.`, {}, { cause: error });
+    const why = error ? `${(error as Error).message} ` : '';
+    throw new NetworkError(`${why}This device has no saved copy of ${name}, which the model store needs to start: the app's deployment serves it next to the page.`, {}, { cause: error });
   }
   // The saved copy stands. A network failure is as offline: nothing to report, now or late.
   const refused = [

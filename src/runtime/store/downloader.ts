@@ -66,7 +66,7 @@ async function fetchChunk(net: NetContext, url: string, file: ManifestFile, inde
     throw response.statusError();
   }
   // A login or error page served with 200 is the classic way a model file gets replaced.
-  if (/text\/html/i.test(response.headers.get('Content-Type') ?? '')) {
+  if (response.isWebPage) {
     response.discard();
     throw new IntegrityError(`The server sent a web page instead of ${file.path}; it was not stored.`, where);
   }

@@ -206,6 +206,14 @@ describe('network attacks leave the active version answering', () => {
     expect(await answering()).toBe('demo@1.0.0');
   });
 
+  it('a web page for the manifest\'s signature (a captive portal, or a host that answers a missing file with the app\'s page)', async () => {
+    const { server, update, answering } = await deviceWithActive();
+    server.misbehave = (path) => (path === 'demo/2.0.0/manifest.sig.json' ? new Response('<!doctype html><title>Log in</title>', { headers: { 'Content-Type': 'text/html' } }) : undefined);
+    const error = await expectTyped(update(), NetworkError);
+    expect(error.message).toMatch(/manifest\.sig\.json: the server sent a web page instead/);
+    expect(await answering()).toBe('demo@1.0.0');
+  });
+
   it('a 32 MiB "manifest"', async () => {
     const { server, update, answering } = await deviceWithActive();
     const body = endless();

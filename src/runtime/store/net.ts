@@ -87,6 +87,13 @@ export class GuardedResponse {
   get ok(): boolean { return this.response.ok; }
   get headers(): Headers { return this.response.headers; }
 
+  /**
+   * A web page where a file was asked for: what a server that answers every path it does not
+   * have with the app's page sends for a missing file (Vite's dev server, many static hosts'
+   * single-page fallback), with status 200; or a captive portal's login page.
+   */
+  get isWebPage(): boolean { return /text\/html/i.test(this.response.headers.get('Content-Type') ?? ''); }
+
   /** The NetworkError for a status the caller does not handle; 408/429/5xx are retryable. */
   statusError(): NetworkError {
     const { status } = this.response;
@@ -264,10 +271,13 @@ export async function fetchDocument(context: NetContext, request: NetRequest & {
     response.discard();
     throw response.statusError();
   }
+  if (response.isWebPage) {
+    response.discard();
+    throw new NetworkError(`${capitalise(request.what)} is not at ${request.url}: the server sent a web page instead (as one that answers a missing file with the app's page does).`, { ...request.where, status: response.status });
+  }
   return response.read(request.limit, () => new ValidationError(`${capitalise(request.what)} is larger than the ${request.limit} bytes allowed; it was not read.`, { ...request.where, limit: request.limit }));
 }
 
-/** Parses a fetched JSON document; malformed JSON is a `ValidationError` naming the document. */
 /**
  * A small signed document (a catalog, a release manifest) or its detached signature, never from a
  * cache; `unsigned` is the error for an absent signature (404): unsigned, not unreachable.
@@ -281,6 +291,7 @@ export async function fetchSigned(context: NetContext, url: string, what: string
   }
 }
 
+/** Parses a fetched JSON document; malformed JSON is a `ValidationError` naming the document. */
 export function parseJsonDocument(bytes: Uint8Array, what: string): unknown {
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
