@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expose, wrap } from 'comlink';
 import { MessageChannel } from 'node:worker_threads';
 import { installErrorTransfer } from './error-transfer.ts';
-import { BusyError, InputError, IntegrityError, LanternError, ModelLoadError } from './errors.ts';
+import { BusyError, INPUT_REASONS, InputError, IntegrityError, LanternError, ModelLoadError, type InputReason } from './errors.ts';
 
 installErrorTransfer();
 
@@ -37,6 +37,9 @@ describe('errors across the comlink boundary', () => {
     expect(error).toBeInstanceOf(LanternError);
     expect((error as InputError).code).toBe('INPUT');
     expect((error as InputError).details).toEqual({ reason: 'not-an-image', type: 'text/plain' });
+    // Typed as one of INPUT_REASONS (tsc checks this line): an app can switch over it exhaustively.
+    const reason: InputReason = (error as InputError).details.reason;
+    expect(INPUT_REASONS).toContain(reason);
     const integrity = await remote.failIntegrity().catch((e: unknown) => e);
     expect(integrity).toBeInstanceOf(IntegrityError);
     expect((integrity as IntegrityError).details.chunk).toBe(3);

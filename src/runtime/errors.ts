@@ -53,6 +53,8 @@ export class LanternError extends Error {
 export class InputError extends LanternError {
   override readonly code = 'INPUT';
   override name = 'InputError';
+  /** Typed, so that an app's `switch` over `details.reason` can be exhaustive. */
+  declare readonly details: ErrorDetails & { reason: InputReason };
   /** A reason is required: it is what the user is told (see INPUT_REASONS). */
   constructor(message: string, details: ErrorDetails & { reason: InputReason }, options?: { cause?: unknown }) {
     super(message, details, options);
@@ -172,7 +174,12 @@ export function isAbortError(error: unknown): boolean {
   return error instanceof CancelledError || (error instanceof DOMException && error.name === 'AbortError');
 }
 
+/** The error of a request its caller's `signal` aborted; the signal's reason (an `AbortSignal.timeout`'s TimeoutError…) is its cause. */
+export function cancelledBy(signal: AbortSignal | undefined): CancelledError {
+  return new CancelledError('The request was cancelled.', {}, { cause: signal?.reason });
+}
+
 /** Throws CancelledError when the signal is aborted (call between stages of long work). */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new CancelledError('The request was cancelled.');
+  if (signal?.aborted) throw cancelledBy(signal);
 }

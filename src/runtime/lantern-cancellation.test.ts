@@ -229,6 +229,22 @@ describe('cancellation of one request in a batch', () => {
   });
 });
 
+describe('why a request was cancelled', () => {
+  it('is the CancelledError\'s cause: the reason its signal was aborted with (an AbortSignal.timeout\'s TimeoutError)', async () => {
+    const { lantern } = setup();
+    const timedOut = new DOMException('The operation timed out.', 'TimeoutError');
+    const before = await lantern.classify('spam', text('a'), { signal: AbortSignal.abort(timedOut) }).catch((e: unknown) => e);
+    expect(before).toBeInstanceOf(CancelledError);
+    expect((before as Error).cause).toBe(timedOut);
+    lantern.pause();
+    const controller = new AbortController();
+    const queued = lantern.classify('spam', text('b'), { signal: controller.signal }).catch((e: unknown) => e);
+    const reason = new Error('the user left the screen');
+    controller.abort(reason);
+    expect(((await queued) as Error).cause).toBe(reason);
+  });
+});
+
 describe('restart of a worker kept busy by an abandoned call', () => {
   it('does not kill a healthy batch that the abandoned one was only waiting behind', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });

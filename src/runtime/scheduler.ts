@@ -1,4 +1,4 @@
-import { BusyError, CancelledError, LanternError, TimeoutError, WorkerCrashedError, worthAFreshWorker } from './errors.ts';
+import { BusyError, cancelledBy, LanternError, TimeoutError, WorkerCrashedError, worthAFreshWorker } from './errors.ts';
 
 /**
  * Request scheduling: bounded per-model queues with two priorities, continuous batching onto a
@@ -110,7 +110,7 @@ export class Scheduler<I, O> {
     if (this.closed) return Promise.reject(this.closed);
     if (signal?.aborted) {
       this.stats.cancelled++;
-      return Promise.reject(new CancelledError('The request was cancelled.'));
+      return Promise.reject(cancelledBy(signal));
     }
     if (deadline !== undefined && deadline <= this.now()) {
       this.stats.timedOut++;
@@ -134,7 +134,7 @@ export class Scheduler<I, O> {
         reject,
         cleanup: () => undefined,
       };
-      const onAbort = () => this.fail(pending, new CancelledError('The request was cancelled.'), 'cancelled');
+      const onAbort = () => this.fail(pending, cancelledBy(signal), 'cancelled');
       signal?.addEventListener('abort', onAbort, { once: true });
       const deadlineTimer = deadline !== undefined
         ? setTimeout(() => this.fail(pending, new TimeoutError('The request missed its deadline.'), 'timedOut'), Math.max(0, deadline - this.now()))

@@ -1,4 +1,4 @@
-import { CancelledError } from './errors.ts';
+import { cancelledBy } from './errors.ts';
 
 export interface JoinOptions<P> {
   /** This caller's cancellation: it leaves at once; the work goes on while another caller waits. */
@@ -32,7 +32,7 @@ export class SharedWork<T, P = never> {
 
   join(key: string, start: (signal: AbortSignal, onProgress: (progress: P) => void) => Promise<T>, options: JoinOptions<P> = {}): Promise<T> {
     const { signal, onProgress } = options;
-    if (signal?.aborted) return Promise.reject(new CancelledError('The request was cancelled.'));
+    if (signal?.aborted) return Promise.reject(cancelledBy(signal));
     const run = this.runs.get(key) ?? this.start(key, start);
     run.waiters++;
     if (onProgress) run.listeners.add(onProgress);
@@ -53,7 +53,7 @@ export class SharedWork<T, P = never> {
           this.forget(key, run);
           run.controller.abort();
         }
-        reject(new CancelledError('The request was cancelled.'));
+        reject(cancelledBy(signal));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       run.promise.then(

@@ -1,7 +1,7 @@
 import { transfer, wrap, type Remote } from 'comlink';
 import type { BackendPreference } from './backend.ts';
 import { installErrorTransfer } from './error-transfer.ts';
-import { CancelledError, RuntimeUnavailableError, WorkerCrashedError } from './errors.ts';
+import { cancelledBy, RuntimeUnavailableError, WorkerCrashedError } from './errors.ts';
 import type { LoadProgress } from './model-source.ts';
 import type { KeptOrtWasm } from './ort-cache.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, InferenceWorkerApi, LoadReport, ModelFiles, WasmMemoryReading } from './protocol.ts';
@@ -151,7 +151,7 @@ export class WorkerClient {
    * settles with CancelledError at once; the worker finishes it and its answer is dropped.
    */
   private async call<T>(fn: (live: LiveWorker) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    if (signal?.aborted) throw new CancelledError('The request was cancelled.');
+    if (signal?.aborted) throw cancelledBy(signal);
     const live = this.start();
     let rejectCall!: (error: Error) => void;
     const guard = new Promise<never>((_, reject) => (rejectCall = reject));
@@ -171,7 +171,7 @@ export class WorkerClient {
     });
     const onAbort = () => {
       live.inFlight.delete(rejectCall);
-      rejectCall(new CancelledError('The request was cancelled.'));
+      rejectCall(cancelledBy(signal));
       call.abandoned = true;
       this.watchAbandoned(live, call);
     };

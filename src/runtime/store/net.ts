@@ -208,7 +208,7 @@ class Watchdog {
       const what = this.received === 0 ? `No data arrived for ${seconds} s` : `Only ${this.received} bytes arrived in ${seconds} s`;
       return new NetworkError(`${what} while fetching ${request.what}; try again to resume.`, { ...where, stalled: true, retryable: true, bytes: this.received }, { cause: error });
     }
-    if (this.external?.aborted) return new CancelledError('The download was cancelled.');
+    if (this.external?.aborted) return new CancelledError('The download was cancelled.', {}, { cause: this.external.reason });
     return stage === 'connect'
       ? new NetworkError(`${capitalise(request.what)} could not be fetched: the device may be offline.`, { ...where, retryable: true }, { cause: error })
       : new NetworkError(`The connection dropped while fetching ${request.what}.`, { ...where, retryable: true }, { cause: error });
@@ -225,7 +225,7 @@ export const pause = (ms: number, signal?: AbortSignal) => new Promise<void>((re
   const timer = setTimeout(resolve, ms);
   signal?.addEventListener('abort', () => {
     clearTimeout(timer);
-    reject(new CancelledError('The download was cancelled.'));
+    reject(new CancelledError('The download was cancelled.', {}, { cause: signal.reason }));
   }, { once: true });
 });
 
