@@ -67,8 +67,10 @@ async function keygen(args: string[]): Promise<void> {
 
 const readKeys = (paths: readonly string[]) => Promise.all(paths.map(readPublisherKey));
 
-/** A date option that is still to come: a release or catalog expiring in the past would be refused by every device. */
-/** An expiry date for what is signed now: in the future, and no further than devices accept (`maxDays`). */
+/**
+ * An expiry date for what is signed now: in the future (a release or catalog expiring in the past
+ * would be refused by every device), and no further than devices accept (`maxDays`).
+ */
 function futureDate(value: string, flag: string, maxDays: number): string {
   const time = Date.parse(value);
   if (Number.isNaN(time)) throw new UsageError(`${flag} must be a date such as 2027-06-30.`);

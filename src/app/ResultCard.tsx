@@ -75,9 +75,9 @@ export function errorCode(error: Error): string {
 
 /**
  * What went wrong, in the UI language; the runtime's own English message only collapsed,
- * marked as English, for whoever supports the user.
+ * marked as English, for whoever supports the user. `text`: the sentence the user reads, when
+ * the screen words this error itself (default: errorText).
  */
-/** `text`: the sentence the user reads, when the screen words this error itself (default: errorText). */
 export function ErrorMessage({ error, text = errorText(error) }: { error: Error; text?: string }) {
   const detail = error.message;
   return (

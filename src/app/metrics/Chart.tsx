@@ -61,11 +61,10 @@ function themedAxis(axis: uPlot.Axis): uPlot.Axis {
   return { stroke: (u) => themeColour(u, '--muted'), grid: line(), ticks: line(), ...axis };
 }
 
-/** Bars over categories 0..n-1, labelled on the x axis. */
 /** Whole-number tick steps (1, 2, 5, 10, 20, …): a count axis never shows "1.5 requests". */
 const COUNT_STEPS = Array.from({ length: 21 }, (_, i) => [1, 2, 5][i % 3]! * 10 ** Math.floor(i / 3));
 
-/** Bars of counts (a histogram): the y axis starts at 0, so a bar of 1 is never drawn as empty. */
+/** Bars of counts over categories 0..n-1, labelled on the x axis (a histogram): the y axis starts at 0, so a bar of 1 is never drawn as empty. */
 export function barOptions(title: string, labels: string[], yLabel: string): ChartOptions {
   return {
     title,
