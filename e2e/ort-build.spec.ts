@@ -92,7 +92,7 @@ test('when the inference worker\'s own script cannot be fetched, the error says 
   await page.getByTestId('sample-spam').click();
   const error = page.getByTestId('error');
   await expect(error).toHaveAttribute('data-code', 'RUNTIME_UNAVAILABLE');
-  await expect(error.locator('code')).toHaveText('The inference worker could not start: its script did not load: offline with no copy kept, missing, or blocked.');
+  await expect(error.locator('code')).toHaveText('The inference worker could not start: its script did not load (offline with no copy kept, or blocked).');
 
   await page.unroute(/\/assets\/inference\.worker-[^/]+\.js$/);
   await page.getByTestId('sample-spam').click();

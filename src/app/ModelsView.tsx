@@ -15,7 +15,7 @@ import { ModelPolicies } from './ModelPolicies.tsx';
 import { ErrorCard, errorCode, ErrorMessage } from './ResultCard.tsx';
 import { ShadowPanel } from './ShadowPanel.tsx';
 import { StorageStatus } from './StorageStatus.tsx';
-import { shareFile } from './share.ts';
+import { shareFile } from './share-file.ts';
 import type { Services } from './services.ts';
 import { useOnline } from './useOnline.ts';
 import { TransferBar } from './TransferBar.tsx';

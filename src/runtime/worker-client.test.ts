@@ -235,7 +235,7 @@ describe('WorkerClient', () => {
     client = new WorkerClient({ createWorker: () => Object.assign(port1, { terminate: () => port1.close() }) as unknown as Worker, backend: 'auto', splitCoresBy: 1, idleMs: 0 });
     const started = client.device();
     port1.dispatchEvent(new Event('error'));
-    await expect(started).rejects.toThrow(new RuntimeUnavailableError('The inference worker could not start: its script did not load: offline with no copy kept, missing, or blocked.'));
+    await expect(started).rejects.toThrow(new RuntimeUnavailableError('The inference worker could not start: its script did not load (offline with no copy kept, or blocked).'));
     expect(client.running).toBe(false);
   });
 });

@@ -99,7 +99,7 @@ export class WorkerClient {
     worker.addEventListener('error', (event) => live.started
       ? this.stop(live, 'crashed', `the worker failed: ${event.message || 'unknown error'}`)
       // Before init answers, an error with no message is the script failing to load: offline with no cached copy, missing, or blocked.
-      : this.stop(live, 'unavailable', event.message || 'its script did not load: offline with no copy kept, missing, or blocked'));
+      : this.stop(live, 'unavailable', event.message || 'its script did not load (offline with no copy kept, or blocked)'));
     // Until init returns, the worker holds no liveness lock: a worker that dies while starting
     // would otherwise leave every call waiting forever. Init is sent once the page has read the
     // kept ORT wasm, which overlaps the worker script's load.

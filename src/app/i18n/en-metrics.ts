@@ -3,6 +3,12 @@
  * them with addEnglish), not with the first download: ~1.5 KB gzip the first screen never shows.
  */
 export const enMetrics = {
+  'count.requests.one': '{count} request',
+  'count.requests.other': '{count} requests',
+  'count.minutes.one': '{count} minute',
+  'count.minutes.other': '{count} minutes',
+  'count.cores.one': '{count} core',
+  'count.cores.other': '{count} cores',
   'metrics.shadow.heading': 'Shadow evaluation',
   'metrics.shadow.candidate': '{id} {version} in shadow',
   'metrics.summary': '{requests}: {ok} answered, {errors}, {rejections} rejected.',

@@ -3,6 +3,8 @@
  * come with ShadowFigures.tsx (which both screens' shadow panels import), not with the first download.
  */
 export const enShadow = {
+  'count.shadowRuns.one': '{count} shadow run',
+  'count.shadowRuns.other': '{count} shadow runs',
   'shadow.heading': 'Shadow evaluation of {version}',
   'shadow.runs': 'Shadow runs: {runs} (skipped while busy or hidden: {skipped})',
   'shadow.agreement': 'Top-1 agreement with the active version: {agreement}',

@@ -107,8 +107,9 @@ export function t(key: MessageKey, params: Record<string, string | number> = {})
 type NounOf<K> = K extends `count.${infer Noun}.other` ? Noun : never;
 export type CountedNoun = NounOf<MessageKey>;
 
+/** A key English has, the lazily loaded screens' own included once their code has added them. */
 function isMessageKey(key: string): key is MessageKey {
-  return Object.hasOwn(en, key);
+  return Object.hasOwn(english, key);
 }
 
 /**

@@ -142,7 +142,7 @@ async function deploymentFile<T>(name: string, appBase: string, store: ModelStor
     const error = outcome === 'late' ? undefined : outcome.error;
     if (error !== undefined && !(error instanceof NetworkError)) throw error;
     const why = error ? `${(error as Error).message} ` : '';
-    throw new NetworkError(`${why}This device has no saved copy of ${name}, which the model store needs to start: the app's deployment serves it next to the page.`, {}, { cause: error });
+    throw new NetworkError(`${why}This device has no saved copy of ${name}, which the model store needs: the deployment serves it beside the page.`, {}, { cause: error });
   }
   // The saved copy stands. A network failure is as offline: nothing to report, now or late.
   const refused = [

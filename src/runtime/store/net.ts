@@ -273,7 +273,7 @@ export async function fetchDocument(context: NetContext, request: NetRequest & {
   }
   if (response.isWebPage) {
     response.discard();
-    throw new NetworkError(`${capitalise(request.what)} is not at ${request.url}: the server sent a web page instead (as one that answers a missing file with the app's page does).`, { ...request.where, status: response.status });
+    throw new NetworkError(`${capitalise(request.what)} is not at ${request.url}: the server sent a web page instead.`, { ...request.where, status: response.status });
   }
   return response.read(request.limit, () => new ValidationError(`${capitalise(request.what)} is larger than the ${request.limit} bytes allowed; it was not read.`, { ...request.where, limit: request.limit }));
 }
