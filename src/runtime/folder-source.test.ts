@@ -61,7 +61,7 @@ describe('FolderModelSource', () => {
     expect(new Uint8Array((await source.files('vit')).onnx)).toEqual(fp32);
     expect(requests.some((u) => u.endsWith('vit/onnx/model_quantized.onnx'))).toBe(false);
     // The named file is missing: no other file stands in for it.
-    await expect(source.files('q4')).rejects.toThrow(new ModelLoadError('The folder of q4 has no onnx/model_q4.onnx.', { id: 'q4' }));
+    await expect(source.files('q4')).rejects.toThrow(new ModelLoadError('The folder of q4 has no onnx/model_q4.onnx, the file its config.json\'s transformers.js_config.dtype names (https://dev.example/models/q4/).', { id: 'q4' }));
   });
 
   it('refuses ids that would leave the folder, and says which file is missing or broken', async () => {
@@ -86,7 +86,7 @@ describe('FolderModelSource', () => {
     const source = new FolderModelSource('https://dev.example/models/', { fetch: spa });
     // The quantized file, tried first, is the app's page: the full-precision one is loaded instead.
     expect(new Uint8Array((await source.files('vit')).onnx)).toEqual(fp32);
-    await expect(source.describe('nope')).rejects.toThrow(new ModelLoadError('The folder of nope has no config.json.', { id: 'nope', file: 'config.json' }));
+    await expect(source.describe('nope')).rejects.toThrow(new ModelLoadError('The folder of nope has no config.json (https://dev.example/models/nope/).', { id: 'nope', file: 'config.json' }));
   });
 
   it('refuses a folder server that redirects to another origin', async () => {

@@ -1,6 +1,6 @@
 import { InputError, ModelLoadError } from './errors.ts';
 import { labelNamesOf, labelsOf } from './labels.ts';
-import { onnxFiles } from './onnx-files.ts';
+import { DEFAULT_ONNX_FILES, onnxFiles } from './onnx-files.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from './model-source.ts';
 import { guardedFetch, OriginPolicy, type GuardedResponse, type NetContext } from './store/net.ts';
 import type { ModelFiles } from './worker-client.ts';
@@ -128,13 +128,17 @@ export class FolderModelSource implements ModelSource {
 
   private async json(id: string, file: string, signal?: AbortSignal): Promise<unknown> {
     const response = await this.get(id, file, signal);
-    if (!response) throw new ModelLoadError(`The folder of ${id} has no ${file}.`, { id, file });
+    if (!response) throw new ModelLoadError(`The folder of ${id} has no ${file} (${this.folderUrl(id)}).`, { id, file });
     const bytes = await response.read(MAX_JSON_BYTES, () => new ModelLoadError(`${file} of ${id} is larger than ${MAX_JSON_BYTES} bytes.`, { id, file }));
     try {
       return JSON.parse(new TextDecoder().decode(bytes));
     } catch {
       throw new ModelLoadError(`${file} of ${id} is not valid JSON.`, { id, file });
     }
+  }
+
+  private folderUrl(id: string): string {
+    return new URL(`${id}/`, this.base).href;
   }
 
   /** The ONNX bytes, streamed so that `load` can report download progress. */
@@ -150,7 +154,9 @@ export class FolderModelSource implements ModelSource {
       );
       return bytes.buffer as ArrayBuffer;
     }
-    throw new ModelLoadError(`The folder of ${id} has no ${files.join(' or ')}.`, { id });
+    // Only the file a dtype names is tried (onnx-files.ts): say so, or the missing quantized file looks like a bug.
+    const why = files === DEFAULT_ONNX_FILES ? '' : ', the file its config.json\'s transformers.js_config.dtype names';
+    throw new ModelLoadError(`The folder of ${id} has no ${files.join(' or ')}${why} (${this.folderUrl(id)}).`, { id });
   }
 
 }

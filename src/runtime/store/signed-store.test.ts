@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors.ts';
+import { DowngradeError, ValidationError, type LanternError } from '../errors.ts';
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { totalSize } from './manifest.ts';
 import type { CandidateValidator } from './registry.ts';
@@ -21,13 +21,13 @@ async function deploymentWithGatedRelease() {
   const server = new FakeServer();
   server.add(release);
   server.put('registry-config.json', json({ catalogUrl: 'catalog.json', allowedOrigins: [] }));
-  server.put('trust-store.json', json({ keys: [trustEntryFor(key, ['demo'])] }));
+  server.put('trust-store.json', json({ version: 2, keys: [trustEntryFor(key, ['demo'])] }));
   const { catalog, signature } = await signedCatalog([{
     id: 'demo', version: '1.0.0', sequence: 1, manifest: 'demo/1.0.0/manifest.json', signature: 'demo/1.0.0/manifest.sig.json', size: totalSize(release.manifest),
   }], { keys: [key] });
   server.put('catalog.json', catalog);
   server.put('catalog.sig.json', signature);
-  return { server, options: { base: `${ORIGIN}/`, fetch: server.fetch, dbName: `signed-store-${databases++}` } };
+  return { server, key, options: { base: `${ORIGIN}/`, fetch: server.fetch, dbName: `signed-store-${databases++}` } };
 }
 
 describe('signedStore', () => {
@@ -51,5 +51,18 @@ describe('signedStore', () => {
     const store = signedStore({ ...options, validate: async () => ({ total: 1, correct: 1, failed: 0 }) });
     await store.prepare('demo');
     expect((await store.files('demo')).key).toBe('demo@1.0.0');
+  });
+
+  it('tells the app of a served trust store it refused (older than the one it saved), and keeps answering with the saved one', async () => {
+    const { server, key, options } = await deploymentWithGatedRelease();
+    const passing: CandidateValidator = async () => ({ total: 1, correct: 1, failed: 0 });
+    await signedStore({ ...options, validate: passing }).prepare('demo');
+    // A new deployment whose trust store restarts at version 1 (as a developer's own first one might).
+    server.put('trust-store.json', json({ version: 1, keys: [trustEntryFor(key, ['demo'])] }));
+    const refusals: LanternError[] = [];
+    const store = signedStore({ ...options, validate: passing, onRefused: (error) => refusals.push(error) });
+    expect((await store.files('demo')).key).toBe('demo@1.0.0');
+    await expect.poll(() => refusals.length).toBe(1);
+    expect(refusals[0]).toBeInstanceOf(DowngradeError);
   });
 });

@@ -1,3 +1,4 @@
+import type { LanternError } from '../errors.ts';
 import { openRegistry } from './bootstrap.ts';
 import type { CandidateValidator } from './registry.ts';
 import { StoreModelSource } from './store-model-source.ts';
@@ -17,6 +18,13 @@ export interface SignedStoreOptions {
    * gates with that Lantern.
    */
   validate?: CandidateValidator;
+  /**
+   * Hears each served deployment file this device refused, the copy it saved before staying in
+   * use: a trust store older than that copy (`DowngradeError`: a new deployment must raise
+   * `version` above every one this browser has seen), a file that does not parse. Default:
+   * `console.warn`, so that a developer sees why a changed deployment seems to have no effect.
+   */
+  onRefused?: (error: LanternError) => void;
 }
 
 /**
@@ -33,6 +41,8 @@ export function signedStore(options: SignedStoreOptions = {}): StoreModelSource 
       ...(options.validate ? { validate: options.validate } : {}),
       ...(globalThis.navigator?.storage ? { storage: navigator.storage } : {}),
     });
+    const report = options.onRefused ?? ((error: LanternError) => console.warn(`Lantern: ${error.message}`));
+    void opened.checked.then((refused) => refused.forEach((error) => report(error)));
     return opened.registry;
   }, { installOnDemand: true });
 }
