@@ -79,7 +79,9 @@ describe('ModelRegistry.install', () => {
     const release = releases.get('1.0.0')!;
     const stranger = await generateKey('stranger');
     server.add(release, { signatures: [await sign(release.bytes, stranger)] });
-    await expect(registry.install(urls('1.0.0'))).rejects.toThrow(/not signed by a trusted publisher key/);
+    // The refusal names who signed and whom the device trusts: what a publisher whose key is
+    // missing from the trust store in use needs to see.
+    await expect(registry.install(urls('1.0.0'))).rejects.toThrow(new RegExp(`^The release is not signed by a trusted publisher key: it is signed by ${stranger.keyId}, and this device trusts test publisher \\(ed25519:[0-9a-f]+\\)\\.$`));
     server.add(release, { signatures: [] });
     await expect(registry.install(urls('1.0.0'))).rejects.toThrow(SignatureError);
     const edited = { ...release, bytes: new TextEncoder().encode(new TextDecoder().decode(release.bytes).replace('"Demo"', '"Demx"')) };

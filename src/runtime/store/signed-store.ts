@@ -21,8 +21,9 @@ export interface SignedStoreOptions {
   /**
    * Hears each served deployment file this device refused, the copy it saved before staying in
    * use: a trust store older than that copy (`DowngradeError`: a new deployment must raise
-   * `version` above every one this browser has seen), a file that does not parse. Default:
-   * `console.warn`, so that a developer sees why a changed deployment seems to have no effect.
+   * `version` above every one this browser has seen), a file that does not parse. Lantern itself
+   * never writes to the console (a log can leak into crash reports): pass `console.warn` while
+   * developing to see why a changed deployment seems to have no effect.
    */
   onRefused?: (error: LanternError) => void;
 }
@@ -41,8 +42,8 @@ export function signedStore(options: SignedStoreOptions = {}): StoreModelSource 
       ...(options.validate ? { validate: options.validate } : {}),
       ...(globalThis.navigator?.storage ? { storage: navigator.storage } : {}),
     });
-    const report = options.onRefused ?? ((error: LanternError) => console.warn(`Lantern: ${error.message}`));
-    void opened.checked.then((refused) => refused.forEach((error) => report(error)));
+    const { onRefused } = options;
+    if (onRefused) void opened.checked.then((refused) => refused.forEach((error) => onRefused(error)));
     return opened.registry;
   }, { installOnDemand: true });
 }

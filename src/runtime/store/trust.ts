@@ -195,9 +195,11 @@ export class TrustStore {
       if (sig && await ed25519().verify(key, sig, bytes)) valid.push(s.keyId);
     }
     if (valid.length) return valid;
-    throw sawTrusted
-      ? new SignatureError(`The ${what} signature does not match: it was altered after signing.`)
-      : new SignatureError(`The ${what} is not signed by a trusted publisher key.`);
+    if (sawTrusted) throw new SignatureError(`The ${what} signature does not match: it was altered after signing.`);
+    // Which keys signed and which are trusted: what a publisher needs when their new key is not in
+    // the trust store a device uses (an older one it kept, say). Key ids are checked strings.
+    const signedBy = [...tried].slice(0, 3).join(', ');
+    throw new SignatureError(`The ${what} is not signed by a trusted publisher key: it is signed by ${signedBy}, and this device trusts ${this.entries.map((e) => `${e.name} (${e.keyId})`).join(', ') || 'no key'}.`);
   }
 
   /** How many different keys must sign for `entry` (an id, or a namespace): the highest threshold over a scope overlapping it; 1 without one. */
