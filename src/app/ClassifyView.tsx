@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { ClassificationResult, ClassifyInput, Lantern, ModelDescriptor } from '../runtime/index.ts';
+import type { ClassificationResult, ClassifyInput, Lantern } from '../runtime/index.ts';
 import type { OpenedRegistry } from '../runtime/store/index.ts';
 import { formatPercent } from './format.ts';
 import { t, tCount } from './i18n/index.ts';
