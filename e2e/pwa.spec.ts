@@ -8,6 +8,7 @@ import type { OfflineFiles } from '../src/app/offline-files.ts';
 import { ORT_FILE } from '../workers/ort-offline.ts';
 import { CHROMIUM, CHROMIUM_ARGS, DIST, logPage, meteredConnection, ROOT, seriousViolations, waitForServiceWorker, withLantern } from './fixtures.ts';
 import { count, ortCache, recordRequests } from './ort-files.ts';
+import { throttledProxy } from '../bench/throttle.ts';
 
 // These tests need the service worker (the rest of the suite blocks it for isolation).
 test.use({ serviceWorkers: 'allow' });
@@ -90,6 +91,42 @@ test('first visit: the download for offline use shows its size and progress, the
   await expect(second.getByTestId('threads')).toHaveAttribute('data-isolated', 'true');
   await classifyBoth(second);
   await context.setOffline(false);
+});
+
+test('on a slow link, the first visit\'s figure moves while ORT\'s wasm arrives, instead of jumping once it is kept', async ({ page, context }) => {
+  logPage(page);
+  // The app behind a 2 Mbps link (bench/throttle.ts): its own origin, so a first visit. ORT's
+  // wasm then takes ~10 s to arrive, and the figure is read once a second.
+  const PROXY_PORT = 4188;
+  const link = await throttledProxy({ listen: PROXY_PORT, target: Number(process.env.E2E_PORT ?? 4173), bitsPerSecond: 2_000_000, rttMs: 20 });
+  // ORT's wasm waits until everything else is stored, so that every figure above that is its own.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await context.route(ORT_WASM, async (route) => {
+    await held;
+    await route.continue();
+  });
+  try {
+    await page.goto(`http://127.0.0.1:${PROXY_PORT}/`);
+    const build = await withLantern(page, (lantern) => lantern.plannedBackend());
+    const total = offlineTotal(build).bytes;
+    const rest = total - sum(offlineFiles.ort[build]);
+    const figure = () => progressOf(page).then((p) => p.value, () => -1);
+    await expect.poll(figure, { timeout: 60_000 }).toBe(rest);
+    release();
+    const seen = new Set<number>();
+    await expect.poll(async () => {
+      const phase = await page.getByTestId('offline-status').getAttribute('data-phase');
+      if (phase === 'downloading') seen.add(await figure());
+      return phase;
+    }, { timeout: 60_000, intervals: [100] }).toBe('ready');
+    // Before, the figure stayed at `rest` until ORT was kept, then jumped to the total (one
+    // reading could fall between, while the glue was kept and the wasm not yet).
+    expect([...seen].filter((value) => value > rest && value < total).length).toBeGreaterThanOrEqual(3);
+  } finally {
+    await context.unroute(ORT_WASM);
+    await link.close();
+  }
 });
 
 test('a first visit cut by a lost connection resumes when it comes back: the shell, the built-in models and ORT, and the model list grows', async ({ page, context }) => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Plugin } from 'vite';
 import { OFFLINE_FILES, type OfflineFiles, type SizedFile } from '../src/app/offline-files.ts';
@@ -74,9 +74,12 @@ export function offlineFiles(): { plugin: Plugin; manifestTransform: (entries: P
       throw new Error('offline-files: the service worker was generated before the bundle');
     }
     const served = (files: readonly { url: string }[]): Promise<SizedFile[]> => Promise.all(files.map(async ({ url }) => ({ url, size: await servedSize(join(outDir, url)) })));
+    // ORT's wasm is measured as it arrives, in decoded bytes (workers/ort.ts): it says how many there are.
+    const ortServed = async (files: readonly { url: string }[]): Promise<SizedFile[]> =>
+      Promise.all((await served(files)).map(async (file) => (file.url.endsWith('.wasm') ? { ...file, storedSize: (await stat(join(outDir, file.url))).size } : file)));
     const { ort, models } = fromBundle;
     // All at once: brotli at its best quality takes about a minute for each ORT wasm on a fresh machine.
-    const [precache, wasm, webgpu] = await Promise.all([served(entries), served(ort.wasm), served(ort.webgpu)]);
+    const [precache, wasm, webgpu] = await Promise.all([served(entries), ortServed(ort.wasm), ortServed(ort.webgpu)]);
     const list: OfflineFiles = { precache, ort: { wasm, webgpu }, models };
     const bytes = new TextEncoder().encode(`${JSON.stringify(list, null, 1)}\n`);
     await writeFile(join(outDir, OFFLINE_FILES), bytes);

@@ -39,8 +39,8 @@ export class InferenceEngine {
    * `threads` overrides the WASM thread count (benchmarks); otherwise the cores are split between
    * workers. `wasm`: the ORT wasm the page read from this device's copy.
    */
-  init(preference: BackendPreference, workers = 1, threads?: number, wasm?: KeptOrtWasm): Promise<DeviceReport> {
-    return this.sessions.init(preference, workers, threads, wasm);
+  init(preference: BackendPreference, workers = 1, threads?: number, wasm?: KeptOrtWasm, onRuntimeDownload?: (loadedBytes: number) => void): Promise<DeviceReport> {
+    return this.sessions.init(preference, workers, threads, wasm, onRuntimeDownload);
   }
 
   async load(files: ModelFiles): Promise<LoadReport> {

@@ -31,9 +31,9 @@ function holdAliveLock(): Promise<void> {
 
 /** The page-facing API: implements the contract in src/runtime/protocol.ts. */
 const api = {
-  init: async (preference: BackendPreference, workers: number, threads?: number, wasm?: KeptOrtWasm) => {
+  init: async (preference: BackendPreference, workers: number, threads?: number, wasm?: KeptOrtWasm, onRuntimeDownload?: (loadedBytes: number) => void) => {
     await holdAliveLock();
-    return engine.init(preference, workers, threads, wasm);
+    return engine.init(preference, workers, threads, wasm, onRuntimeDownload);
   },
   load: (files: ModelFiles) => engine.load(files),
   classify: (key: string, inputs: ClassifyInput[], k: number, cache?: boolean) => engine.classify(key, inputs, k, cache),

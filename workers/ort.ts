@@ -27,6 +27,8 @@ const BUILDS: Record<OrtBuild, { load: () => Promise<Ort>; glue: string; wasm: s
 };
 
 let loaded: Ort | undefined;
+/** ORT was handed this device's kept copy of its wasm (rather than downloading it). */
+let fromKeptCopy = false;
 
 /**
  * Loads the build (once) and points it at its own glue and wasm files, handing it the wasm's
@@ -44,8 +46,40 @@ export async function loadOrt(build: OrtBuild, kept?: KeptOrtWasm): Promise<Ort>
   api.env.wasm.wasmPaths = { mjs: glue, wasm };
   // The cache keeps one build: another build's copy (the adapter changed) is left to the pruning.
   if (copy?.url === wasm) api.env.wasm.wasmBinary = copy.bytes;
+  fromKeptCopy = copy?.url === wasm;
   loaded = api;
   return api;
+}
+
+/** How often, at most, a download reports its progress. */
+const PROGRESS_EVERY_MS = 250;
+
+/**
+ * Downloads the build's wasm for ORT when no copy is kept (a first visit), reporting the decoded
+ * bytes as they arrive: ORT's own streaming fetch says nothing until it is done, and on a slow
+ * link that is most of a first visit's wait, which the page shows as a number that does not move.
+ * ORT then compiles the bytes once they are all here instead of while they arrive: ~0.2 s, once.
+ */
+export async function downloadWasm(build: OrtBuild, onBytes: (loadedBytes: number) => void): Promise<void> {
+  const api = ortApi();
+  if (fromKeptCopy) return;
+  const [, wasm] = ortFiles(build);
+  const response = await fetch(wasm);
+  if (!response.ok || !response.body) throw new LanternError(`ONNX Runtime's wasm could not be downloaded (HTTP ${response.status}).`);
+  let loadedBytes = 0;
+  let reportedAt = 0;
+  const counted = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      loadedBytes += chunk.byteLength;
+      if (performance.now() - reportedAt >= PROGRESS_EVERY_MS) {
+        reportedAt = performance.now();
+        onBytes(loadedBytes);
+      }
+      controller.enqueue(chunk);
+    },
+  }));
+  api.env.wasm.wasmBinary = await new Response(counted).arrayBuffer();
+  onBytes(loadedBytes);
 }
 
 /**
@@ -58,9 +92,9 @@ export function releaseWasmBinary(): void {
   if (bytes instanceof ArrayBuffer) structuredClone(bytes, { transfer: [bytes] });
 }
 
-/** Whether ORT was handed this device's kept copy of its wasm (rather than fetching it). */
+/** Whether ORT was handed this device's kept copy of its wasm (rather than downloading it). */
 export function startedFromKeptCopy(): boolean {
-  return loaded?.env.wasm.wasmBinary !== undefined;
+  return fromKeptCopy;
 }
 
 /** The loaded build; callers run after `loadOrt` (the engine's init). */

@@ -1,4 +1,4 @@
-import { loadOrt, ortApi, ortFiles, releaseWasmBinary, startedFromKeptCopy, type ort, type OrtBuild } from './ort.ts';
+import { downloadWasm, loadOrt, ortApi, ortFiles, releaseWasmBinary, startedFromKeptCopy, type ort, type OrtBuild } from './ort.ts';
 import { dropDamagedOrtCopy, keepOrtOffline } from './ort-offline.ts';
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from '../src/runtime/backend.ts';
 import { DeviceLostError, LanternError, ModelLoadError, RuntimeUnavailableError } from '../src/runtime/errors.ts';
@@ -51,7 +51,11 @@ export class Sessions {
    */
   private gpuLane?: Lane;
 
-  async init(preference: BackendPreference, workers: number, threads?: number, kept?: KeptOrtWasm): Promise<DeviceReport> {
+  /**
+   * `onRuntimeDownload`: hears the decoded bytes of ORT's wasm as they arrive when this device
+   * keeps no copy yet (a first visit), for the page to show; without it, ORT fetches the wasm itself.
+   */
+  async init(preference: BackendPreference, workers: number, threads?: number, kept?: KeptOrtWasm, onRuntimeDownload?: (loadedBytes: number) => void): Promise<DeviceReport> {
     if (this.device) return this.device;
     const adapter = await probeAdapter();
     const facts = { adapter, crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency };
@@ -65,7 +69,7 @@ export class Sessions {
     ort.env.wasm.proxy = false;
     ort.env.logLevel = 'error';
     this.device = { adapter, crossOriginIsolated: facts.crossOriginIsolated, hardwareConcurrency: facts.hardwareConcurrency, choice, ortVersion: ort.env.versions.web ?? 'unknown' };
-    const warm = (this.warm = this.warmUp(choice.backend));
+    const warm = (this.warm = this.warmUp(choice.backend, onRuntimeDownload));
     // Once ORT has started (warm-up fetched its wasm), keep this build for offline starts. Best
     // effort: if storage refuses, the app still works online and the next start tries again.
     void warm.then((failure) => (failure ? undefined : keepOrtOffline(ortFiles(choice.backend)))).catch(() => undefined);
@@ -77,8 +81,9 @@ export class Sessions {
    * with the page opening the model store instead of following it. ORT has no init API: a
    * session on a one-node graph is the cheapest way to trigger it.
    */
-  private async warmUp(build: OrtBuild): Promise<Error | undefined> {
+  private async warmUp(build: OrtBuild, onRuntimeDownload?: (loadedBytes: number) => void): Promise<Error | undefined> {
     try {
+      if (onRuntimeDownload) await downloadWasm(build, onRuntimeDownload);
       await this.inTurn(this.gpuLane ?? { turn: Promise.resolve() }, async () => {
         const session = await ortApi().InferenceSession.create(WARM_UP_MODEL, { executionProviders: ['wasm'] });
         await session.release();

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { ClassificationResult, ClassifyInput, Lantern } from '../runtime/index.ts';
+import type { ClassificationResult, ClassifyInput, Lantern, ModelDescriptor } from '../runtime/index.ts';
 import type { OpenedRegistry } from '../runtime/store/index.ts';
 import { formatPercent } from './format.ts';
 import { t, tCount } from './i18n/index.ts';
@@ -8,7 +8,6 @@ import { ImageInput } from './ImageInput.tsx';
 import { consumeLaunchedFiles, launchFromUrl, modelToShow } from './launch.ts';
 import { ErrorCard, errorCode, ResultCard } from './ResultCard.tsx';
 import { shownName } from './label-names.ts';
-import { useInstalledModels } from './useInstalledModels.ts';
 import { TableScroll } from './TableScroll.tsx';
 import { useObjectUrl } from './useObjectUrl.ts';
 
@@ -66,7 +65,8 @@ function BatchTable({ rows }: { rows: BatchRow[] }) {
 
 /** `installed`: the model store, whose changes (a model installed after the start) update the list. */
 export function ClassifyView({ lantern, installed }: { lantern: Lantern; installed: Promise<OpenedRegistry> }) {
-  const { models, error: listError } = useInstalledModels(lantern, installed);
+  const [models, setModels] = useState<ModelDescriptor[] | null>(null);
+  const [listError, setListError] = useState<Error | null>(null);
   const [modelId, setModelId] = useState('');
   const [text, setText] = useState('');
   const [state, setState] = useState<State>({ kind: 'idle' });
@@ -89,11 +89,22 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
   }, [state.kind, batch !== null]);
 
   useEffect(() => {
-    if (models) setModelId((shown) => modelToShow(models, launch, shown, userChose.current));
-  }, [models, launch]);
-  useEffect(() => {
+    const read = () => lantern.models().then((list) => {
+      setModels(list);
+      setModelId((shown) => modelToShow(list, launch, shown, userChose.current));
+    }, setListError);
+    read();
     consumeLaunchedFiles((files) => setLaunched({ files }));
-  }, []);
+    let unsubscribe: (() => void) | undefined;
+    let gone = false;
+    installed.then(({ registry }) => {
+      if (!gone) unsubscribe = registry.subscribe(() => void read());
+    }, () => undefined);
+    return () => {
+      gone = true;
+      unsubscribe?.();
+    };
+  }, [lantern, installed, launch]);
 
   const model = models?.find((m) => m.id === modelId);
 

@@ -12,8 +12,12 @@ import type { Backend } from '../runtime/index.ts';
 export const OFFLINE_FILES = 'offline-files.json';
 
 const size = z.int().check(z.nonnegative());
-/** `url` is relative to the app's base URL, as the build wrote it. */
-const SizedFileSchema = z.object({ url: z.string(), size });
+/**
+ * `url` is relative to the app's base URL, as the build wrote it. `storedSize`, given for ORT's
+ * wasm: its bytes once decoded, which is what its download counts as it arrives (the worker
+ * reports it; `size` is what it costs over the wire).
+ */
+const SizedFileSchema = z.object({ url: z.string(), size, storedSize: z.optional(size) });
 const OfflineFilesSchema = z.object({
   /** The app shell: the service worker's precache list. */
   precache: z.array(SizedFileSchema),

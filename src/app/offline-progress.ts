@@ -18,6 +18,8 @@ export interface StoredSnapshot {
   modelsInstalled: boolean;
   /** Bytes in the model store (built-ins being installed, or installed). */
   modelBytes: number;
+  /** Decoded bytes of ORT's wasm arriving in the worker (Lantern's onRuntimeDownload), before it is kept. */
+  runtimeBytes: number;
 }
 
 export interface OfflineProgress {
@@ -35,10 +37,12 @@ export function offlineProgress(files: OfflineFiles, build: Backend, stored: Sto
   const shell = stored.shellActive ? sum(files.precache) : sum(files.precache.filter(isCached));
   const ort = files.ort[build];
   const runtimeStored = ort.every(isCached);
+  // A file on its way counts its share of the wire size, from the decoded bytes arrived so far.
+  const arriving = (file: SizedFile) => (file.storedSize ? Math.min(file.size, Math.round((file.size * stored.runtimeBytes) / file.storedSize)) : 0);
   const modelTotal = sum(files.models);
   const models = stored.modelsInstalled ? modelTotal : Math.min(stored.modelBytes, modelTotal);
   return {
-    stored: shell + sum(ort.filter(isCached)) + models,
+    stored: shell + ort.reduce((total, file) => total + (isCached(file) ? file.size : arriving(file)), 0) + models,
     total: sum(files.precache) + sum(ort) + modelTotal,
     runtimeStored,
     ready: stored.shellActive && runtimeStored && stored.modelsInstalled,

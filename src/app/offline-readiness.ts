@@ -40,9 +40,9 @@ export interface OfflineReadinessDeps {
 /**
  * Cache Storage has no change event, and the page sees neither the service worker's precache
  * fetches nor the worker's ORT download: what is stored is re-read at this interval while the
- * download lasts (and never again once ready). Progress is therefore coarse: ORT's wasm counts
- * once it is in the cache, not byte by byte. The built-in models' install finishing and the
- * service worker's activation are events, and trigger a re-read at once.
+ * download lasts (and never again once ready). ORT's wasm counts as the worker reports it
+ * arriving (runtimeDownloaded), then whole once it is in the cache. The built-in models' install
+ * finishing and the service worker's activation are events, and trigger a re-read at once.
  */
 const POLL_MS = 1000;
 
@@ -55,6 +55,8 @@ export class OfflineReadiness {
   private readonly stops: (() => void)[] = [];
   private readonly stall = new StallRetry();
   private resuming = false;
+  /** Decoded bytes of ORT's wasm the worker has received so far (Lantern's onRuntimeDownload). */
+  private runtimeBytes = 0;
   private allowRuntime!: () => void;
   /** Resolves when the inference worker may start; at once unless the connection costs money. */
   readonly runtimeAllowed = new Promise<void>((resolve) => (this.allowRuntime = resolve));
@@ -100,6 +102,14 @@ export class OfflineReadiness {
     });
   }
 
+  /**
+   * ORT's wasm arriving in the worker: counted at the next reading (within POLL_MS), so the
+   * figure moves during what is most of a first visit's download instead of jumping at its end.
+   */
+  runtimeDownloaded(loadedBytes: number): void {
+    this.runtimeBytes = loadedBytes;
+  }
+
   /** The user accepted the download on a metered connection. */
   accept(): void {
     this.accepted = true;
@@ -130,7 +140,7 @@ export class OfflineReadiness {
     const current = await navigator.serviceWorker.getRegistration().catch(() => undefined) ?? registration;
     const [cachedPaths, models] = await Promise.all([cachedPathnames(), this.modelSnapshot(files)]);
     if (reading !== this.measuring) return;
-    const progress = offlineProgress(files, build, { shellActive: Boolean(current.active), cachedPaths, ...models }, this.deps.base);
+    const progress = offlineProgress(files, build, { shellActive: Boolean(current.active), cachedPaths, ...models, runtimeBytes: this.runtimeBytes }, this.deps.base);
     const phase = offlinePhase(progress, this.deps.data.confirmDownloads, this.accepted);
     if (phase !== 'ask') this.allowRuntime();
     // The model store opens only once the built-ins are checked (a network round trip when online;

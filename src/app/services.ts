@@ -90,6 +90,7 @@ export function createServices(): Services {
     ...(backlogWorkers !== undefined ? { backlogWorkers } : {}),
     policies: release.settings,
     onAnswer: (modelId, input, result) => release.runner.observe(modelId, input, result),
+    onRuntimeDownload: (loadedBytes) => offline.runtimeDownloaded(loadedBytes),
     onRecord: (record) => {
       // Metrics never hold classification up: until their code has loaded, records wait for it.
       void metrics.then(({ aggregator }) => aggregator.record(record));

@@ -98,6 +98,11 @@ export interface LanternOptions {
    * (release/shadow-runner.ts).
    */
   onAnswer?: (modelId: string, input: LanternInput, result: ClassificationResult) => void;
+  /**
+   * Hears ONNX Runtime's wasm arrive, in decoded bytes so far, on a device that keeps no copy yet
+   * (a first visit): the bulk of a first download, for a progress figure that moves.
+   */
+  onRuntimeDownload?: (loadedBytes: number) => void;
 }
 
 /** Which model answers when one cannot, and which models may answer repeated inputs from memory. */
@@ -240,6 +245,7 @@ export class Lantern {
       threads: worker === 0 ? options.threads : undefined,
       idleMs: options.idleMs ?? 5 * 60_000,
       keptOrtWasm,
+      onRuntimeDownload: options.onRuntimeDownload,
     }));
     this.scheduler = new Scheduler<Job, JobOutcome>({
       slots: this.pool.workers * SLOTS_PER_WORKER,

@@ -89,8 +89,10 @@ export interface InferenceWorkerApi {
   /**
    * `threads` overrides the WASM thread count; otherwise the cores are split between `workers`.
    * `wasm`: the ORT wasm this device keeps (transferred), used if it is the chosen build's.
+   * `onRuntimeDownload` (a comlink proxy): the decoded bytes of ORT's wasm as they arrive, when
+   * none is kept.
    */
-  init(preference: BackendPreference, workers: number, threads?: number, wasm?: KeptOrtWasm): Promise<DeviceReport>;
+  init(preference: BackendPreference, workers: number, threads?: number, wasm?: KeptOrtWasm, onRuntimeDownload?: (loadedBytes: number) => void): Promise<DeviceReport>;
   load(files: ModelFiles): Promise<LoadReport>;
   /** `cache`: answer repeated inputs from the worker's in-memory result cache (opt-in per model). */
   classify(key: string, inputs: ClassifyInput[], k: number, cache?: boolean): Promise<BatchReport>;

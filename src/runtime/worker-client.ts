@@ -1,4 +1,4 @@
-import { transfer, wrap, type Remote } from 'comlink';
+import { proxy, transfer, wrap, type Remote } from 'comlink';
 import type { BackendPreference } from './backend.ts';
 import { installErrorTransfer } from './error-transfer.ts';
 import { cancelledBy, RuntimeUnavailableError, WorkerCrashedError } from './errors.ts';
@@ -34,6 +34,8 @@ export interface WorkerClientOptions {
    * worker script's load instead of following ORT's init in the worker.
    */
   keptOrtWasm?: () => Promise<KeptOrtWasm | undefined>;
+  /** Hears the decoded bytes of ORT's wasm as this worker downloads it (when no copy is kept). */
+  onRuntimeDownload?: ((loadedBytes: number) => void) | undefined;
 }
 
 /** `unavailable`: it died before its init answered (its script did not load, or ORT could not start). */
@@ -105,8 +107,8 @@ export class WorkerClient {
     // kept ORT wasm, which overlaps the worker script's load.
     const init = (wasm?: KeptOrtWasm) => {
       live.startTimer = setTimeout(() => this.stop(live, 'unavailable', `it did not answer within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
-      const { backend, splitCoresBy, threads } = this.options;
-      return remote.init(backend, splitCoresBy, threads, wasm && transfer(wasm, [wasm.bytes]));
+      const { backend, splitCoresBy, threads, onRuntimeDownload } = this.options;
+      return remote.init(backend, splitCoresBy, threads, wasm && transfer(wasm, [wasm.bytes]), onRuntimeDownload && proxy(onRuntimeDownload));
     };
     const { keptOrtWasm } = this.options;
     live.device = (keptOrtWasm ? keptOrtWasm().catch(() => undefined).then(init) : init()).then(

@@ -335,6 +335,6 @@ describe('deployment files (trust store, registry config)', () => {
     server.misbehave = (path) => (path === 'trust-store.json' ? new Response('<!doctype html><title>App</title>', { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' } }) : undefined);
     const start = openRegistry(`${ORIGIN}/`, { fetch: server.fetch, dbName: `bootstrap-${counter++}`, firstStartRetriesMs: [1, 1] });
     await expect(start).rejects.toThrow(NetworkError);
-    await expect(start).rejects.toThrow(`The deployment file trust-store.json is not at ${ORIGIN}/trust-store.json: the server sent a web page instead. This device has no saved copy of trust-store.json, which the model store needs: the deployment serves it beside the page.`);
+    await expect(start).rejects.toThrow(`The deployment file trust-store.json is not at ${ORIGIN}/trust-store.json: the server sent a web page instead. This device has no saved copy of it to start from.`);
   });
 });

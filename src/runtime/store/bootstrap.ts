@@ -141,8 +141,8 @@ async function deploymentFile<T>(name: string, appBase: string, store: ModelStor
     // Only reached with the network's answer in hand (nothing saved: it was waited for).
     const error = outcome === 'late' ? undefined : outcome.error;
     if (error !== undefined && !(error instanceof NetworkError)) throw error;
-    const why = error ? `${(error as Error).message} ` : '';
-    throw new NetworkError(`${why}This device has no saved copy of ${name}, which the model store needs: the deployment serves it beside the page.`, {}, { cause: error });
+    const why = error ? (error as Error).message : `The deployment file ${name} did not arrive.`;
+    throw new NetworkError(`${why} This device has no saved copy of it to start from.`, {}, { cause: error });
   }
   // The saved copy stands. A network failure is as offline: nothing to report, now or late.
   const refused = [
