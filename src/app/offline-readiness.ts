@@ -105,9 +105,10 @@ export class OfflineReadiness {
   /**
    * ORT's wasm arriving in the worker: counted at the next reading (within POLL_MS), so the
    * figure moves during what is most of a first visit's download instead of jumping at its end.
+   * The most any worker reported: a second worker's download, or a retry's, never moves it back.
    */
   runtimeDownloaded(loadedBytes: number): void {
-    this.runtimeBytes = loadedBytes;
+    this.runtimeBytes = Math.max(this.runtimeBytes, loadedBytes);
   }
 
   /** The user accepted the download on a metered connection. */
