@@ -5,7 +5,9 @@ import type { OpenedRegistry } from '../runtime/store/index.ts';
 /**
  * The models `lantern` runs, read again whenever the model store changes (an install, an
  * activation, a rollback, a removal). `models` is null until the first read; `error` says why
- * the last read failed.
+ * the last read failed. The screens loaded later use it; ClassifyView reads the list itself
+ * (choosing the model to show in the same callback), as this hook in the first download would
+ * cost the start chunk ~50 bytes its budget does not have.
  */
 export function useInstalledModels(lantern: Lantern, installed: Promise<OpenedRegistry>): { models: ModelDescriptor[] | null; error: Error | null } {
   const [list, setList] = useState<{ models: ModelDescriptor[] | null; error: Error | null }>({ models: null, error: null });
