@@ -61,8 +61,8 @@ const PROGRESS_EVERY_MS = 250;
  * ORT then compiles the bytes once they are all here instead of while they arrive: ~0.2 s, once.
  */
 export async function downloadWasm(build: OrtBuild, onBytes: (loadedBytes: number) => void): Promise<void> {
-  const api = ortApi();
   if (fromKeptCopy) return;
+  const api = ortApi();
   const [, wasm] = ortFiles(build);
   const response = await fetch(wasm);
   if (!response.ok || !response.body) throw new LanternError(`ONNX Runtime's wasm could not be downloaded (HTTP ${response.status}).`);

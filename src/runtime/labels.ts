@@ -29,7 +29,7 @@ export function labelNamesOf(config: unknown, labels: readonly string[]): LabelN
   const lantern = own(config, 'lantern');
   const display = own(lantern, 'display_names');
   const localized = own(lantern, 'localized_display_names');
-  const languages = Object.keys(typeof localized === 'object' ? localized ?? {} : {});
+  const languages = typeof localized === 'object' && localized !== null ? Object.keys(localized) : [];
   return labels.map((label) => {
     const displayName = text(own(display, label));
     const byLanguage = languages.flatMap((language) => {

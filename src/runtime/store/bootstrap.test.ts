@@ -101,6 +101,18 @@ describe('deployment files (trust store, registry config)', () => {
     third.registry.store.close();
   });
 
+  it('a web page served in place of the trust store (a captive portal, an app-page fallback) is as offline: the saved copy stands, the installed version answers', async () => {
+    const { server, dbName, app } = await installedFromRogueKey();
+    server.misbehave = (path) => (path === 'trust-store.json' ? new Response('<!doctype html><title>Log in</title>', { headers: { 'Content-Type': 'text/html' } }) : undefined);
+    const second = await openRegistry(app, { fetch: server.fetch, dbName, installBuiltins: false });
+    expect(await second.checked).toEqual([]);
+    expect((await second.registry.readActive('demo')).manifest.version).toBe('2.0.0');
+    // An update check meets the same page: nothing applied, nothing reported, as offline.
+    await second.refreshTrust();
+    expect((await second.registry.readActive('demo')).manifest.version).toBe('2.0.0');
+    second.registry.store.close();
+  });
+
   it('one served broken on time does not stop the start: the saved copy stands, the refusal is reported, the installed version answers', async () => {
     const { server, dbName, app } = await installedFromRogueKey();
     // A careless deployment: a trust store that is not JSON, a configuration missing its catalog.

@@ -14,6 +14,8 @@ import { readVerified, type VerifiedRead } from './verified-read.ts';
  */
 export class StoreModelSource implements ModelSource {
   private opened?: Promise<ModelRegistry>;
+  /** Label names by version key (see labelNames). */
+  private readonly names = new Map<string, Promise<LabelName[] | undefined>>();
 
   /**
    * Takes a promise so start-up can finish installing the built-in models before the first list,
@@ -76,17 +78,21 @@ export class StoreModelSource implements ModelSource {
 
   /**
    * The names the version's config.json gives its labels: that one small file read and verified
-   * against the signed manifest. A config that fails its check or does not parse names nothing
-   * here; loading the model reports why.
+   * against the signed manifest, once per version (its files never change; the list is read at
+   * start and at every store change, and the first request describes its model again). A config
+   * that fails its check or does not parse names nothing here; loading the model reports why.
    */
-  private async labelNames(registry: ModelRegistry, manifest: Manifest): Promise<LabelName[] | undefined> {
-    try {
-      const read = await readVerified(registry.store, { ...manifest, files: manifest.files.filter((f) => f.role === 'config') });
-      const bytes = read.ok ? read.files.get('config') : undefined;
-      return bytes && labelNamesOf(JSON.parse(new TextDecoder().decode(bytes)), manifest.labels);
-    } catch {
-      return undefined;
+  private labelNames(registry: ModelRegistry, manifest: Manifest): Promise<LabelName[] | undefined> {
+    const key = versionKey(manifest);
+    let names = this.names.get(key);
+    if (!names) {
+      names = readVerified(registry.store, { ...manifest, files: manifest.files.filter((f) => f.role === 'config') }).then((read) => {
+        const bytes = read.ok ? read.files.get('config') : undefined;
+        return bytes && labelNamesOf(JSON.parse(new TextDecoder().decode(bytes)), manifest.labels);
+      }).catch(() => undefined);
+      this.names.set(key, names);
     }
+    return names;
   }
 
   /**
