@@ -3,6 +3,7 @@ import { defaultClientConditions, defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { builtinModels } from './scripts/models-plugin.ts';
 import { offlineFiles } from './scripts/offline-files.ts';
+import { pageRevision } from './scripts/page-revision.ts';
 import { precompressPlugin } from './scripts/precompress.ts';
 import { securityHeaders } from './scripts/headers.mjs';
 import { SCREENSHOTS } from './scripts/screenshots.ts';
@@ -22,12 +23,15 @@ function buildId(): string {
 
 /** What a device stores to work offline, with sizes: precache list, ORT builds, built-in models. */
 const offline = offlineFiles();
+/** A precached page's revision follows the headers it is served with, not only its bytes. */
+const pages = pageRevision();
 
 export default defineConfig({
   plugins: [
     builtinModels(),
     // After the models plugin: it reads the built-in catalog that one emits.
     offline.plugin,
+    pages.plugin,
     VitePWA({
       // The page decides when a new version takes over (workbox-window, src/app/pwa.ts):
       // never while a classification is running, and only when the user accepts.
@@ -79,7 +83,7 @@ export default defineConfig({
         // Screenshots are for the install dialog, which fetches them itself: not worth a first visit's bytes.
         globIgnores: ['models/**', 'screenshots/**', 'trust-store.json', 'registry-config.json'],
         // Writes offline-files.json from this very list (with sizes) and precaches it too.
-        manifestTransforms: [offline.manifestTransform],
+        manifestTransforms: [pages.manifestTransform, offline.manifestTransform],
         runtimeCaching: [{
           urlPattern: ORT_FILE,
           handler: 'CacheFirst',

@@ -4,6 +4,8 @@
  * The CSP allows WebAssembly compilation ('wasm-unsafe-eval') and nothing eval-like.
  * Plain JS so that both vite.config.ts and the Node production server (scripts/serve.mjs) use it.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { isAcceptableModelOrigin } from '../src/runtime/store/secure-origin.mjs';
 
 /**
@@ -17,6 +19,30 @@ export function modelOrigin(origin) {
   if (normalised === 'null') throw new Error(`${origin} is not an origin such as https://models.example.org.`);
   if (!isAcceptableModelOrigin(normalised)) throw new Error(`${normalised} is not an acceptable model origin: use https (plain http only for localhost).`);
   return normalised;
+}
+
+/**
+ * The model origins a built app's `registry-config.json` allows (LANTERN_ALLOWED_ORIGINS at build
+ * time, or a deployer's edit of that file). The CSP connect-src of the app's pages must allow the
+ * same: taken from this one file, the two cannot disagree (scripts/serve.mjs), and a precached
+ * page is fetched again when they change (scripts/page-revision.ts). None for a folder without it.
+ * @param {string} dir a built app folder
+ * @returns {Promise<string[]>}
+ */
+export async function allowedOriginsOf(dir) {
+  const path = join(dir, 'registry-config.json');
+  const text = await readFile(path, 'utf8').catch((/** @type {NodeJS.ErrnoException} */ error) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (text === undefined) return [];
+  try {
+    const origins = JSON.parse(text).allowedOrigins ?? [];
+    if (!Array.isArray(origins)) throw new Error('allowedOrigins is not a list of origins.');
+    return origins.map((origin) => modelOrigin(String(origin)));
+  } catch (error) {
+    throw new Error(`${path}: ${/** @type {Error} */ (error).message}`);
+  }
 }
 
 /** @param {{ dev: boolean, connectSrc?: string[] }} options */

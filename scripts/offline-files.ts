@@ -9,7 +9,7 @@ import { ORT_BUILD_FILES } from '../workers/ort-offline.ts';
 import { servedSize } from './precompress.ts';
 
 /** What workbox hands a manifest transform (its `ManifestTransform` type, structurally). */
-interface PrecacheEntry {
+export interface PrecacheEntry {
   url: string;
   revision: string | null;
   size: number;

@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { integerOption, isEntryPoint, parseCommandLine, runCli, UsageError } from './cli.mjs';
-import { headersFor, modelOrigin, securityHeaders } from './headers.mjs';
+import { allowedOriginsOf, headersFor, modelOrigin, securityHeaders } from './headers.mjs';
 import { contentType, realRoot, resolveInside, sendBody } from './static-http.mjs';
 
 /** Encodings we precompress, in order of preference (smallest first). */
@@ -100,7 +100,7 @@ async function handle(root, headers, req, res) {
 /**
  * The production server for a built app folder.
  * @param {string} root a real path (static-http.mjs realRoot)
- * @param {{ connectSrc?: string[] }} [options] extra CSP connect-src origins (model servers)
+ * @param {{ connectSrc?: string[] }} [options] the CSP connect-src origins besides its own (model servers)
  */
 export function appServer(root, options = {}) {
   const headers = securityHeaders({ dev: false, connectSrc: options.connectSrc ?? [] });
@@ -118,8 +118,9 @@ export const USAGE = `Usage:
   node scripts/serve.mjs --help | --version
 
 Serves the built app (npm run build writes dist/) with Lantern's security headers and caching.
---connect-src adds a model server's origin to the CSP connect-src (repeat it for several; https,
-or plain http only on localhost). npm start builds the app and runs this. The port defaults to
+The CSP connect-src allows the model origins the build's registry-config.json allows
+(LANTERN_ALLOWED_ORIGINS at build time); --connect-src adds one more (repeat it for several;
+https, or plain http only on localhost). npm start builds the app and runs this. The port defaults to
 $PORT when it is set. Exit codes: 0 stopped, 1 failed (e.g. no build yet, port in use), 2 usage error.`;
 
 /**
@@ -147,12 +148,14 @@ export async function serveAppCli(args) {
   const info = await stat(values.dir).catch(() => undefined);
   if (!info?.isDirectory()) throw new Error(`${values.dir} holds no built app: run npm run build first (or pass --dir).`);
   const root = await realRoot(values.dir);
-  const server = appServer(root, { connectSrc });
+  const server = appServer(root, { connectSrc: [...new Set([...(await allowedOriginsOf(root)), ...connectSrc])] });
   await new Promise((listening, fail) => {
     server.once('error', fail);
     server.listen(port, values.host, () => listening(undefined));
   });
-  console.log(`Lantern is being served at http://${values.host}:${port}/ from ${root}`);
+  // The port it got: --port 0 asks the system for a free one.
+  const bound = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
+  console.log(`Lantern is being served at http://${values.host}:${bound}/ from ${root}`);
 }
 
 if (isEntryPoint(import.meta.url)) {

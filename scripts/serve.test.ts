@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,5 +130,39 @@ describe('node scripts/serve.mjs: the CLI conventions', () => {
     expect(unbuilt).toEqual({ code: 1, stdout: '', stderr: `serve.mjs: ${missing} holds no built app: run npm run build first (or pass --dir).\n` });
     expect(unknown).toEqual({ code: 2, stdout: '', stderr: 'serve.mjs: unknown option --bogus.\nRun with --help for usage.\n' });
     expect(insecure).toEqual({ code: 2, stdout: '', stderr: 'serve.mjs: --connect-src http://models.example.org is not an acceptable model origin: use https (plain http only for localhost).\nRun with --help for usage.\n' });
+  }, 60_000);
+
+  /** A built app folder whose registry-config.json allows `origins`. */
+  async function builtWith(name: string, origins: string[]): Promise<string> {
+    const dist = join(work, name);
+    await mkdir(dist, { recursive: true });
+    await writeFile(join(dist, 'index.html'), '<!doctype html><title>Lantern</title>');
+    await writeFile(join(dist, 'registry-config.json'), JSON.stringify({ catalogUrl: 'models/catalog.json', allowedOrigins: origins }));
+    return dist;
+  }
+
+  it('allows in the CSP connect-src the model origins the build allows (registry-config.json), and --connect-src\'s', async () => {
+    const dist = await builtWith('dist-origins', ['https://models.example.org/']);
+    const child = spawn(process.execPath, [join(import.meta.dirname, 'serve.mjs'), '--dir', dist, '--port', '0', '--connect-src', 'http://127.0.0.1:8787']);
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          const served = /served at (\S+)/.exec(chunk.toString());
+          if (served) resolve(served[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
+      });
+      const csp = (await fetch(url)).headers.get('content-security-policy');
+      expect(csp).toContain("connect-src 'self' https://models.example.org http://127.0.0.1:8787;");
+    } finally {
+      child.kill();
+    }
+  }, 60_000);
+
+  it('refuses to start on a build whose registry-config.json allows an origin devices refuse, naming the file', async () => {
+    const dist = await builtWith('dist-insecure', ['http://models.example.org']);
+    expect(await serve('--dir', dist, '--port', '0')).toEqual({
+      code: 1, stdout: '', stderr: `serve.mjs: ${join(dist, 'registry-config.json')}: http://models.example.org is not an acceptable model origin: use https (plain http only for localhost).\n`,
+    });
   }, 60_000);
 });
