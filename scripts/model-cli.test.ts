@@ -413,8 +413,13 @@ describe('verify: what a device trusting a trust store would take', () => {
     await writeFile(broken, '{"keys": "none"}');
     const refused = await lantern('verify', out, '--trust', broken);
     expect([refused.code, refused.stdout]).toEqual([1, '']);
-    // Says what a trust store looks like: a key's entry on its own is the common mistake.
-    expect(refused.stderr).toMatch(new RegExp(`^lantern-model: ${broken} is not valid at "keys": .+ \\(a trust store is \\{"version": N, "keys": \\[the entries model:keygen prints\\]\\}\\)\\.\n$`));
+    // Says what a trust store looks like, as the build does for LANTERN_TRUSTED_KEYS (the same reader).
+    expect(refused.stderr).toMatch(new RegExp(`^lantern-model: ${broken} is not a trust store, \\{"keys": \\[entry, …\\]\\}, nor one entry as model:keygen prints it, each with keyId, publicKey, name and a non-empty scope \\(it is not valid at "keys": .+\\)\\.\n$`));
+    // The entry model:keygen prints, saved as it is, is a one-key trust store here as in the build.
+    const entry = fresh('entry.json');
+    await writeFile(entry, JSON.stringify(trustEntryFor(await readKey(first), ['fashion-mnist'])));
+    const one = await lantern('verify', out, '--trust', entry);
+    expect([one.code, one.stdout.split('\n')[1]]).toEqual([0, expect.stringMatching(/^ {2}accepted {2}catalog/)]);
     const absent = fresh('absent.json');
     expect((await lantern('verify', out, '--trust', absent)).stderr).toBe(`lantern-model: ${absent} does not exist: check the path (files are written only into folders that exist).\n`);
   });
@@ -460,5 +465,68 @@ describe('withdraw: a publisher takes a release back', () => {
     expect((await lantern('withdraw', out, '--id', 'fashion-mnist', '--version', '1.0.0', '--reason', '  ', '--key', key)).code).toBe(2);
     expect((await lantern('withdraw', out, '--id', 'fashion-mnist', '--version', '1.0.0', '--reason', 'x'.repeat(301), '--key', key)).code).toBe(2);
     expect(await readFile(catalogPath)).toEqual(before);
+  });
+});
+
+describe('no command signs a catalog.json changed since it was signed', () => {
+  it('keeps a withdrawal: with it edited out, catalog, withdraw, pack and sign refuse and write nothing; the signed copy restored, they sign again', async () => {
+    const key = await keygen('--scope', 'fashion-mnist');
+    const out = fresh('out');
+    expect((await lantern('pack', FASHION, '--key', key, '--out', out)).code).toBe(0);
+    expect((await lantern('withdraw', out, '--id', 'fashion-mnist', '--version', '1.0.0', '--reason', 'calls every shoe a sandal', '--key', key)).code).toBe(0);
+    const catalogPath = join(out, 'catalog.json');
+    const signed = await readFile(catalogPath);
+    const edited = signed.toString().replace(/,\s*"withdrawn":\s*"calls every shoe a sandal"/, '');
+    expect(edited).not.toBe(signed.toString());
+    await writeFile(catalogPath, edited);
+    const signature = await readFile(join(out, 'catalog.sig.json'));
+    const { keyId } = await readKey(key);
+    const refusal = `lantern-model: ${catalogPath} was changed after ${keyId} signed it, so nothing was signed: signing it again would publish the change unreviewed (a withdrawal dropped, a sequence moved). Restore the signed copy; change a release's rollout with model:catalog --id --version --rollout, withdraw one with model:withdraw.\n`;
+    const hub = await hubFashion();
+    for (const args of [
+      ['catalog', out, '--key', key],
+      ['catalog', out, '--key', key, '--id', 'fashion-mnist', '--version', '1.0.0', '--rollout', '0.5'],
+      ['withdraw', out, '--id', 'fashion-mnist', '--version', '1.0.0', '--reason', 'x', '--key', key],
+      ['pack', hub, '--id', 'fashion-mnist', '--version', '1.1.0', '--key', key, '--out', out],
+      ['sign', out, '--key', key],
+    ]) {
+      const { code, stderr } = await lantern(...args);
+      expect({ code, stderr }, args[0]).toEqual({ code: 1, stderr: refusal });
+    }
+    expect((await readFile(catalogPath)).toString()).toBe(edited);
+    expect(await readFile(join(out, 'catalog.sig.json'))).toEqual(signature);
+    expect(existsSync(join(out, 'fashion-mnist', '1.1.0'))).toBe(false);
+    await writeFile(catalogPath, signed);
+    expect((await lantern('catalog', out, '--key', key)).code).toBe(0);
+    expect(parseCatalog(await readFile(catalogPath)).releases[0]?.withdrawn).toBe('calls every shoe a sandal');
+  });
+});
+
+describe('catalog --rollout: a staged rollout raised, lowered or halted', () => {
+  it('changes only that release\'s fraction in a newer catalog devices accept, and refuses an incomplete or out-of-range request', async () => {
+    const key = await keygen('--scope', 'fashion-mnist');
+    const out = fresh('out');
+    expect((await lantern('pack', FASHION, '--key', key, '--out', out, '--rollout', '0.1')).code).toBe(0);
+    const catalogPath = join(out, 'catalog.json');
+    const before = parseCatalog(await readFile(catalogPath));
+    expect(before.releases[0]?.rollout).toBe(0.1);
+    const raised = await lantern('catalog', out, '--key', key, '--id', 'fashion-mnist', '--version', '1.0.0', '--rollout', '0.5');
+    expect(raised).toEqual({ code: 0, stderr: '', stdout: `Re-signed ${out}/catalog.json: fashion-mnist 1.0.0 is rolled out to 50% of devices (it was 10%). Devices read it at their next update check; one that installed it keeps it.\n` });
+    const after = parseCatalog(await readFile(catalogPath));
+    expect(after.version).toBeGreaterThan(before.version);
+    expect(after.releases).toEqual([{ ...before.releases[0], rollout: 0.5 }]);
+    const trust = fresh('trust-store.json');
+    await writeFile(trust, JSON.stringify({ keys: [trustEntryFor(await readKey(key), ['fashion-mnist'])] }));
+    expect((await lantern('verify', out, '--trust', trust)).code).toBe(0);
+    expect((await lantern('catalog', out, '--key', key, '--id', 'fashion-mnist', '--version', '1.0.0', '--rollout', '0')).code).toBe(0);
+    expect(parseCatalog(await readFile(catalogPath)).releases[0]?.rollout).toBe(0);
+
+    const unchanged = await readFile(catalogPath);
+    expect((await lantern('catalog', out, '--key', key, '--id', 'fashion-mnist', '--rollout', '0.5')).code).toBe(2);
+    expect((await lantern('catalog', out, '--key', key, '--id', 'fashion-mnist', '--version', '1.0.0', '--rollout', '1.5')).code).toBe(2);
+    expect((await lantern('catalog', out, '--key', key, '--id', 'fashion-mnist', '--version', '1.0.0', '--rollout', '0.5', '--replace-signer')).code).toBe(2);
+    expect((await lantern('catalog', out, '--key', key, '--id', 'fashion-mnist', '--version', '9.9.9', '--rollout', '0.5')).stderr)
+      .toBe(`lantern-model: ${catalogPath} does not list fashion-mnist 9.9.9 (it lists fashion-mnist 1.0.0): name a release it lists.\n`);
+    expect(await readFile(catalogPath)).toEqual(unchanged);
   });
 });

@@ -13,14 +13,13 @@ import { MAX_WITHDRAWAL_REASON } from '../src/runtime/schema-limits.ts';
 import { MAX_CATALOG_VALIDITY_DAYS } from '../src/runtime/store/catalog.ts';
 import { validForAtMost } from '../src/runtime/store/expiry.ts';
 import { MAX_RELEASE_VALIDITY_DAYS } from '../src/runtime/store/manifest.ts';
-import { parseSchema } from '../src/runtime/schema.ts';
-import { ScopeEntry, TrustStore, TrustStoreSchema, trustEntryFor, unreachableThresholds } from '../src/runtime/store/trust.ts';
+import { ScopeEntry, TrustStore, trustEntryFor, unreachableThresholds } from '../src/runtime/store/trust.ts';
 import { describeGraph } from './model-pack/onnx-graph.ts';
 import { readModelSource, type Ask } from './model-pack/source.ts';
 import { readGoldenSet } from './model-pack/golden.ts';
-import { checkScope, readPublisherKey, writePublisherKey } from './model-pack/keys.ts';
+import { checkScope, readPublisherKey, readTrustStoreFile, writePublisherKey } from './model-pack/keys.ts';
 import { verifyBundle, verifyFolder } from './model-pack/verify.ts';
-import { bundleOf, countersignBundle, countersignFolder, packRelease, readPublishedCatalog, resignCatalog, withdrawRelease, writeRelease, type Countersigned } from './model-pack/release.ts';
+import { bundleOf, countersignBundle, countersignFolder, packRelease, readPublishedCatalog, resignCatalog, setRollout, withdrawRelease, writeRelease, type Countersigned } from './model-pack/release.ts';
 import { fractionOption, integerOption, isEntryPoint, parseCommandLine, resolvePathsFromWhereTyped, runCli, UsageError } from './cli.mjs';
 
 export const USAGE = `Usage:
@@ -36,6 +35,7 @@ export const USAGE = `Usage:
       [--resize stretch|shortest_edge:256] [--crop 224] --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
   lantern-model catalog <dir> --key key.json [--expires ISO-DATE]   re-sign the catalog before it expires
       [--replace-signer]       hand the catalog's URL to another key (devices that follow the old one refuse it)
+      [--id ID --version X.Y.Z --rollout 0.5]   change a release's staged rollout (raise it, or 0 to halt it)
   lantern-model sign <dir | file.lantern> --key key.json [--key …]   countersign: add these keys' signatures to the
       catalog and every release in the folder, or to the bundle (a trust store threshold asks for it)
   lantern-model withdraw <dir> --id ID --version X.Y.Z --reason "why" --key key.json [--expires ISO-DATE]
@@ -45,7 +45,8 @@ export const USAGE = `Usage:
   lantern-model --help | --version
 
 pack writes <dir>/<id>/<version>/... and adds the release to <dir>/catalog.json, signed
-(catalog.sig.json); --bundle also writes a sideload bundle. sign checks every file against its
+(catalog.sig.json); --bundle also writes a sideload bundle. No command signs a catalog.json
+changed since its signer signed it: change it through these commands. sign checks every file against its
 manifest before it signs, and changes only the signature files (or the bundle's header). verify runs the
 device's own checks (signatures, scopes, thresholds, expiry, every chunk) and exits 1 if a device
 would refuse anything; what a device remembers (the versions it accepted before) is not checked. Releases expire after a year and
@@ -80,18 +81,28 @@ function futureDate(value: string, flag: string, maxDays: number): string {
   return iso;
 }
 
-/** Re-signs a release folder's catalog with a new version and expiry. */
+/** Re-signs a release folder's catalog with a new version and expiry, and a release's rollout changed if asked. */
 async function catalog(args: string[]): Promise<void> {
-  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { key: { type: 'string', multiple: true }, expires: { type: 'string' }, 'replace-signer': { type: 'boolean' } } });
+  const { values, positionals } = parseCommandLine({ args, allowPositionals: true, options: { key: { type: 'string', multiple: true }, expires: { type: 'string' }, 'replace-signer': { type: 'boolean' }, id: { type: 'string' }, version: { type: 'string' }, rollout: { type: 'string' } } });
   const [dir] = positionals;
   if (!dir || !values.key?.length) throw new UsageError('catalog needs a releases folder and --key <key.json>.');
+  const release = [values.id, values.version, values.rollout];
+  if (release.some((v) => v !== undefined) && release.some((v) => v === undefined)) throw new UsageError('--id, --version and --rollout go together: the release whose rollout changes, and the fraction of devices.');
+  const rollout = values.rollout === undefined ? undefined : fractionOption('rollout', values.rollout);
+  if (rollout !== undefined && values['replace-signer']) throw new UsageError('--replace-signer hands the catalog to another key on its own: change the rollout in a call before or after it.');
   const expiresAt = values.expires === undefined ? undefined : futureDate(values.expires, '--expires', MAX_CATALOG_VALIDITY_DAYS);
   if (!(await stat(dir)).isDirectory()) throw new ValidationError(`${dir} is not a folder: name the releases folder model:pack wrote.`);
   const existing = await readPublishedCatalog(dir);
   if (!existing) throw new ValidationError(`${dir} has no catalog.json to re-sign: model:pack creates it with the first release.`);
   const keys = await readKeys(values.key);
   checkScope(keys, existing.catalog.releases.map((r) => r.id));
-  await resignCatalog(dir, existing, { keys: keys.map((k) => k.key), replaceSigner: values['replace-signer'] === true, ...(expiresAt ? { expiresAt } : {}) });
+  const options = { keys: keys.map((k) => k.key), ...(expiresAt ? { expiresAt } : {}) };
+  if (values.id && values.version && rollout !== undefined) {
+    const before = (await setRollout(dir, existing, { id: values.id, version: values.version, rollout }, options)).rollout;
+    console.log(`Re-signed ${dir}/catalog.json: ${values.id} ${values.version} is rolled out to ${rollout * 100}% of devices (it was ${before === undefined ? 'not rolled out: installed only by hand' : `${before * 100}%`}). Devices read it at their next update check; one that installed it keeps it.`);
+    return;
+  }
+  await resignCatalog(dir, existing, { ...options, replaceSigner: values['replace-signer'] === true });
   console.log(`Re-signed ${dir}/catalog.json.`);
 }
 
@@ -169,23 +180,9 @@ async function verify(args: string[]): Promise<void> {
   throw new ValidationError(`devices would refuse ${refused.length} of ${verdicts.length}: fix ${refused.length === 1 ? 'it' : 'them'} before publishing${countersign}.`);
 }
 
-/** A deployment's trust store file, or a sentence naming it; a threshold its keys cannot reach is said too (devices install nothing there). */
+/** A deployment's trust store file (or one keygen entry), or a sentence naming it; a threshold its keys cannot reach is said too (devices install nothing there). */
 async function readTrustStore(path: string): Promise<TrustStore> {
-  // A file that cannot be read reaches the CLI as it is: it names the path and what to do.
-  const text = await readFile(path, 'utf8');
-  const shape = 'a trust store is {"version": N, "keys": [the entries model:keygen prints]}';
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ValidationError(`${path} is not a trust store: ${(error as Error).message}`);
-  }
-  let file;
-  try {
-    file = parseSchema(TrustStoreSchema, json, path);
-  } catch (error) {
-    throw new ValidationError(`${(error as Error).message.replace(/\.$/, '')} (${shape}).`);
-  }
+  const file = await readTrustStoreFile(path);
   for (const problem of unreachableThresholds(file)) console.warn(`Warning: ${problem}, so devices install nothing there.`);
   return new TrustStore(file);
 }

@@ -1,14 +1,13 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Plugin } from 'vite';
 import { signaturePathFor } from '../src/runtime/store/catalog.ts';
 import { BUILTIN_CATALOG, type RegistryConfig } from '../src/runtime/store/config.ts';
-import { describeSchemaError } from '../src/runtime/schema.ts';
-import { TrustStore, trustEntryFor, TrustStoreSchema, unreachableThresholds, type KeyFile, type TrustStoreFile } from '../src/runtime/store/trust.ts';
+import { TrustStore, trustEntryFor, unreachableThresholds, type KeyFile, type TrustStoreFile } from '../src/runtime/store/trust.ts';
 import { systemErrorSentence } from './cli.mjs';
 import { modelOrigin } from './headers.mjs';
-import { readPublisherKey, writePublisherKey } from './model-pack/keys.ts';
+import { readPublisherKey, readTrustStoreFile, writePublisherKey } from './model-pack/keys.ts';
 import { readModelFolder } from './model-pack/folder.ts';
 import { daysAfter, packRelease, RELEASE_VALIDITY_DAYS, signedCatalog } from './model-pack/release.ts';
 import { contentType, sendBody } from './static-http.mjs';
@@ -68,20 +67,8 @@ async function lentTrust(): Promise<BuildConfiguration['lent']> {
   const path = process.env.LANTERN_TRUSTED_KEYS;
   if (!path) return { keys: [] };
   return fromEnv('LANTERN_TRUSTED_KEYS', async () => {
-    let json: unknown;
-    try {
-      json = JSON.parse(await readFile(path, 'utf8'));
-    } catch (error) {
-      if (error instanceof SyntaxError) throw new Error(`${path} is not JSON.`);
-      throw error;
-    }
-    // model:keygen prints one entry: taken as a one-key trust store (an entry has a keyId, a store has keys).
-    const store = typeof json === 'object' && json !== null && 'keyId' in json ? { keys: [json] } : json;
-    const parsed = TrustStoreSchema.safeParse(store);
-    if (!parsed.success) {
-      throw new Error(`${path} is not a trust store, {"keys": [entry, …]}, nor one entry as model:keygen prints it, each with keyId, publicKey, name and a non-empty scope (${describeSchemaError('it', parsed.error).slice(0, -1)}).`);
-    }
-    return { keys: parsed.data.keys, ...(parsed.data.thresholds ? { thresholds: parsed.data.thresholds } : {}) };
+    const { keys, thresholds } = await readTrustStoreFile(path);
+    return { keys, ...(thresholds ? { thresholds } : {}) };
   });
 }
 

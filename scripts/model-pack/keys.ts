@@ -2,7 +2,8 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod/mini';
 import { ValidationError } from '../../src/runtime/errors.ts';
-import { generateKey, KeyFileSchema, ScopeEntry, sign, TrustStore, trustEntryFor, type KeyFile } from '../../src/runtime/store/trust.ts';
+import { describeSchemaError } from '../../src/runtime/schema.ts';
+import { generateKey, KeyFileSchema, ScopeEntry, sign, TrustStore, trustEntryFor, TrustStoreSchema, type KeyFile, type TrustStoreFile } from '../../src/runtime/store/trust.ts';
 
 /**
  * Publisher key files as the CLI writes and reads them: the key (trust.ts' KeyFile) plus the
@@ -76,4 +77,26 @@ export function checkScope(keys: readonly PublisherKey[], ids: readonly string[]
       throw new ValidationError(`${path} may sign only ${scope.join(', ')}, so the app would refuse ${outside}: give the model an id in that scope (--id), or, if the deployment trusts this key for ${outside}, add it to "scope" in ${path}.`);
     }
   }
+}
+
+/**
+ * A trust store file as a publisher hands it to the tools (model:verify --trust, the build's
+ * LANTERN_TRUSTED_KEYS): a whole trust store, or the one entry model:keygen prints, taken as a
+ * one-key trust store (an entry has a keyId, a store has keys). A file that cannot be read reaches
+ * the caller as it is: the CLI names the path and what to do.
+ */
+export async function readTrustStoreFile(path: string): Promise<TrustStoreFile> {
+  const text = await readFile(path, 'utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ValidationError(`${path} is not JSON.`);
+  }
+  const store = typeof json === 'object' && json !== null && 'keyId' in json ? { keys: [json] } : json;
+  const parsed = TrustStoreSchema.safeParse(store);
+  if (!parsed.success) {
+    throw new ValidationError(`${path} is not a trust store, {"keys": [entry, …]}, nor one entry as model:keygen prints it, each with keyId, publicKey, name and a non-empty scope (${describeSchemaError('it', parsed.error).slice(0, -1)}).`);
+  }
+  return parsed.data;
 }

@@ -3,10 +3,10 @@ import { dirname, isAbsolute, join, relative } from 'node:path';
 import { openBundle, writeBundle } from '../../src/runtime/store/bundle.ts';
 import { assertWholeFiles } from '../../src/runtime/store/chunk-writer.ts';
 import { concatBytes, sha256Hex } from '../../src/runtime/store/bytes.ts';
-import { LanternError, ValidationError } from '../../src/runtime/errors.ts';
+import { LanternError, SignatureError, ValidationError } from '../../src/runtime/errors.ts';
 import { CATALOG_FORMAT, catalogBytes, parseCatalog, ReleaseEntrySchema, type ReleaseCatalog, type ReleaseEntry } from '../../src/runtime/store/catalog.ts';
 import { buildManifest, parseManifest, type Manifest } from '../../src/runtime/store/manifest.ts';
-import { parseSignatureFile, sign, type KeyFile, type SignatureFile } from '../../src/runtime/store/trust.ts';
+import { parseSignatureFile, sign, trustEntryFor, TrustStore, type KeyFile, type SignatureFile } from '../../src/runtime/store/trust.ts';
 import type { ModelFolder } from './folder.ts';
 import type { GoldenSet } from './golden.ts';
 import { inspectModel } from './inspect.ts';
@@ -121,9 +121,12 @@ export async function signedCatalog(entries: readonly ReleaseEntry[], options: C
   return { catalog: bytes, signature: signatureFileBytes(signatures) };
 }
 
-/** A release folder's catalog as `model:pack` left it, and the keys that signed it. */
+/** A release folder's catalog as `model:pack` left it: its bytes, and the signatures over them. */
 export interface PublishedCatalog {
   catalog: ReleaseCatalog;
+  bytes: Uint8Array;
+  signatures: SignatureFile;
+  /** The ids of the keys that signed it. */
   signers: string[];
 }
 
@@ -143,21 +146,40 @@ export async function readPublishedCatalog(outDir: string): Promise<PublishedCat
   }
   const signaturePath = join(outDir, 'catalog.sig.json');
   const signatureBytes = await readFile(signaturePath).catch(() => undefined);
-  let signers: string[] = [];
+  let signatures: SignatureFile = { signatures: [] };
   try {
-    signers = signatureBytes ? parseSignatureFile(signatureBytes).signatures.map((s) => s.keyId) : [];
+    if (signatureBytes) signatures = parseSignatureFile(signatureBytes);
   } catch {
     throw new ValidationError(`${signaturePath} is not a signature file model:pack wrote.`);
   }
-  return { catalog, signers };
+  return { catalog, bytes, signatures, signers: signatures.signatures.map((s) => s.keyId) };
+}
+
+/**
+ * Refuses to sign over a catalog.json changed since it was signed: signing it again would publish
+ * the change unreviewed (a withdrawal dropped, a sequence moved, an old copy restored), and
+ * devices would take it as the publisher's word. Checked with the given keys that signed it: the
+ * signer re-signs with its own key in every case but a hand-over to a new key (--replace-signer);
+ * any other key's signature can only be checked against a trust store (model:verify --trust).
+ */
+async function checkUnaltered(path: string, bytes: Uint8Array, signatures: SignatureFile, keys: readonly KeyFile[]): Promise<void> {
+  const held = keys.filter((k) => signatures.signatures.some((s) => s.keyId === k.keyId));
+  if (held.length === 0) return;
+  const trust = new TrustStore({ version: 0, keys: held.map((k) => trustEntryFor(k, [])) });
+  await trust.signers(bytes, { signatures: signatures.signatures.filter((s) => held.some((k) => k.keyId === s.keyId)) }, 'catalog').catch((error: unknown) => {
+    if (!(error instanceof SignatureError)) throw error;
+    throw new ValidationError(`${path} was changed after ${held.map((k) => k.keyId).join(', ')} signed it, so nothing was signed: signing it again would publish the change unreviewed (a withdrawal dropped, a sequence moved). Restore the signed copy; change a release's rollout with model:catalog --id --version --rollout, withdraw one with model:withdraw.`, undefined, { cause: error });
+  });
 }
 
 /**
  * Devices follow the key that signed the first catalog they accepted from a URL and refuse one
  * signed only by another (SECURITY.md, "a URL belongs to one publisher"): so a new key alone may
- * re-sign only when the publisher says the URL changes hands (`replaceSigner`).
+ * re-sign only when the publisher says the URL changes hands (`replaceSigner`). Nor is a
+ * catalog changed since it was signed signed again (checkUnaltered).
  */
-function checkSigner(outDir: string, existing: PublishedCatalog, keys: readonly KeyFile[], replaceSigner = false): void {
+async function checkSigner(outDir: string, existing: PublishedCatalog, keys: readonly KeyFile[], replaceSigner = false): Promise<void> {
+  await checkUnaltered(join(outDir, 'catalog.json'), existing.bytes, existing.signatures, keys);
   if (replaceSigner || existing.signers.length === 0 || keys.some((k) => existing.signers.includes(k.keyId))) return;
   throw new ValidationError(`${join(outDir, 'catalog.json')} is signed by ${existing.signers.join(', ')}, not by ${keys.map((k) => k.keyId).join(', ')}, and devices that accepted it refuse a catalog from its URL signed only by another key: sign with both keys (--key old.json --key new.json) while devices move over, or hand the URL to the new key with model:catalog --replace-signer.`);
 }
@@ -170,6 +192,7 @@ function checkNewer(outDir: string, existing: PublishedCatalog, entry: ReleaseEn
   throw new ValidationError(`${join(outDir, 'catalog.json')} already lists ${clash.id} ${clash.version} (sequence ${clash.sequence}), and devices refuse a release that is not newer than one they may have installed: pack ${entry.id} as a higher version.`);
 }
 
+/** Signs the catalog again with `add` in it (an entry of the same id and version replaced). */
 async function writeCatalog(outDir: string, existing: PublishedCatalog | undefined, options: Omit<CatalogOptions, 'previousVersion'>, add: readonly ReleaseEntry[]): Promise<void> {
   const { catalog, signature } = await signedCatalog([...(existing?.catalog.releases ?? []), ...add], { ...options, ...(existing ? { previousVersion: existing.catalog.version } : {}) });
   await writeFile(join(outDir, 'catalog.json'), catalog);
@@ -178,7 +201,7 @@ async function writeCatalog(outDir: string, existing: PublishedCatalog | undefin
 
 /** Re-signs a release folder's catalog with a new version and expiry (publishers do this before it expires). */
 export async function resignCatalog(outDir: string, existing: PublishedCatalog, options: Omit<CatalogOptions, 'previousVersion'> & { replaceSigner?: boolean }): Promise<void> {
-  checkSigner(outDir, existing, options.keys, options.replaceSigner);
+  await checkSigner(outDir, existing, options.keys, options.replaceSigner);
   await writeCatalog(outDir, existing, options, []);
 }
 
@@ -189,13 +212,27 @@ export async function resignCatalog(outDir: string, existing: PublishedCatalog, 
  * (its `withdrawn` says whether the release was withdrawn already).
  */
 export async function withdrawRelease(outDir: string, existing: PublishedCatalog, release: { id: string; version: string; reason: string }, options: Omit<CatalogOptions, 'previousVersion'>): Promise<ReleaseEntry> {
-  checkSigner(outDir, existing, options.keys);
+  return changeRelease(outDir, existing, release, { withdrawn: release.reason }, options);
+}
+
+/**
+ * Sets the fraction of devices a release is rolled out to (raised, lowered, or 0 to halt it) and
+ * re-signs the catalog (a new version): devices read it at their next update check. Returns the
+ * entry as it was before.
+ */
+export async function setRollout(outDir: string, existing: PublishedCatalog, release: { id: string; version: string; rollout: number }, options: Omit<CatalogOptions, 'previousVersion'>): Promise<ReleaseEntry> {
+  return changeRelease(outDir, existing, release, { rollout: release.rollout }, options);
+}
+
+/** One listed release's entry changed, the catalog re-signed; the entry as it was before. */
+async function changeRelease(outDir: string, existing: PublishedCatalog, release: { id: string; version: string }, change: Pick<ReleaseEntry, 'withdrawn' | 'rollout'>, options: Omit<CatalogOptions, 'previousVersion'>): Promise<ReleaseEntry> {
+  await checkSigner(outDir, existing, options.keys);
   const entry = existing.catalog.releases.find((e) => e.id === release.id && e.version === release.version);
   if (!entry) {
     const listed = existing.catalog.releases.map((e) => `${e.id} ${e.version}`).join(', ') || 'nothing';
     throw new ValidationError(`${join(outDir, 'catalog.json')} does not list ${release.id} ${release.version} (it lists ${listed}): name a release it lists.`);
   }
-  await writeCatalog(outDir, existing, options, [{ ...entry, withdrawn: release.reason }]);
+  await writeCatalog(outDir, existing, options, [{ ...entry, ...change }]);
   return entry;
 }
 
@@ -207,7 +244,7 @@ export async function writeRelease(outDir: string, release: PackedRelease, optio
   const existing = await readPublishedCatalog(outDir);
   if (existing) {
     checkNewer(outDir, existing, release.entry);
-    checkSigner(outDir, existing, options.keys);
+    await checkSigner(outDir, existing, options.keys);
   }
   for (const [path, bytes] of release.published) {
     await mkdir(dirname(join(outDir, path)), { recursive: true });
@@ -263,6 +300,7 @@ async function readPublished<T>(path: string, parse: (bytes: Uint8Array) => T): 
 export async function countersignFolder(outDir: string, keys: readonly KeyFile[]): Promise<Countersigned[]> {
   const catalog = await readPublished(join(outDir, 'catalog.json'), parseCatalog);
   const catalogSignature = await readPublished(join(outDir, 'catalog.sig.json'), parseSignatureFile);
+  await checkUnaltered(join(outDir, 'catalog.json'), catalog.bytes, catalogSignature.value, keys);
   const writes: [string, Uint8Array][] = [];
   const releases: Countersigned[] = [];
   for (const entry of catalog.value.releases) {
