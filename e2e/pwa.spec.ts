@@ -1,6 +1,6 @@
 import { chromium, expect, test, type Page } from '@playwright/test';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Backend } from '../src/runtime/index.ts';
@@ -305,5 +305,64 @@ test.describe('a new deployment', () => {
 
     await page.getByTestId('apply-update').click();
     await expect(page.getByTestId('build-id')).toHaveAttribute('data-build', 'next-release', { timeout: 60_000 });
+  });
+});
+
+test.describe('a deployment that allows another model origin', () => {
+  let server: ChildProcess | undefined;
+  let folder = '';
+  const PORT = 4186;
+  const ORIGIN = 'https://models.example.org';
+  /** npm start as a deployer runs it after each deployment: serve.mjs reads the allowed origins when it starts. */
+  const start = () => (server = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), '--dir', folder, '--port', String(PORT)], { stdio: 'ignore' }));
+  const base = `http://127.0.0.1:${PORT}/`;
+  const listening = () => expect.poll(() => fetch(base).then((r) => r.ok, () => false)).toBe(true);
+
+  test.beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), 'lantern-origins-'));
+    cpSync(DIST, folder, { recursive: true });
+    start();
+  });
+  test.afterAll(() => {
+    server?.kill();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  test('installed apps are offered the new build, whose page alone changed (its headers), and then allow the origin', async ({ page }) => {
+    test.setTimeout(240_000);
+    logPage(page);
+    await listening();
+    await page.goto(base);
+    await waitForServiceWorker(page);
+    /** The CSP connect-src of the page as the service worker serves it: the installed app's. */
+    const connectSrc = async () => {
+      const response = await page.reload();
+      expect(response?.fromServiceWorker()).toBe(true);
+      return /connect-src ([^;]*)/.exec(response?.headers()['content-security-policy'] ?? '')?.[1];
+    };
+    expect(await connectSrc()).not.toContain(ORIGIN);
+    const buildId = await page.getByTestId('build-id').getAttribute('data-build');
+
+    // The same code built again, allowing one more origin: no file the service worker keeps changes but the page's revision.
+    const { allowedOrigins } = JSON.parse(readFileSync(join(folder, 'registry-config.json'), 'utf8')) as { allowedOrigins: string[] };
+    const next = mkdtempSync(join(tmpdir(), 'lantern-next-'));
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', next, '--emptyOutDir'], {
+      cwd: ROOT,
+      env: { ...process.env, LANTERN_BUILD_ID: buildId ?? '', LANTERN_ALLOWED_ORIGINS: [...allowedOrigins, ORIGIN].join(',') },
+      stdio: 'ignore',
+    });
+    expect(readdirSync(join(next, 'assets')).sort()).toEqual(readdirSync(join(folder, 'assets')).sort());
+    expect(readFileSync(join(next, 'index.html'))).toEqual(readFileSync(join(folder, 'index.html')));
+    server?.kill();
+    cpSync(next, folder, { recursive: true });
+    rmSync(next, { recursive: true, force: true });
+    start();
+    await listening();
+
+    // Before: the installed page kept the connect-src it was first served with, whatever the server now sends.
+    expect(await connectSrc()).not.toContain(ORIGIN);
+    await expect(page.getByTestId('update-banner')).toBeVisible({ timeout: 60_000 });
+    await page.getByTestId('apply-update').click();
+    await expect.poll(connectSrc, { timeout: 60_000 }).toContain(ORIGIN);
   });
 });
