@@ -69,6 +69,11 @@ test('a primary whose load is broken is answered by its fallback, and the result
   // Without a fallback the broken model fails with its load error.
   await classifyText(page, 'spam-main', SPAM);
   await expect(page.getByTestId('error')).toHaveAttribute('data-code', 'MODEL_LOAD');
+  // A publisher's copy of a built-in shares its title: the model menu tells the two apart by id.
+  const option = (id: string) => page.getByTestId('model-select').locator(`option[value="${id}"]`);
+  await expect(option('spam-main')).toHaveText('Spam filter (SpamAssassin mails) · spam-main (v1.0.0)');
+  await expect(option('spam-filter')).toHaveText('Spam filter (SpamAssassin mails) · spam-filter (v1.0.0)');
+  await expect(option('fashion-mnist')).not.toContainText('·');
   // Only models with the same labels are offered: the spam filter, not the image models.
   await page.getByTestId('tab-models').click();
   const choice = page.getByTestId('fallback-spam-main');

@@ -226,7 +226,8 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
       <label class="field">
         {t('classify.model')}
         <select data-testid="model-select" value={modelId} onChange={(e) => { abandon(); userChose.current = true; setModelId(e.currentTarget.value); setState({ kind: 'idle' }); setBatch(null); }}>
-          {models.map((m) => <option key={m.id} value={m.id}>{t('classify.modelOption', { title: m.title, version: m.version })}</option>)}
+          {/* Two models of one title (a publisher's copy of a built-in) are told apart by their ids. */}
+          {models.map((m) => <option key={m.id} value={m.id}>{t('classify.modelOption', { title: models.filter((o) => o.title === m.title)[1] ? `${m.title} · ${m.id}` : m.title, version: m.version })}</option>)}
         </select>
       </label>
       {launch.modelId && !models.some((m) => m.id === launch.modelId) && (
