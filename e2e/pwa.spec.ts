@@ -260,40 +260,62 @@ test('the manifest and service worker pass Chromium\'s installability checks', a
   }
 });
 
-test.describe('a new deployment', () => {
+/**
+ * The build served by npm start from a folder of its own, on `port`, for a test that deploys
+ * another build into it: `deploy` builds one with `env` (what a deployer sets), copies it over
+ * the served one and restarts the server, as a deployment does (serve.mjs reads the build's
+ * allowed origins when it starts). Registers its own hooks: call it inside a describe.
+ */
+function deployment(port: number) {
   let server: ChildProcess | undefined;
   let folder = '';
-  const PORT = 4187; // not 4190: browsers block that port (ManageSieve)
-
+  const start = () => (server = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), '--dir', folder, '--port', String(port)], { stdio: 'ignore' }));
+  const base = `http://127.0.0.1:${port}/`;
+  const listening = () => expect.poll(() => fetch(base).then((r) => r.ok, () => false)).toBe(true);
   test.beforeAll(() => {
     folder = mkdtempSync(join(tmpdir(), 'lantern-deploy-'));
     cpSync(DIST, folder, { recursive: true });
-    server = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), '--dir', folder, '--port', String(PORT)], { stdio: 'ignore' });
+    start();
   });
   test.afterAll(() => {
     server?.kill();
     rmSync(folder, { recursive: true, force: true });
   });
+  return {
+    /** Opens the app in `page` and waits until it is installed (its service worker active). */
+    async install(page: Page): Promise<void> {
+      logPage(page);
+      await listening();
+      await page.goto(base);
+      await waitForServiceWorker(page);
+    },
+    /** The deployment file the served build was made with. */
+    registryConfig: () => JSON.parse(readFileSync(join(folder, 'registry-config.json'), 'utf8')) as { allowedOrigins: string[] },
+    /** Builds with `env`, checks the build with `check`, then deploys it in place of the served one. */
+    async deploy(env: Record<string, string>, check: (next: string, served: string) => void = () => {}): Promise<void> {
+      const next = mkdtempSync(join(tmpdir(), 'lantern-next-'));
+      execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', next, '--emptyOutDir'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'ignore' });
+      check(next, folder);
+      server?.kill();
+      cpSync(next, folder, { recursive: true });
+      rmSync(next, { recursive: true, force: true });
+      start();
+      await listening();
+    },
+  };
+}
+
+test.describe('a new deployment', () => {
+  const served = deployment(4187); // not 4190: browsers block that port (ManageSieve)
 
   test('shows the update prompt and applies it only on accept', async ({ page }) => {
     test.setTimeout(180_000);
-    logPage(page);
-    const base = `http://127.0.0.1:${PORT}/`;
-    await expect.poll(() => fetch(base).then((r) => r.ok, () => false)).toBe(true);
-    await page.goto(base);
-    await waitForServiceWorker(page);
+    await served.install(page);
     await page.reload();
     const oldBuild = await page.getByTestId('build-id').getAttribute('data-build');
 
     // Deploy a different build into the served folder.
-    const next = mkdtempSync(join(tmpdir(), 'lantern-next-'));
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', next, '--emptyOutDir'], {
-      cwd: ROOT,
-      env: { ...process.env, LANTERN_BUILD_ID: 'next-release' },
-      stdio: 'ignore',
-    });
-    cpSync(next, folder, { recursive: true });
-    rmSync(next, { recursive: true, force: true });
+    await served.deploy({ LANTERN_BUILD_ID: 'next-release' });
 
     // The app notices when it comes back to the foreground, or on reload; it must not switch by itself.
     await page.reload();
@@ -309,31 +331,12 @@ test.describe('a new deployment', () => {
 });
 
 test.describe('a deployment that allows another model origin', () => {
-  let server: ChildProcess | undefined;
-  let folder = '';
-  const PORT = 4186;
+  const served = deployment(4186);
   const ORIGIN = 'https://models.example.org';
-  /** npm start as a deployer runs it after each deployment: serve.mjs reads the allowed origins when it starts. */
-  const start = () => (server = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), '--dir', folder, '--port', String(PORT)], { stdio: 'ignore' }));
-  const base = `http://127.0.0.1:${PORT}/`;
-  const listening = () => expect.poll(() => fetch(base).then((r) => r.ok, () => false)).toBe(true);
-
-  test.beforeAll(() => {
-    folder = mkdtempSync(join(tmpdir(), 'lantern-origins-'));
-    cpSync(DIST, folder, { recursive: true });
-    start();
-  });
-  test.afterAll(() => {
-    server?.kill();
-    rmSync(folder, { recursive: true, force: true });
-  });
 
   test('installed apps are offered the new build, whose page alone changed (its headers), and then allow the origin', async ({ page }) => {
     test.setTimeout(240_000);
-    logPage(page);
-    await listening();
-    await page.goto(base);
-    await waitForServiceWorker(page);
+    await served.install(page);
     /** The CSP connect-src of the page as the service worker serves it: the installed app's. */
     const connectSrc = async () => {
       const response = await page.reload();
@@ -344,20 +347,10 @@ test.describe('a deployment that allows another model origin', () => {
     const buildId = await page.getByTestId('build-id').getAttribute('data-build');
 
     // The same code built again, allowing one more origin: no file the service worker keeps changes but the page's revision.
-    const { allowedOrigins } = JSON.parse(readFileSync(join(folder, 'registry-config.json'), 'utf8')) as { allowedOrigins: string[] };
-    const next = mkdtempSync(join(tmpdir(), 'lantern-next-'));
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', next, '--emptyOutDir'], {
-      cwd: ROOT,
-      env: { ...process.env, LANTERN_BUILD_ID: buildId ?? '', LANTERN_ALLOWED_ORIGINS: [...allowedOrigins, ORIGIN].join(',') },
-      stdio: 'ignore',
+    await served.deploy({ LANTERN_BUILD_ID: buildId ?? '', LANTERN_ALLOWED_ORIGINS: [...served.registryConfig().allowedOrigins, ORIGIN].join(',') }, (next, current) => {
+      expect(readdirSync(join(next, 'assets')).sort()).toEqual(readdirSync(join(current, 'assets')).sort());
+      expect(readFileSync(join(next, 'index.html'))).toEqual(readFileSync(join(current, 'index.html')));
     });
-    expect(readdirSync(join(next, 'assets')).sort()).toEqual(readdirSync(join(folder, 'assets')).sort());
-    expect(readFileSync(join(next, 'index.html'))).toEqual(readFileSync(join(folder, 'index.html')));
-    server?.kill();
-    cpSync(next, folder, { recursive: true });
-    rmSync(next, { recursive: true, force: true });
-    start();
-    await listening();
 
     // Before: the installed page kept the connect-src it was first served with, whatever the server now sends.
     expect(await connectSrc()).not.toContain(ORIGIN);

@@ -40,15 +40,19 @@ async function pairMatches(key: KeyFile): Promise<boolean> {
   return store.signers(PROBE, { signatures: [signature] }).then(() => true, () => false);
 }
 
+/** A file's JSON, or `notJson` as a ValidationError; system errors (a missing file) reach the CLI, which names the path. */
+async function readJson(path: string, notJson: string): Promise<unknown> {
+  const text = await readFile(path, 'utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ValidationError(notJson);
+  }
+}
+
 /** Reads and checks a key file; system errors (a missing file) reach the CLI, which names the path. */
 export async function readPublisherKey(path: string): Promise<PublisherKey> {
-  const text = await readFile(path, 'utf8');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ValidationError(`${path} is not a key file written by model:keygen (it is not JSON).`);
-  }
+  const json = await readJson(path, `${path} is not a key file written by model:keygen (it is not JSON).`);
   const parsed = KeyFileWithScope.safeParse(json);
   if (!parsed.success) throw new ValidationError(`${path} is not a key file written by model:keygen.`);
   const { scope, ...key } = parsed.data;
@@ -86,13 +90,7 @@ export function checkScope(keys: readonly PublisherKey[], ids: readonly string[]
  * the caller as it is: the CLI names the path and what to do.
  */
 export async function readTrustStoreFile(path: string): Promise<TrustStoreFile> {
-  const text = await readFile(path, 'utf8');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ValidationError(`${path} is not JSON.`);
-  }
+  const json = await readJson(path, `${path} is not JSON.`);
   const store = typeof json === 'object' && json !== null && 'keyId' in json ? { keys: [json] } : json;
   const parsed = TrustStoreSchema.safeParse(store);
   if (!parsed.success) {
