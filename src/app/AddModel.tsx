@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { catalogAddress, type SavedCatalogs, type ModelRegistry } from '../runtime/store/index.ts';
 import { t } from './i18n/index.ts';
-import { catalogErrorText } from './i18n/runtime-text.ts';
+import { catalogErrorText } from './i18n/models-text.ts';
 import { errorCode, ErrorMessage } from './ResultCard.tsx';
 
 /**

@@ -1,4 +1,4 @@
-import { errorText } from './runtime-text.ts';
+import { codeOf, detailsOf, errorText } from './runtime-text.ts';
 import { t } from './index.ts';
 
 /**
@@ -8,7 +8,26 @@ import { t } from './index.ts';
  * it; any other error is worded as errorText words it. Needs enModels added (ModelsView does).
  */
 export function modelsActionText(error: Error): string {
-  const details = 'details' in error && typeof error.details === 'object' && error.details ? error.details as Record<string, unknown> : {};
+  const details = detailsOf(error);
   if (details.reason !== 'shadow-labels') return errorText(error);
   return t('models.shadowLabelsDiffer', { id: String(details.id), version: String(details.version), active: String(details.active) });
+}
+
+/**
+ * Why a model catalog could not be read (adding one, checking for updates). A failed fetch says
+ * what to do from its details: a refused origin needs another address or the deployment's
+ * configuration, an HTTP status a correct address, no answer at all a connection. An expired
+ * catalog says when. Anything else is worded as errorText words it. Needs enModels added, as the
+ * Models screen's own messages (ModelsView does).
+ */
+export function catalogErrorText(error: Error): string {
+  const code = codeOf(error);
+  const details = detailsOf(error);
+  if (code === 'NETWORK') {
+    if (typeof details.origin === 'string') return t('models.catalogError.notAllowed', { origin: details.origin });
+    if (typeof details.status === 'number') return t('models.catalogError.status', { status: String(details.status) });
+    return t('models.catalogError.unreachable');
+  }
+  if (code === 'VALIDATION' && typeof details.expiresAt === 'string') return t('models.catalogError.expired', { date: details.expiresAt.slice(0, 10) });
+  return errorText(error);
 }

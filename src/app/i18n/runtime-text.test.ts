@@ -3,7 +3,8 @@ import { chooseBackend, NO_ADAPTER } from '../../runtime/backend.ts';
 import { BusyError, ERROR_CODES, INPUT_REASONS, InputError, IntegrityError, NetworkError, SignatureError, ValidationError } from '../../runtime/errors.ts';
 import { hi } from './hi.ts';
 import { setLanguage } from './index.ts';
-import { backendReasonText, catalogErrorText, errorText, fallbackText, noteText } from './runtime-text.ts';
+import { catalogErrorText } from './models-text.ts';
+import { backendReasonText, errorText, fallbackText, noteText } from './runtime-text.ts';
 
 const DEVANAGARI = /[\u0900-\u097F]/;
 
@@ -62,7 +63,7 @@ describe('runtime messages in every UI language', () => {
     const expired = new ValidationError('The model catalog expired on 2025-01-31; updates are paused until the publisher signs a fresh one. Installed models keep working.', { expiresAt: '2025-01-31T00:00:00Z' });
     expect(catalogErrorText(refused)).toBe('https://models.example.org ऐसा मॉडल स्रोत नहीं है जिसकी यह डिप्लॉयमेंट अनुमति देता है; कैटलॉग नहीं लाया गया।');
     expect(catalogErrorText(missing)).toBe('कैटलॉग नहीं लाया जा सका: सर्वर ने त्रुटि लौटाई (HTTP 404)। पता जाँचें।');
-    expect(catalogErrorText(offline)).toBe(hi['error.catalog.unreachable']);
+    expect(catalogErrorText(offline)).toBe(hi['models.catalogError.unreachable']);
     expect(catalogErrorText(expired)).toContain('2025-01-31');
     // Other failures (an untrusted signer, say) are worded by their code.
     expect(catalogErrorText(new SignatureError('Key k1 (Acme) is not trusted to sign spam-filter; it was refused.'))).toBe(hi['error.SIGNATURE']);

@@ -16,8 +16,9 @@ const noteKey = (kind: Note['kind']): MessageKey => `note.${kind}`;
 
 const isOneOf = <T extends string>(list: readonly T[], value: unknown): value is T => list.includes(value as T);
 
-const codeOf = (error: Error): unknown => ('code' in error ? error.code : undefined);
-const detailsOf = (error: Error) => ('details' in error && error.details && typeof error.details === 'object' ? error.details : {}) as Record<string, unknown>;
+/** An error's code and details as the runtime gives them (any Error may come here). */
+export const codeOf = (error: Error): unknown => ('code' in error ? error.code : undefined);
+export const detailsOf = (error: Error) => ('details' in error && error.details && typeof error.details === 'object' ? error.details : {}) as Record<string, unknown>;
 
 /**
  * The result card's line when a fallback answered. A primary refused for integrity (its stored
@@ -35,24 +36,6 @@ export function errorText(error: Error): string {
   for (const [name, value] of Object.entries(details)) if (typeof value === 'string' || typeof value === 'number') params[name] = value;
   if (code === 'INPUT' && isOneOf(INPUT_REASONS, details.reason)) return t(inputKey(details.reason), params);
   return t(errorKey(isOneOf(ERROR_CODES, code) ? code : 'INTERNAL'), params);
-}
-
-/**
- * Why a model catalog could not be read (adding one, checking for updates). A failed fetch says
- * what to do from its details: a refused origin needs another address or the deployment's
- * configuration, an HTTP status a correct address, no answer at all a connection. An expired
- * catalog says when. Anything else is worded as errorText words it.
- */
-export function catalogErrorText(error: Error): string {
-  const code = codeOf(error);
-  const details = detailsOf(error);
-  if (code === 'NETWORK') {
-    if (typeof details.origin === 'string') return t('error.catalog.notAllowed', { origin: details.origin });
-    if (typeof details.status === 'number') return t('error.catalog.status', { status: String(details.status) });
-    return t('error.catalog.unreachable');
-  }
-  if (code === 'VALIDATION' && typeof details.expiresAt === 'string') return t('error.catalog.expired', { date: details.expiresAt.slice(0, 10) });
-  return errorText(error);
 }
 
 export function adapterProblemText(problem: AdapterProblem): string {
