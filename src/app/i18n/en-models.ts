@@ -6,7 +6,8 @@
 export const enModels = {
   'models.catalogError.notAllowed': '{origin} is not a model source this deployment allows; the catalog was not fetched.',
   'models.catalogError.status': 'The catalog could not be fetched: the server answered with an error (HTTP {status}). Check the address.',
-  'models.catalogError.unreachable': 'The catalog could not be reached: the device may be offline, or its server refused this app (a model server must allow cross-origin requests, and this app\'s deployment must allow its address). Installed models keep working.',
+  'models.catalogError.unreachable': 'The catalog could not be reached: the device may be offline. Installed models keep working.',
+  'models.catalogError.refused': 'The catalog could not be reached: its server did not answer, or refused this app (a model server must allow cross-origin requests, and this app\'s deployment must allow its address). Installed models keep working.',
   'models.catalogError.expired': 'The model catalog expired on {date}; updates are paused until the publisher signs a new one. Installed models keep working.',
   'models.loading': 'Opening the model store…',
   'models.version': 'Version',

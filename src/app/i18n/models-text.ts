@@ -16,7 +16,8 @@ export function modelsActionText(error: Error): string {
 /**
  * Why a model catalog could not be read (adding one, checking for updates). A failed fetch says
  * what to do from its details: a refused origin needs another address or the deployment's
- * configuration, an HTTP status a correct address, no answer at all a connection. An expired
+ * configuration, an HTTP status a correct address, no answer at all a connection (offline) or a
+ * server that lets this app in (online). An expired
  * catalog says when. Anything else is worded as errorText words it. Needs enModels added, as the
  * Models screen's own messages (ModelsView does).
  */
@@ -26,7 +27,11 @@ export function catalogErrorText(error: Error): string {
   if (code === 'NETWORK') {
     if (typeof details.origin === 'string') return t('models.catalogError.notAllowed', { origin: details.origin });
     if (typeof details.status === 'number') return t('models.catalogError.status', { status: String(details.status) });
-    return t('models.catalogError.unreachable');
+    // Online, a fetch that got no answer may as well have been refused: a model server without
+    // cross-origin headers, or an address this app's Content-Security-Policy does not list, fail
+    // the same way (the browser tells the page no more), and "offline" would send a publisher
+    // looking at the wrong thing. A stall is a connection too slow to finish.
+    return t(navigator.onLine && !details.stalled ? 'models.catalogError.refused' : 'models.catalogError.unreachable');
   }
   if (code === 'VALIDATION' && typeof details.expiresAt === 'string') return t('models.catalogError.expired', { date: details.expiresAt.slice(0, 10) });
   return errorText(error);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chooseBackend, NO_ADAPTER } from '../../runtime/backend.ts';
 import { BusyError, ERROR_CODES, INPUT_REASONS, InputError, IntegrityError, NetworkError, SignatureError, ValidationError } from '../../runtime/errors.ts';
 import { hi } from './hi.ts';
@@ -9,7 +9,10 @@ import { backendReasonText, errorText, fallbackText, noteText } from './runtime-
 const DEVANAGARI = /[\u0900-\u097F]/;
 
 describe('runtime messages in every UI language', () => {
-  afterEach(() => setLanguage('en'));
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    return setLanguage('en');
+  });
 
   it('has a Hindi sentence for every error code, input reason, backend reason, adapter problem and note kind', async () => {
     // That each has a key at all is a type error otherwise (runtime-text.ts); here, that Hindi words it.
@@ -63,7 +66,13 @@ describe('runtime messages in every UI language', () => {
     const expired = new ValidationError('The model catalog expired on 2025-01-31; updates are paused until the publisher signs a fresh one. Installed models keep working.', { expiresAt: '2025-01-31T00:00:00Z' });
     expect(catalogErrorText(refused)).toBe('https://models.example.org ऐसा मॉडल स्रोत नहीं है जिसकी यह डिप्लॉयमेंट अनुमति देता है; कैटलॉग नहीं लाया गया।');
     expect(catalogErrorText(missing)).toBe('कैटलॉग नहीं लाया जा सका: सर्वर ने त्रुटि लौटाई (HTTP 404)। पता जाँचें।');
+    // No answer: offline says so; online, the server may have refused this app, which "offline" would hide.
+    vi.stubGlobal('navigator', { onLine: false });
     expect(catalogErrorText(offline)).toBe(hi['models.catalogError.unreachable']);
+    vi.stubGlobal('navigator', { onLine: true });
+    expect(catalogErrorText(offline)).toBe(hi['models.catalogError.refused']);
+    // A stall is a connection too slow, whatever navigator says.
+    expect(catalogErrorText(new NetworkError('No data arrived for 30 s while fetching the model catalog; try again to resume.', { stalled: true, retryable: true }))).toBe(hi['models.catalogError.unreachable']);
     expect(catalogErrorText(expired)).toContain('2025-01-31');
     // Other failures (an untrusted signer, say) are worded by their code.
     expect(catalogErrorText(new SignatureError('Key k1 (Acme) is not trusted to sign spam-filter; it was refused.'))).toBe(hi['error.SIGNATURE']);
