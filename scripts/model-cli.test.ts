@@ -518,6 +518,7 @@ describe('catalog --rollout: a staged rollout raised, lowered or halted', () => 
     const trust = fresh('trust-store.json');
     await writeFile(trust, JSON.stringify({ keys: [trustEntryFor(await readKey(key), ['fashion-mnist'])] }));
     expect((await lantern('verify', out, '--trust', trust)).code).toBe(0);
+    expect((await lantern('catalog', out, '--key', key, '--id', 'fashion-mnist', '--version', '1.0.0', '--rollout', '0.07')).stdout).toContain('is rolled out to 7% of devices (it was 50%)');
     expect((await lantern('catalog', out, '--key', key, '--id', 'fashion-mnist', '--version', '1.0.0', '--rollout', '0')).code).toBe(0);
     expect(parseCatalog(await readFile(catalogPath)).releases[0]?.rollout).toBe(0);
 

@@ -99,7 +99,9 @@ async function catalog(args: string[]): Promise<void> {
   const options = { keys: keys.map((k) => k.key), ...(expiresAt ? { expiresAt } : {}) };
   if (values.id && values.version && rollout !== undefined) {
     const before = (await setRollout(dir, existing, { id: values.id, version: values.version, rollout }, options)).rollout;
-    console.log(`Re-signed ${dir}/catalog.json: ${values.id} ${values.version} is rolled out to ${rollout * 100}% of devices (it was ${before === undefined ? 'not rolled out: installed only by hand' : `${before * 100}%`}). Devices read it at their next update check; one that installed it keeps it.`);
+    // 0.07 × 100 is 7.000000000000001 in floating point: a share of devices to two decimals.
+    const percent = (fraction: number) => `${Number((fraction * 100).toFixed(2))}%`;
+    console.log(`Re-signed ${dir}/catalog.json: ${values.id} ${values.version} is rolled out to ${percent(rollout)} of devices (it was ${before === undefined ? 'not rolled out: installed only by hand' : percent(before)}). Devices read it at their next update check; one that installed it keeps it.`);
     return;
   }
   await resignCatalog(dir, existing, { ...options, replaceSigner: values['replace-signer'] === true });
