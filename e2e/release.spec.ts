@@ -170,7 +170,9 @@ test('a v2 of the spam filter in shadow: 50 real requests, agreement shown, prom
 test('a release whose signed manifest asks for shadow is promoted automatically once it meets its bar', async ({ context, page }) => {
   await useTestRegistry(context, suite.catalogUrl('auto'), suite.trustEntry);
   await openModels(page);
-  // The ordinary update button: the manifest decides on shadow.
+  // The ordinary update button, which says what the manifest decides: shadow first.
+  await expect(page.getByTestId('update-spam-filter')).toHaveText(/^Update to 1\.2\.0, tried in shadow first \(/);
+  await expect(page.getByTestId('shadow-update-spam-filter')).toHaveCount(0);
   await page.getByTestId('update-spam-filter').click();
   await expect(versionRow(page, 'spam-filter@1.2.0')).toHaveAttribute('data-status', 'shadow');
   expect(await sendOneByOne(page, 'spam-filter@1.2.0', MAILS.slice(0, 4))).toEqual(['1.0.0', '1.0.0', '1.0.0', '1.0.0']);

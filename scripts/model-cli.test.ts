@@ -146,6 +146,16 @@ describe('pack: the outputs', () => {
     expect((await pack('2.1.0')).code).toBe(0);
   });
 
+  it('says in the catalog entry which releases ask for shadow, so the Models screen can say so before fetching the manifest', async () => {
+    const key = await keygen('--scope', 'fashion-mnist');
+    const source = await hubFashion();
+    const out = fresh('out');
+    expect((await lantern('pack', source, '--version', '1.0.0', '--key', key, '--out', out)).code).toBe(0);
+    expect((await lantern('pack', source, '--version', '1.1.0', '--key', key, '--out', out, '--shadow-runs', '20')).code).toBe(0);
+    const { releases } = parseCatalog(await readFile(join(out, 'catalog.json')));
+    expect(releases.map((r) => [r.version, r.shadow])).toEqual([['1.0.0', undefined], ['1.1.0', true]]);
+  });
+
   it('refuses outputs it cannot write before writing anything: --out onto a file, --bundle into a missing folder', async () => {
     const key = await keygen('--scope', 'fashion-mnist');
     const file = fresh('a-file');

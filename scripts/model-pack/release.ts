@@ -83,6 +83,7 @@ export async function packRelease(model: ModelFolder, options: PackOptions): Pro
     manifest: `${dir}manifest.json`, signature: `${dir}manifest.sig.json`,
     size: manifest.files.reduce((n, f) => n + f.size, 0),
     ...(options.rollout !== undefined ? { rollout: options.rollout } : {}),
+    ...(manifest.shadow ? { shadow: true as const } : {}),
   };
   return { manifest, manifestBytes: bytes, signatures, published, entry };
 }

@@ -70,6 +70,9 @@ export function ModelCard({ model, update, transfer, busy, actions, children }: 
   children?: ComponentChildren;
 }) {
   const [confirmingRemove, setConfirmingRemove] = useState(false);
+  // The release's manifest asks for shadow, and there is an active version to compare it with (a
+  // first install is always activated): Update itself then installs it in shadow.
+  const inShadow = Boolean(update?.shadow && model.pointer?.active);
   return (
     <section class="card model-card" data-testid={`model-${model.id}`} data-active={model.pointer?.active ?? ''}>
       <h2>{model.title} <small>({model.id})</small></h2>
@@ -113,10 +116,10 @@ export function ModelCard({ model, update, transfer, busy, actions, children }: 
       <p class="actions">
         {update && !transfer && (
           <button type="button" disabled={busy} data-testid={`update-${model.id}`} data-version={update.version} onClick={() => actions.install(update)}>
-            {t('models.update', { version: update.version, size: formatBytes(update.size) })}
+            {t(inShadow ? 'models.updateInShadow' : 'models.update', { version: update.version, size: formatBytes(update.size) })}
           </button>
         )}
-        {update && !transfer && model.pointer && (
+        {update && !transfer && model.pointer && !inShadow && (
           <button type="button" disabled={busy} data-testid={`shadow-update-${model.id}`} onClick={() => actions.installShadow(update)}>
             {t('models.tryShadow', { version: update.version })}
           </button>

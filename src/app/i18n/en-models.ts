@@ -27,6 +27,7 @@ export const enModels = {
   'models.removeConfirm.body': 'All its versions ({size}) are deleted from this device. To use it again, it has to be downloaded again or loaded from a bundle file.',
   'models.removeConfirm.offline': 'You are offline: it cannot be downloaded again until the device is back online.',
   'models.update': 'Update to {version} ({size})',
+  'models.updateInShadow': 'Update to {version}, tried in shadow first ({size})',
   'models.install': 'Install',
   'models.cancel': 'Cancel',
   'models.available': 'Available models',

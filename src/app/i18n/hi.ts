@@ -70,6 +70,7 @@ export const hi: Record<MessageKey, string> = {
   'models.removeConfirm.body': 'इसके सभी संस्करण ({size}) इस डिवाइस से मिटा दिए जाएँगे। इसे फिर इस्तेमाल करने के लिए दोबारा डाउनलोड करना होगा या बंडल फ़ाइल से लोड करना होगा।',
   'models.removeConfirm.offline': 'आप ऑफ़लाइन हैं: डिवाइस के फिर से ऑनलाइन होने तक इसे दोबारा डाउनलोड नहीं किया जा सकता।',
   'models.update': '{version} पर अपडेट करें ({size})',
+  'models.updateInShadow': '{version} पर अपडेट करें, पहले शैडो में आज़माकर ({size})',
   'models.install': 'इंस्टॉल करें',
   'models.cancel': 'रद्द करें',
   'models.available': 'उपलब्ध मॉडल',

@@ -771,6 +771,17 @@ describe('attack: catalogs that freeze, replay or mix and match', () => {
     expect(server.served.length).toBe(before);
     await expectAnswers(registry, v1);
   });
+
+  it('an entry announcing a shadow run its manifest does not ask for is refused before downloading (the user would get it live)', async () => {
+    const { registry, serve, server, v1, v2 } = await catalogWorld();
+    serve(await signedCatalog([{ ...entryOf(v2), shadow: true }], { keys: [builtin] }));
+    const [entry] = await registry.catalog(CATALOG);
+    expect(entry?.shadow).toBe(true);
+    const before = server.served.length;
+    await expect(registry.install(entry!)).rejects.toThrow(new ValidationError('The catalog entry does not match the release it points to.'));
+    expect(server.served.length).toBe(before);
+    await expectAnswers(registry, v1);
+  });
 });
 
 describe('attack: storage damage, eviction and interruptions must leave a way back', () => {

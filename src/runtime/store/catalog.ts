@@ -43,6 +43,12 @@ export const ReleaseEntrySchema = z.object({
    */
   rollout: z.optional(z.number().check(z.gte(0), z.lte(1))),
   /**
+   * The release's signed manifest asks to be installed in shadow (`model:pack --shadow-runs`):
+   * said here so that the Models screen can say so before anything is fetched. The manifest
+   * decides; an install refuses an entry that promises shadow for a manifest that does not ask it.
+   */
+  shadow: z.optional(z.literal(true)),
+  /**
    * The publisher took this release back, saying why (shown to users): no device installs it,
    * and one that has it stops using it where another version can answer (ModelStore.withdraw).
    */

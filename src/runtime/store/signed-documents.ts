@@ -34,11 +34,14 @@ export async function verifyCatalog(trust: TrustStore, bytes: Uint8Array, signat
 
 /**
  * A catalog entry must describe the release it points to (mix-and-match protection): the size a
- * user was asked to accept must be the signed one. Fields the caller does not know are not compared.
+ * user was asked to accept must be the signed one, and a release the Update button announced as
+ * evaluated in shadow first must ask for it (the other way round it is only more careful than
+ * announced). Fields the caller does not know are not compared.
  */
-export function assertEntryMatches(entry: Partial<Pick<ReleaseEntry, 'id' | 'version' | 'sequence' | 'size'>>, manifest: Manifest): void {
+export function assertEntryMatches(entry: Partial<Pick<ReleaseEntry, 'id' | 'version' | 'sequence' | 'size' | 'shadow'>>, manifest: Manifest): void {
   if ((entry.id !== undefined && entry.id !== manifest.id) || (entry.version !== undefined && entry.version !== manifest.version)
-    || (entry.sequence !== undefined && entry.sequence !== manifest.sequence) || (entry.size !== undefined && entry.size !== totalSize(manifest))) {
+    || (entry.sequence !== undefined && entry.sequence !== manifest.sequence) || (entry.size !== undefined && entry.size !== totalSize(manifest))
+    || (entry.shadow && !manifest.shadow)) {
     throw new ValidationError('The catalog entry does not match the release it points to.');
   }
 }
