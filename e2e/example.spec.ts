@@ -117,3 +117,15 @@ test('an unsigned transformers.js folder runs only with the opt-in, and its resu
   await expect(page.locator('#status')).toHaveText(/^ModelLoadError: The folder of no-such-model has no config.json/);
 });
 
+
+test('the package\'s lantern-model command signs a model for a deployment, with only the package\'s dependencies installed', () => {
+  const app = join(work, 'app');
+  // As the publisher types it in their app's folder (npx sets INIT_CWD to it; this test's own npm run does not).
+  const lanternModel = (...args: string[]) => execFileSync(join(app, 'node_modules/.bin/lantern-model'), args, { cwd: app, encoding: 'utf8', env: { ...process.env, INIT_CWD: app } });
+  expect(lanternModel('--version')).toBe('lantern-model 0.1.0\n');
+  lanternModel('keygen', '--out', 'keys/acme.json', '--scope', 'acme/');
+  const packed = lanternModel('pack', join(ROOT, 'models/fashion-mnist'), '--id', 'acme/fashion', '--version', '1.0.0', '--key', 'keys/acme.json', '--out', 'releases');
+  expect(packed).toContain('Packed acme/fashion 1.0.0');
+  // The device's own checks, against a trust store holding that key.
+  expect(lanternModel('verify', 'releases', '--trust', 'keys/acme.json')).toMatch(/^ {2}accepted {2}acme\/fashion 1\.0\.0: signed by /m);
+});

@@ -14,6 +14,8 @@ const OUT = join(ROOT, 'dist-lib');
 /** Where the worker module sits relative to default-worker.ts in the sources, and in the package. */
 const SOURCE_WORKER = '../../workers/inference.worker.ts';
 const PACKAGE_WORKER = './worker.js';
+/** The publisher CLI, shipped as the package's `lantern-model` command. */
+const CLI_SOURCE = 'scripts/model-cli.ts';
 
 export const ENTRIES = {
   index: 'src/runtime/index.ts',
@@ -50,6 +52,27 @@ const bundle = await rolldown({
 });
 await bundle.write({ dir: OUT, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' });
 await bundle.close();
+
+// The publisher CLI (`lantern-model`, package.json's `bin`) for Node, so that an app that installed
+// the package can sign its own models: the package's dependencies stay imports, the rest (semver,
+// the store's sources) is bundled. In the sources it runs through tsx; here through node.
+const cli = await rolldown({
+  cwd: ROOT,
+  input: { 'lantern-model': CLI_SOURCE },
+  platform: 'node',
+  external: (id) => id.startsWith('node:') || dependencies.some((d) => id === d || id.startsWith(`${d}/`)),
+  plugins: [{
+    name: 'node-hashbang',
+    load: {
+      filter: { id: /[\\/]model-cli\.ts$/ },
+      async handler(id) {
+        return (await readFile(id, 'utf8')).replace(/^#!.*/, '#!/usr/bin/env node');
+      },
+    },
+  }],
+});
+await cli.write({ dir: join(OUT, 'cli'), format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
+await cli.close();
 
 execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.lib.json')], { stdio: 'inherit' });
 console.log(`Built the runtime package into ${OUT}`);

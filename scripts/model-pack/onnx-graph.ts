@@ -118,10 +118,16 @@ export function readModelProto(bytes: Uint8Array, file: string): Pick<GraphInfo,
 
 interface OrtValueMetadata { name: string; isTensor: boolean; type?: string; shape?: readonly (number | string)[] }
 
-/** Loads the graph in onnxruntime-node (imported lazily: the build plugin never needs it). */
+/**
+ * Loads the graph in onnxruntime-web's WASM build, the ORT the devices run (so what it cannot load
+ * is refused here, not on a device), and a dependency of the package: the installed
+ * `lantern-model` needs nothing else. Imported lazily: the build plugin never needs it.
+ */
 export async function inspectOnnx(bytes: Uint8Array, file: string): Promise<GraphInfo> {
   const proto = readModelProto(bytes, file);
-  const ort = await import('onnxruntime-node');
+  const ort = await import('onnxruntime-web/wasm');
+  // One thread: a tool that loads a graph once has no use for ORT's helper threads.
+  ort.env.wasm.numThreads = 1;
   let session;
   try {
     session = await ort.InferenceSession.create(bytes);

@@ -13,7 +13,7 @@ import { readModelSource, type SourceOptions } from './source.ts';
 
 /**
  * Bring-your-own-model sources: tiny ONNX graphs written here (so each malformed case is exactly
- * one defect, and onnxruntime-node really loads them), the built-in models as real graphs, and
+ * one defect, and onnxruntime-web really loads them), the built-in models as real graphs, and
  * the ONNX Model Zoo ShuffleNet from ../shared when present.
  */
 const ROOT = join(import.meta.dirname, '../..');
