@@ -96,7 +96,7 @@ export function ModelCard({ model, update, transfer, busy, actions, children }: 
                   {v.status === 'downloading' && !transfer && (
                     <button type="button" disabled={busy} data-testid={`resume-${v.key}`} onClick={() => actions.resume(v.key)}>{t('models.resume')}</button>
                   )}
-                  {v.status === 'ready' && (
+                  {v.status === 'ready' && v.withdrawn === undefined && (
                     <button type="button" disabled={busy} data-testid={`share-${v.key}`} onClick={() => actions.share(v.key)}>{t('models.share')}</button>
                   )}
                   {!active && (

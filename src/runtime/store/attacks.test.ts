@@ -456,6 +456,22 @@ describe('attack: a revoked key with its version installed', () => {
     expect(registry.notices.map((n) => [n.kind, n.id, n.fallbackVersion])).toEqual([['revoked', 'rogue/tool', undefined]]);
     await expect(registry.readActive('rogue/tool')).rejects.toThrow(/no installed model/);
   });
+
+  it('a deployment\'s mistake is undone by its fix: the only version of a model, revoked, then trusted again after other models changed, answers again', async () => {
+    const { registry, publish } = await world(trustOf([rogue, ['rogue/']]));
+    const only = await release(rogue, 'rogue/tool', '1.0.0', 1);
+    const [a1, a2] = [await release(acme, 'acme/spam', '1.0.0', 1), await release(acme, 'acme/spam', '2.0.0', 2)];
+    publish(only, a1, a2);
+    await install(registry, only);
+    await install(registry, a1);
+    await registry.applyTrust(trustOf());
+    await expect(registry.readActive('rogue/tool')).rejects.toThrow(/no installed model/);
+    // Another model's update collects garbage across the store: the revoked version must survive it.
+    await install(registry, a2);
+    await registry.applyTrust(trustOf([rogue, ['rogue/']]));
+    await expectAnswers(registry, only);
+    await expectAnswers(registry, a2);
+  });
 });
 
 describe('attack: one stolen key where a model needs two signatures (TUF threshold)', () => {
@@ -1094,6 +1110,16 @@ describe('withdrawals: a publisher takes a release back through its signed catal
     expect(await errorOf(registry.rollback('spam-filter', 'spam-filter@1.1.0'))).toBeInstanceOf(StorageError);
     expect((await store.version('spam-filter@1.1.0'))?.status ?? 'collected').toMatch(/^(withdrawn|collected)$/);
     await expectAnswers(registry, v3);
+  });
+
+  it('attack: a version kept answering after its withdrawal cannot be shared to spread it; the user is told why', async () => {
+    const { registry, serveCatalog, v1, v2 } = await twoInstalled();
+    serveCatalog(await signedCatalog([withdrawn(v1), withdrawn(v2)], { keys: [builtin] }));
+    await registry.catalog(CATALOG);
+    const shared = await errorOf(registry.exportBundle('spam-filter@1.1.0'));
+    expect(shared).toBeInstanceOf(ValidationError);
+    expect((shared as Error).message).toBe(`spam-filter 1.1.0 was withdrawn by its publisher (${reason}); it keeps answering here until another version can, but it cannot be shared.`);
+    await expectAnswers(registry, v2);
   });
 
   it('attack: a withdrawal naming the installed version under another sequence withdraws nothing; one with an overlong reason is refused whole', async () => {

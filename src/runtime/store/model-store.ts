@@ -541,6 +541,7 @@ export class ModelStore {
     return this.write(['chunks', 'manifests', 'versions', 'pointers'], async (tx) => {
       const versions = tx.objectStore('versions');
       const revoked: VersionRecord[] = [];
+      const restored: VersionRecord[] = [];
       for (const v of await versions.getAll()) {
         const verdict = trusted.get(v.key);
         if (verdict === false && (v.status === 'ready' || v.status === 'downloading')) {
@@ -551,8 +552,16 @@ export class ModelStore {
           let complete = true;
           for (const sha of chunks) if ((await tx.objectStore('chunks').getKey(sha)) === undefined) complete = false;
           const { reason: _, ...rest } = v;
-          await versions.put({ ...rest, status: complete ? 'ready' : 'downloading' });
+          const back: VersionRecord = { ...rest, status: complete ? 'ready' : 'downloading' };
+          await versions.put(back);
+          if (back.status === 'ready') restored.push(back);
         }
+      }
+      // A model whose every version was revoked lost its active version (handOver): the newest
+      // one trusted again answers again, as it did, rather than the model staying unusable.
+      const pointers = tx.objectStore('pointers');
+      for (const v of restored.sort((x, y) => y.sequence - x.sequence)) {
+        if (!(await pointers.get(v.id))) await pointers.put({ id: v.id, active: v.key });
       }
       return handOver(tx, revoked);
     });
@@ -648,12 +657,16 @@ function without(pointer: PointerRecord, field: 'previous' | 'shadow'): PointerR
 }
 
 /**
- * Keeps each model's active, previous and shadow versions and any download still worth resuming;
- * deletes every other version and every chunk none of the kept versions uses.
+ * Keeps each model's active, previous and shadow versions, any download still worth resuming, and
+ * the revoked versions of a model left with no active version (a trust store that vouches for
+ * them again brings the model back: applyTrustVerdicts); deletes every other version and every
+ * chunk none of the kept versions uses.
  */
 async function collectGarbage(tx: WriteTx<Name[]>, policy: KeyPolicy): Promise<void> {
   const retained = new Set<string>();
+  const answering = new Set<string>();
   for (const p of await tx.objectStore('pointers').getAll()) {
+    answering.add(p.id);
     retained.add(p.active);
     if (p.previous) retained.add(p.previous);
     if (p.shadow) retained.add(p.shadow);
@@ -661,7 +674,8 @@ async function collectGarbage(tx: WriteTx<Name[]>, policy: KeyPolicy): Promise<v
   const highest = new Map((await tx.objectStore('sequences').getAll()).map((s) => [s.id, effectiveFloor(s, policy)]));
   for (const v of await tx.objectStore('versions').getAll()) {
     const resumable = v.status === 'downloading' && v.sequence >= (highest.get(v.id) ?? 0);
-    if (retained.has(v.key) || resumable) {
+    const lastHope = v.status === 'revoked' && !answering.has(v.id);
+    if (retained.has(v.key) || resumable || lastHope) {
       retained.add(v.key);
       continue;
     }

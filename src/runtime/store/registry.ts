@@ -416,6 +416,9 @@ export class ModelRegistry {
     const { store } = this.options;
     const [version, record] = await Promise.all([store.version(key), store.manifest(key)]);
     if (!version || !record || version.status !== 'ready') throw new StorageError('Only a completely installed version can be shared.', { key });
+    // Kept answering only because nothing else can (ModelStore.withdraw): passing it on would
+    // spread the release its publisher took back to devices that have not read the withdrawal.
+    if (version.withdrawn !== undefined) throw new ValidationError(`${version.id} ${version.version} was withdrawn by its publisher (${version.withdrawn}); it keeps answering here until another version can, but it cannot be shared.`, { key });
     const manifest = parseManifest(new Uint8Array(record.bytes));
     try {
       // The receiving device checks expiry like any install: a bundle it must refuse is not made.
