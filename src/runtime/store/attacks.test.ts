@@ -5,6 +5,7 @@ import { MAX_LABELS } from '../schema-limits.ts';
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
 import { openRegistry } from './bootstrap.ts';
+import { parseCatalog, releasesOf } from './catalog.ts';
 import { writeBundle } from './bundle.ts';
 import { OriginPolicy } from './net.ts';
 import { parseManifest, totalSize } from './manifest.ts';
@@ -1110,6 +1111,48 @@ describe('withdrawals: a publisher takes a release back through its signed catal
     expect(await errorOf(registry.rollback('spam-filter', 'spam-filter@1.1.0'))).toBeInstanceOf(StorageError);
     expect((await store.version('spam-filter@1.1.0'))?.status ?? 'collected').toMatch(/^(withdrawn|collected)$/);
     await expectAnswers(registry, v3);
+  });
+
+  it('attack: the withdrawn release, shared as a bundle or fetched again after garbage collection and after the model was removed, is refused; the previous version answers', async () => {
+    const { registry, publish, serveCatalog, store, v1, v2 } = await twoInstalled();
+    serveCatalog(await signedCatalog([entryOf(v1), withdrawn(v2)], { keys: [builtin] }));
+    await registry.catalog(CATALOG);
+    // Any activation collects garbage over the store: the withdrawn version's record goes.
+    const other = await release(acme, 'acme/photos', '1.0.0', 1);
+    publish(other);
+    await install(registry, other);
+    expect(await store.version('spam-filter@1.1.0')).toBeUndefined();
+    const message = `Version 1.1.0 of spam-filter was withdrawn by its publisher ("${reason}"); it is not installed again on this device.`;
+    const refused = new ValidationError(message, { id: 'spam-filter', version: '1.1.0' });
+    await expect(registry.installBundle(bundleOf(v2))).rejects.toThrow(refused);
+    await expect(install(registry, v2)).rejects.toThrow(refused);
+    await expectAnswers(registry, v1);
+    // Removed and added again, the model still never gets it back.
+    await registry.removeModel('spam-filter');
+    await expect(registry.installBundle(bundleOf(v2))).rejects.toThrow(refused);
+    expect(await store.versions('spam-filter')).toEqual([]);
+  });
+
+  it('attack: a mirror still listing a release its publisher withdrew (a catalog from before) neither offers nor installs it', async () => {
+    const { registry, serveCatalog, server, store, v1 } = await withInstalledV1();
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    server.add(v2);
+    const v1Entry = entryOf(v1);
+    // The mirror's copy points at the publisher's files (paths from the origin's root).
+    const mirrored = { ...entryOf(v2), manifest: `/${entryOf(v2).manifest}`, signature: `/${entryOf(v2).signature}`, rollout: 1 };
+    const before = await signedCatalog([v1Entry, mirrored], { keys: [builtin], previousVersion: 100 });
+    server.put('mirror/catalog.json', before.catalog);
+    server.put('mirror/catalog.sig.json', before.signature);
+    serveCatalog(await signedCatalog([v1Entry, withdrawn(v2)], { keys: [builtin], previousVersion: 200 }));
+    await registry.catalog(CATALOG);
+    expect((await registry.catalog(`${ORIGIN}/mirror/catalog.json`)).map((r) => r.version)).toEqual(['1.0.0']);
+    // Handed its entry directly (an update check that read the mirror first): refused before any model file.
+    const [listed] = releasesOf(parseCatalog(before.catalog), `${ORIGIN}/mirror/catalog.json`).filter((r) => r.version === '1.1.0');
+    const served = server.served.length;
+    await expect(registry.install(listed!)).rejects.toThrow(/1\.1\.0 of spam-filter was withdrawn by its publisher/);
+    expect(server.served.length).toBe(served);
+    expect(await store.version('spam-filter@1.1.0')).toBeUndefined();
+    await expectAnswers(registry, v1);
   });
 
   it('attack: a version kept answering after its withdrawal cannot be shared to spread it; the user is told why', async () => {

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DowngradeError, QuotaError, StorageError, ValidationError } from '../errors.ts';
 import { totalSize, versionKey } from './manifest.ts';
-import type { ModelStore } from './model-store.ts';
+import { ModelStore } from './model-store.ts';
 import { freshStore, keyAndTrust, makeRelease, type TestRelease } from './test-helpers.ts';
 import type { KeyFile } from './trust.ts';
 import { sha256Hex } from './bytes.ts';
@@ -347,8 +347,9 @@ describe('ModelStore shadow candidates', () => {
   });
 });
 
+const reason = 'mislabels boots as sandals';
+
 describe('ModelStore withdrawals (a publisher takes a release back)', () => {
-  const reason = 'mislabels boots as sandals';
   /** Two versions installed in order: 1.1.0 active, 1.0.0 previous. */
   async function twoVersions(): Promise<ModelStore> {
     const store = await freshStore();
@@ -414,5 +415,52 @@ describe('ModelStore withdrawals (a publisher takes a release back)', () => {
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', shadow: candidate });
     await store.withdraw([{ key: candidate, sequence: 4, reason }]);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+  });
+
+  it('keeps every withdrawal for good: a release never installed here, or one whose record was collected or removed with its model, is refused', async () => {
+    const store = await twoVersions();
+    const never = await makeRelease(key, { version: '1.5.0', sequence: 5 });
+    const refused = new ValidationError(`Version 1.5.0 of demo was withdrawn by its publisher ("${reason}"); it is not installed again on this device.`, { id: 'demo', version: '1.5.0' });
+    await store.withdraw([{ key: 'demo@1.5.0', sequence: 5, reason }, { key: 'demo@1.1.0', sequence: 2, reason }]);
+    expect(await store.isWithdrawn({ key: 'demo@1.5.0', sequence: 5 })).toBe(true);
+    expect(await store.isWithdrawn({ key: 'demo@1.5.0', sequence: 6 })).toBe(false);
+    await expect(store.beginInstall(never.manifest, never.bytes, never.signatures, { keyIds: [key.keyId] })).rejects.toThrow(refused);
+    // The withdrawn 1.1.0 was active, so the floor (its sequence) lets its identical manifest in
+    // again; its record goes with the next activation's collection (of any model), and with the model.
+    await install(store, await makeRelease(key, { id: 'other', version: '1.0.0', sequence: 1 }));
+    expect(await store.version('demo@1.1.0')).toBeUndefined();
+    const again = await makeRelease(key, { version: '1.1.0', sequence: 2 });
+    const reinstall = () => store.beginInstall(again.manifest, again.bytes, again.signatures, { keyIds: [key.keyId] });
+    await expect(reinstall()).rejects.toThrow(/1\.1\.0 of demo was withdrawn by its publisher/);
+    await store.removeModel('demo');
+    await expect(reinstall()).rejects.toThrow(/1\.1\.0 of demo was withdrawn by its publisher/);
+    expect(await store.versions('demo')).toEqual([]);
+  });
+});
+
+describe('ModelStore database upgrade', () => {
+  it('carries the withdrawals of a version 2 database (kept then only in version records) into the store that keeps them', async () => {
+    const name = `test-upgrade-${Date.now()}`;
+    const old = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open(name, 2);
+      request.onupgradeneeded = () => {
+        const db = request.result;
+        db.createObjectStore('chunks', { keyPath: 'sha256' });
+        db.createObjectStore('manifests', { keyPath: 'key' });
+        db.createObjectStore('versions', { keyPath: 'key' }).createIndex('byModel', 'id');
+        for (const [store, keyPath] of [['pointers', 'id'], ['sequences', 'id'], ['deployment', 'name'], ['catalogs', 'url']]) db.createObjectStore(store!, { keyPath });
+        const versions = request.transaction!.objectStore('versions');
+        versions.put({ key: 'demo@1.1.0', id: 'demo', version: '1.1.0', sequence: 2, status: 'withdrawn', sizeBytes: 1, addedAt: 0, withdrawn: reason });
+        versions.put({ key: 'demo@1.0.0', id: 'demo', version: '1.0.0', sequence: 1, status: 'ready', sizeBytes: 1, addedAt: 0 });
+      };
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    old.close();
+    const store = await ModelStore.open(name);
+    expect(await store.isWithdrawn({ key: 'demo@1.1.0', sequence: 2 })).toBe(true);
+    expect(await store.isWithdrawn({ key: 'demo@1.0.0', sequence: 1 })).toBe(false);
+    expect((await store.versions('demo')).map((v) => v.key)).toEqual(['demo@1.0.0', 'demo@1.1.0']);
+    store.close();
   });
 });

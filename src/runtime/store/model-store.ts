@@ -84,6 +84,12 @@ interface StoreSchema extends DBSchema {
   deployment: { key: string; value: { name: string; json: unknown } };
   /** The newest signed catalog seen per URL: an older one is a replay or a freeze. */
   catalogs: { key: string; value: CatalogStamp };
+  /**
+   * Every withdrawal a catalog this device accepted made, installed here or not, kept for good
+   * (neither garbage collection nor removing the model deletes them): a withdrawal is final on a
+   * device, whatever catalog, mirror or bundle offers the release later.
+   */
+  withdrawals: { key: string; value: Withdrawal };
 }
 
 /** Why a version is revoked, as its record and the user's notice say it. */
@@ -106,6 +112,12 @@ export interface Withdrawal {
   sequence: number;
   reason: string;
 }
+
+/**
+ * Where a withdrawal is kept: the release's key and sequence (a withdrawal names a version under
+ * its sequence, and one naming another sequence withdraws nothing, so it must not replace this one).
+ */
+const withdrawalKey = (release: { key: string; sequence: number }): string => `${release.key}#${release.sequence}`;
 
 type Name = StoreNames<StoreSchema>;
 type WriteTx<S extends Name[]> = IDBPTransaction<StoreSchema, S, 'readwrite'>;
@@ -149,8 +161,8 @@ async function fallbackFor(tx: WriteTx<Name[]>, pointer: PointerRecord, leaving:
 }
 
 /** Why a withdrawn version is not installed, activated or tried in shadow again. */
-const withdrawnError = (v: VersionRecord): ValidationError =>
-  new ValidationError(`Version ${v.version} of ${v.id} was withdrawn by its publisher ("${v.withdrawn ?? ''}"); it is not installed again on this device.`, { id: v.id, version: v.version });
+const withdrawnError = (v: { id: string; version: string }, reason: string): ValidationError =>
+  new ValidationError(`Version ${v.version} of ${v.id} was withdrawn by its publisher ("${reason}"); it is not installed again on this device.`, { id: v.id, version: v.version });
 
 const isQuotaError = (error: unknown): boolean =>
   error instanceof DOMException && (error.name === 'QuotaExceededError' || error.code === 22);
@@ -185,8 +197,8 @@ export class ModelStore {
   static async open(name = 'lantern-models'): Promise<ModelStore> {
     let store: ModelStore | undefined;
     try {
-      const db = await openDB<StoreSchema>(name, 2, {
-        upgrade(database, oldVersion) {
+      const db = await openDB<StoreSchema>(name, 3, {
+        async upgrade(database, oldVersion, _newVersion, tx) {
           if (oldVersion < 1) {
             database.createObjectStore('chunks', { keyPath: 'sha256' });
             database.createObjectStore('manifests', { keyPath: 'key' });
@@ -197,6 +209,13 @@ export class ModelStore {
           if (oldVersion < 2) {
             database.createObjectStore('deployment', { keyPath: 'name' });
             database.createObjectStore('catalogs', { keyPath: 'url' });
+          }
+          if (oldVersion < 3) {
+            const withdrawals = database.createObjectStore('withdrawals', { keyPath: 'key' });
+            // Withdrawals until now lived only in the version records garbage collection deletes.
+            for (const v of await tx.objectStore('versions').getAll()) {
+              if (v.withdrawn !== undefined) await withdrawals.put({ key: withdrawalKey(v), sequence: v.sequence, reason: v.withdrawn });
+            }
           }
         },
         blocking() {
@@ -305,11 +324,13 @@ export class ModelStore {
   async beginInstall(manifest: Manifest, bytes: Uint8Array, signatures: SignatureFile, origin: { keyIds: string[]; sourceUrl?: string; mode?: InstallMode }): Promise<VersionRecord> {
     const key = versionKey(manifest);
     const sha256 = await sha256Hex(bytes);
-    return this.write(['manifests', 'versions', 'sequences'], async (tx) => {
+    return this.write(['manifests', 'versions', 'sequences', 'withdrawals'], async (tx) => {
       assertNewer(await tx.objectStore('sequences').get(manifest.id), { ...manifest, manifest: sha256 }, this.keyPolicy);
       const existing = await tx.objectStore('versions').get(key);
       const stored = existing && await tx.objectStore('manifests').get(key);
-      if (existing?.status === 'withdrawn') throw withdrawnError(existing);
+      // Reinstalling the one kept answering after its withdrawal (to repair it) is allowed: it still answers.
+      const withdrawal = await tx.objectStore('withdrawals').get(withdrawalKey({ key, sequence: manifest.sequence }));
+      if (existing?.status === 'withdrawn' || (withdrawal && existing?.withdrawn === undefined)) throw withdrawnError(manifest, withdrawal?.reason ?? existing?.withdrawn ?? '');
       if (existing?.status === 'ready' && stored?.sha256 === sha256) return existing;
       if (existing && existing.status !== 'downloading' && stored?.sha256 !== sha256) {
         throw new DowngradeError(`Release ${manifest.version} of ${manifest.id} is already installed with different contents; a new release needs a new version.`, { id: manifest.id, version: manifest.version });
@@ -336,7 +357,7 @@ export class ModelStore {
     const version = await tx.objectStore('versions').get(key);
     const manifest = await tx.objectStore('manifests').get(key);
     // Withdrawn while it downloaded, or asked for again: the publisher's reason, not "not installed".
-    if (version?.status === 'withdrawn') throw withdrawnError(version);
+    if (version?.status === 'withdrawn') throw withdrawnError(version, version.withdrawn ?? '');
     if (!version || !manifest || (version.status !== 'ready' && version.status !== 'downloading')) throw new StorageError('That version is not installed.', { key });
     for (const sha of manifest.chunks) {
       if ((await tx.objectStore('chunks').getKey(sha)) === undefined) throw new StorageError('That version is not completely downloaded.', { key });
@@ -569,14 +590,16 @@ export class ModelStore {
 
   /**
    * Applies a publisher's withdrawals (from a catalog the device accepted) in one transaction:
-   * each installed version they name (same id, version and sequence) becomes `withdrawn`, and an
+   * each is kept for good (installing that release again is refused, `beginInstall`, from any
+   * catalog or bundle); each installed version they name (same id, version and sequence) becomes `withdrawn`, and an
    * active one hands over as a revoked one does. Except the only version that can answer: it
    * stays active, marked withdrawn, so a field device never loses its model, and no one key can
    * take a model away from devices, until another version is activated (`activate`). Returns the
    * versions whose state changed.
    */
   async withdraw(withdrawals: readonly Withdrawal[]): Promise<HandOver[]> {
-    return this.write(['versions', 'pointers'], async (tx) => {
+    return this.write(['versions', 'pointers', 'withdrawals'], async (tx) => {
+      for (const w of withdrawals) await tx.objectStore('withdrawals').put({ ...w, key: withdrawalKey(w) });
       const versions = tx.objectStore('versions');
       /** `pointer`: the model's, when this version is its active one (nothing moves pointers before handOver). */
       const named: { version: VersionRecord; reason: string; pointer?: PointerRecord }[] = [];
@@ -601,6 +624,11 @@ export class ModelStore {
       }
       return [...kept, ...await handOver(tx, disabled)];
     });
+  }
+
+  /** Whether a catalog this device accepted withdrew `release` (its id@version key and sequence). */
+  async isWithdrawn(release: { key: string; sequence: number }): Promise<boolean> {
+    return (await this.db.getKey('withdrawals', withdrawalKey(release))) !== undefined;
   }
 
   // --- deployment files and catalogs --------------------------------------------------------

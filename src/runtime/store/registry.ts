@@ -280,7 +280,8 @@ export class ModelRegistry {
    * A publisher's signed catalog: signature by a key whose scope covers every listed id, not
    * expired, and acceptable after the last catalog this device accepted from that URL (same
    * publisher, not older: assertCatalogAcceptable). Its withdrawals are applied to the versions
-   * installed here, and the releases it offers are those it did not withdraw.
+   * installed here and kept, and the releases it offers are those neither it nor any catalog
+   * accepted before withdrew.
    */
   async catalog(url = this.options.catalogUrl): Promise<Release[]> {
     if (!url) return [];
@@ -293,7 +294,9 @@ export class ModelRegistry {
     await this.options.store.acceptCatalog({ url: href, version: catalog.version, sha256: await sha256Hex(bytes), keyIds }, (keyId) => this.trust.has(keyId));
     const withdrawn = catalog.releases.flatMap((r) => (r.withdrawn === undefined ? [] : [{ key: versionKey(r), sequence: r.sequence, reason: r.withdrawn }]));
     if (withdrawn.length > 0) await this.applyWithdrawals(withdrawn);
-    return releasesOf(catalog, href).filter((r) => r.withdrawn === undefined);
+    // Withdrawn here or by any catalog accepted before (a mirror may still list what its publisher took back).
+    const offered = await Promise.all(releasesOf(catalog, href).map(async (r) => (r.withdrawn === undefined && !(await this.options.store.isWithdrawn({ key: versionKey(r), sequence: r.sequence })) ? [r] : [])));
+    return offered.flat();
   }
 
   /** Takes withdrawn versions out of service here (ModelStore.withdraw); the user is told of each one that was active. */
