@@ -6,7 +6,7 @@ import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
 import { openRegistry } from './bootstrap.ts';
 import { parseCatalog, releasesOf } from './catalog.ts';
-import { writeBundle } from './bundle.ts';
+import { writeBundle, type BundleSource } from './bundle.ts';
 import { OriginPolicy } from './net.ts';
 import { parseManifest, totalSize } from './manifest.ts';
 import { ModelRegistry } from './registry.ts';
@@ -444,6 +444,26 @@ describe('attack: a revoked key with its version installed', () => {
     expect((await store.version('spam-filter@1.5.0'))?.status).toBe('revoked');
     await registry.applyTrust(trustOf([rogue, ['spam-filter', 'rogue/']]));
     expect((await store.version('spam-filter@1.5.0'))?.status).toBe('ready');
+    await expectAnswers(registry, v1);
+  });
+
+  it('a key revoked while its bundle is being read (after the signature check, before the install is recorded): the release is refused, recorded as revoked, and the active version answers', async () => {
+    const { registry, store, v1 } = await withInstalledV1(trustOf([rogue, ['spam-filter']]));
+    const blob = bundleOf(await release(rogue, 'spam-filter', '1.1.0', 2));
+    let reads = 0;
+    // The revocation (an update check, or another window's) lands while the bundle's files are hashed.
+    const source: BundleSource = {
+      size: blob.size,
+      slice: (start, end) => ({
+        arrayBuffer: async () => {
+          if (++reads === 4) await registry.applyTrust(trustOf());
+          return blob.slice(start, end).arrayBuffer();
+        },
+      }),
+    };
+    await expect(registry.installBundle(source)).rejects.toThrow(SignatureError);
+    expect(reads).toBeGreaterThan(4);
+    expect((await store.version('spam-filter@1.1.0'))?.status).toBe('revoked');
     await expectAnswers(registry, v1);
   });
 

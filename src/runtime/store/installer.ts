@@ -63,20 +63,22 @@ export class Installer {
       fetchSigned(this.host.net, release.signatureUrl, 'the release signature', DOCUMENT_LIMITS.signature, signal, 'The release is not signed.'),
     ]);
     const signatures = parseSignatureFile(sigBytes);
-    const { manifest, keyIds } = await verifyManifest(this.host.trust(), bytes, signatures);
+    const trust = this.host.trust();
+    const { manifest, keyIds } = await verifyManifest(trust, bytes, signatures);
     // A replayed old manifest behind a current catalog entry is a downgrade first of all.
     await this.host.options.store.assertNotDowngrade({ ...manifest, manifest: await sha256Hex(bytes) });
     assertEntryMatches(release, manifest);
-    return this.installVerified(manifest, bytes, signatures, { keyIds, sourceUrl: release.manifestUrl, mode }, this.download(manifest, release.manifestUrl), signal);
+    return this.installVerified(manifest, bytes, signatures, { keyIds, sourceUrl: release.manifestUrl, mode }, trust, this.download(manifest, release.manifestUrl), signal);
   }
 
   /** Installs a sideloaded `.lantern` bundle: same checks as a download, no network. */
   async installBundle(source: BundleSource, signal?: AbortSignal): Promise<VersionRecord> {
     // Loaded when a bundle is opened or shared, not with the first screen (the initial JavaScript budget).
     const bundle = await (await importForAction(() => import('./bundle.ts'))).openBundle(source);
-    const { manifest, keyIds } = await verifyManifest(this.host.trust(), bundle.manifestBytes, bundle.signatures);
+    const trust = this.host.trust();
+    const { manifest, keyIds } = await verifyManifest(trust, bundle.manifestBytes, bundle.signatures);
     await assertWholeFiles(manifest, bundle.readChunk, signal);
-    return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyIds }, this.copyChunks(manifest, bundle.readChunk), signal);
+    return this.installVerified(manifest, bundle.manifestBytes, bundle.signatures, { keyIds }, trust, this.copyChunks(manifest, bundle.readChunk), signal);
   }
 
   /**
@@ -87,8 +89,9 @@ export class Installer {
     const record = await this.host.options.store.manifest(key);
     if (!record?.sourceUrl) throw new ModelLoadError('That download cannot be resumed; install it again.', { key });
     const bytes = new Uint8Array(record.bytes);
-    const { manifest, keyIds } = await verifyManifest(this.host.trust(), bytes, record.signatures);
-    return this.installVerified(manifest, bytes, record.signatures, { keyIds, sourceUrl: record.sourceUrl, mode: record.mode }, this.download(manifest, record.sourceUrl), signal);
+    const trust = this.host.trust();
+    const { manifest, keyIds } = await verifyManifest(trust, bytes, record.signatures);
+    return this.installVerified(manifest, bytes, record.signatures, { keyIds, sourceUrl: record.sourceUrl, mode: record.mode }, trust, this.download(manifest, record.sourceUrl), signal);
   }
 
   private download(manifest: Manifest, manifestUrl: string): MoveChunks {
@@ -112,6 +115,8 @@ export class Installer {
     signatures: SignatureFile,
     /** `mode` is kept with the version being downloaded, so that a resume places it as asked. */
     origin: { keyIds: string[]; sourceUrl?: string; mode?: InstallMode },
+    /** The trust store the manifest was verified with. */
+    verifiedWith: TrustStore,
     moveChunks: MoveChunks,
     signal?: AbortSignal,
   ): Promise<VersionRecord> {
@@ -153,6 +158,15 @@ export class Installer {
         await this.refuseOtherModel(manifest, check);
         // Until the gate passes the version stays "downloading": a reload here leaves the old one active.
         if (!repair) await this.gate(manifest, check);
+      }
+      // The trust store may have changed while the bytes were read or moved (an update check, or
+      // another window's): a release it no longer vouches for is not activated. Checked after
+      // beginInstall, so a change after this point finds the version recorded (applyTrustVerdicts).
+      if (this.host.trust() !== verifiedWith) {
+        await verifyManifest(this.host.trust(), bytes, signatures).catch(async (error: unknown) => {
+          await store.applyTrustVerdicts(new Map([[key, false]]));
+          throw error;
+        });
       }
     } finally {
       this.host.transfers.delete(manifest.id);
