@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DowngradeError, IntegrityError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
+import { BusyError, DowngradeError, IntegrityError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
 import { MAX_LABELS } from '../schema-limits.ts';
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
@@ -464,6 +464,36 @@ describe('attack: a revoked key with its version installed', () => {
     await expect(registry.installBundle(source)).rejects.toThrow(SignatureError);
     expect(reads).toBeGreaterThan(4);
     expect((await store.version('spam-filter@1.1.0'))?.status).toBe('revoked');
+    await expectAnswers(registry, v1);
+  });
+
+  it('a release downloaded but not yet through its golden set, revoked then trusted again, still has to pass it: it fails it, and the active version answers', async () => {
+    const store = await freshStore();
+    const server = new FakeServer();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    const golden = { threshold: 1, items: [{ input: { kind: 'text' as const, text: 'golden' }, label: 'spam' }] };
+    const bad = await makeRelease(builtin, { id: 'spam-filter', version: '1.1.0', sequence: 2, validation: golden });
+    server.add(v1);
+    server.add(bad);
+    let busy = true;
+    let gateRuns = 0;
+    const registry = new ModelRegistry({
+      store, trust: trustOf(), policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 1,
+      validate: async () => {
+        if (busy) throw new BusyError('The runtime is busy.');
+        gateRuns++;
+        return { total: 1, correct: 0, failed: 0 };
+      },
+    });
+    await install(registry, v1);
+    // Downloaded whole, but the runtime was too busy to judge it: no verdict, not activated.
+    await expect(install(registry, bad)).rejects.toThrow(BusyError);
+    busy = false;
+    await registry.applyTrust(new TrustStore({ keys: [trustEntryFor(builtin, ['elsewhere'])] }));
+    await registry.applyTrust(trustOf());
+    expect((await store.version('spam-filter@1.1.0'))?.status).toBe('downloading');
+    await expect(install(registry, bad)).rejects.toThrow(ValidationError);
+    expect(gateRuns).toBe(1);
     await expectAnswers(registry, v1);
   });
 

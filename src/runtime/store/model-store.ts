@@ -32,6 +32,12 @@ export interface VersionRecord {
   /** Why it was quarantined, rejected or revoked (a fixed message, never content). */
   reason?: string;
   /**
+   * A revoked version's status before it was revoked, which a trust store vouching for it again
+   * restores: `downloading` (not complete, or not yet through its validation gate) never comes
+   * back `ready`, which would let it be activated without its gate.
+   */
+  beforeRevocation?: 'ready' | 'downloading';
+  /**
    * Its publisher's reason for withdrawing it (from a signed catalog). Set also on an active
    * version that stays `ready` because no other version can answer in its place.
    */
@@ -566,14 +572,14 @@ export class ModelStore {
       for (const v of await versions.getAll()) {
         const verdict = trusted.get(v.key);
         if (verdict === false && (v.status === 'ready' || v.status === 'downloading')) {
-          await versions.put({ ...v, status: 'revoked', reason: REVOKED_REASON });
+          await versions.put({ ...v, status: 'revoked', reason: REVOKED_REASON, beforeRevocation: v.status });
           revoked.push(v);
         } else if (verdict === true && v.status === 'revoked') {
           const chunks = (await tx.objectStore('manifests').get(v.key))?.chunks ?? [];
           let complete = true;
           for (const sha of chunks) if ((await tx.objectStore('chunks').getKey(sha)) === undefined) complete = false;
-          const { reason: _, ...rest } = v;
-          const back: VersionRecord = { ...rest, status: complete ? 'ready' : 'downloading' };
+          const { reason: _, beforeRevocation = 'ready', ...rest } = v;
+          const back: VersionRecord = { ...rest, status: complete && beforeRevocation === 'ready' ? 'ready' : 'downloading' };
           await versions.put(back);
           if (back.status === 'ready') restored.push(back);
         }
