@@ -115,15 +115,15 @@ describe('automatic staged updates', () => {
     expect((await store.pointer('demo'))?.active).toBe('demo@1.2.0');
   });
 
-  it('a release the device refused is not downloaded again at the next start', async () => {
+  it('a release the device refused is not downloaded again at the next start, nor after other activations collected garbage', async () => {
     const store = await freshStore();
     const server = new FakeServer();
     const v1 = await makeRelease(key, { version: '1.0.0', sequence: 1 });
     const gated = await makeRelease(key, { version: '1.1.0', sequence: 2, validation: { threshold: 1, items: [{ input: { kind: 'text', text: 'golden' }, label: 'a' }] } });
-    server.add(v1);
-    server.add(gated);
+    const other = await makeRelease(key, { id: 'other', version: '1.0.0', sequence: 1 });
+    for (const r of [v1, gated, other]) server.add(r);
     const registry = new ModelRegistry({
-      store, trust, policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2,
+      store, trust: new TrustStore({ keys: [trustEntryFor(key, ['demo', 'other'])] }), policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 2,
       validate: async () => ({ total: 1, correct: 0, failed: 0 }),
     });
     await registry.install(entry('1.0.0', 1));
@@ -134,6 +134,17 @@ describe('automatic staged updates', () => {
     const served = server.served.length;
     expect(await installRolledOut(registry, [update], bucket(0), () => true)).toEqual([]);
     expect(server.served.length).toBe(served);
+    // Another model's activation collects garbage across the store: the refusal is still remembered,
+    // its bytes are not kept.
+    await registry.install(urls('1.0.0', 'other'));
+    expect((await store.version('demo@1.1.0'))?.status).toBe('rejected');
+    const shared = new Set([v1, other].flatMap((r) => r.manifest.files.flatMap((f) => f.chunks)));
+    const its = gated.manifest.files.flatMap((f) => f.chunks).filter((sha) => !shared.has(sha));
+    expect(its.length).toBeGreaterThan(0);
+    expect(await Promise.all(its.map((sha) => store.hasChunk(sha)))).not.toContain(true);
+    const servedBefore = server.served.length;
+    expect(await installRolledOut(registry, [update], bucket(0), () => true)).toEqual([]);
+    expect(server.served.length).toBe(servedBefore);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
   });
 

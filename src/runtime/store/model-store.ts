@@ -694,7 +694,8 @@ function without(pointer: PointerRecord, field: 'previous' | 'shadow'): PointerR
  * Keeps each model's active, previous and shadow versions, any download still worth resuming, and
  * the revoked versions of a model left with no active version (a trust store that vouches for
  * them again brings the model back: applyTrustVerdicts); deletes every other version and every
- * chunk none of the kept versions uses.
+ * chunk none of the kept versions uses, except the records of refused releases still newer than
+ * what was activated.
  */
 async function collectGarbage(tx: WriteTx<Name[]>, policy: KeyPolicy): Promise<void> {
   const retained = new Set<string>();
@@ -713,6 +714,9 @@ async function collectGarbage(tx: WriteTx<Name[]>, policy: KeyPolicy): Promise<v
       retained.add(v.key);
       continue;
     }
+    // A refused release newer than anything activated keeps its record, not its bytes: that is
+    // what stops automatic updates downloading it again only to refuse it again (isUpdate).
+    if (v.status === 'rejected' && v.sequence > (highest.get(v.id) ?? -1)) continue;
     await tx.objectStore('versions').delete(v.key);
     await tx.objectStore('manifests').delete(v.key);
   }
