@@ -717,8 +717,8 @@ describe('attack: a stale trust store served again (TUF root rollback)', () => {
 describe('attack: catalogs that freeze, replay or mix and match', () => {
   const CATALOG = `${ORIGIN}/catalog.json`;
 
-  async function catalogWorld() {
-    const w = await world();
+  async function catalogWorld(trust = trustOf()) {
+    const w = await world(trust);
     const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
     const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
     w.publish(v1, v2);
@@ -814,6 +814,23 @@ describe('attack: catalogs that freeze, replay or mix and match', () => {
     const withoutAcme = fooled.registryWith(new TrustStore({ keys: [trustEntryFor(builtin, ['spam-filter'])] }));
     await expect(withoutAcme.catalog(CATALOG)).resolves.toMatchObject([{ id: 'spam-filter', version: '1.1.0' }]);
     await expectAnswers(withoutAcme, fooled.v1);
+  });
+
+  it('a rotation key, stolen, freezes the URL with an empty catalog; once the deployment narrows it away from the model, the rightful publisher\'s catalog is taken again', async () => {
+    const rotation = await generateKey('Built-in models, rotation key');
+    const both = trustOf([rotation, ['spam-filter']]);
+    const { registry, registryWith, serve, v1, v2 } = await catalogWorld(both);
+    serve(await signedCatalog([entryOf(v1)], { keys: [builtin, rotation], previousVersion: 1e10 }));
+    await registry.catalog(CATALOG);
+    serve(await signedCatalog([], { keys: [rotation], previousVersion: Number.MAX_SAFE_INTEGER - 1 }));
+    await expect(registry.catalog(CATALOG)).resolves.toEqual([]);
+    serve(await signedCatalog([entryOf(v1), entryOf(v2)], { keys: [builtin], previousVersion: 2e10 }));
+    await expect(registry.catalog(CATALOG)).rejects.toThrow(SignatureError);
+    await expectAnswers(registry, v1);
+    // Narrowed to another model, the stolen key no longer speaks for spam-filter, not even by an empty catalog.
+    const narrowed = registryWith(trustOf([rotation, ['rogue/']]));
+    await expect(narrowed.catalog(CATALOG)).resolves.toMatchObject([{ version: '1.0.0' }, { version: '1.1.0' }]);
+    await expectAnswers(narrowed, v1);
   });
 
   it('follows a publisher through a key rotation: both keys, then the new one alone', async () => {

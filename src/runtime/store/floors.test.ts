@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DowngradeError, SignatureError } from '../errors.ts';
-import { ALL_KEYS, assertCatalogAcceptable, assertNewer, assertTrustStoreNewer, effectiveFloor, raiseFloor } from './floors.ts';
+import { ALL_KEYS, assertNewer, assertTrustStoreNewer, catalogStampAfter, effectiveFloor, raiseFloor, type CatalogStamp, type TrustedFor } from './floors.ts';
 import { trustStoreStamp } from './trust.ts';
 
 const release = (sequence: number, manifest = 'a') => ({ id: 'm', version: `v${sequence}`, sequence, manifest });
@@ -42,27 +42,47 @@ describe('sequence floors', () => {
 
 describe('catalog acceptance', () => {
   const url = 'https://models.example/catalog.json';
-  const stamp = (version: number, keyIds: string[], sha256 = `sha${version}`) => ({ url, version, sha256, keyIds });
+  const stamp = (version: number, keyIds: string[], sha256 = `sha${version}`, ids?: string[]) => ({ url, version, sha256, keyIds, ...(ids ? { ids } : {}) });
   const everyKey = () => true;
+  /** Accepts `next` (listing `listed`) after `last`: the stamp kept, or the error's class. */
+  const after = (last: CatalogStamp | undefined, next: CatalogStamp & { keyIds: string[] }, trusted: TrustedFor = everyKey, listed: string[] = []) => {
+    try {
+      return catalogStampAfter(last, next, listed, trusted);
+    } catch (error) {
+      return (error as Error).constructor;
+    }
+  };
 
   it('a stamp from before signers were recorded binds every signer to its version, and pins none', () => {
     const legacy = { url, version: 5, sha256: 'sha5' };
-    expect(() => assertCatalogAcceptable(legacy, stamp(4, ['any']), everyKey)).toThrow(DowngradeError);
-    expect(() => assertCatalogAcceptable(legacy, stamp(6, ['any']), everyKey)).not.toThrow();
+    expect(after(legacy, stamp(4, ['any']))).toBe(DowngradeError);
+    expect(after(legacy, stamp(6, ['any']))).toEqual({ ...stamp(6, ['any']), ids: [] });
   });
 
   it('the publisher followed at a URL must sign there while any of its keys is trusted', () => {
     const last = stamp(5, ['old', 'new']);
-    expect(() => assertCatalogAcceptable(last, stamp(6, ['new']), everyKey)).not.toThrow();
-    expect(() => assertCatalogAcceptable(last, stamp(6, ['other']), everyKey)).toThrow(SignatureError);
-    expect(() => assertCatalogAcceptable(last, stamp(4, ['new']), everyKey)).toThrow(DowngradeError);
-    expect(() => assertCatalogAcceptable(last, stamp(5, ['new'], 'changed'), everyKey)).toThrow(DowngradeError);
-    expect(() => assertCatalogAcceptable(last, stamp(5, ['new']), everyKey)).not.toThrow();
+    expect(after(last, stamp(6, ['new']))).toMatchObject(stamp(6, ['new']));
+    expect(after(last, stamp(6, ['other']))).toBe(SignatureError);
+    expect(after(last, stamp(4, ['new']))).toBe(DowngradeError);
+    expect(after(last, stamp(5, ['new'], 'changed'))).toBe(DowngradeError);
+    expect(after(last, stamp(5, ['new']))).toMatchObject(stamp(5, ['new']));
     // Neither key trusted any more: another publisher may take the URL over, at any version.
-    expect(() => assertCatalogAcceptable(last, stamp(1, ['other']), (k) => k === 'other')).not.toThrow();
+    expect(after(last, stamp(1, ['other']), (k) => k === 'other')).toMatchObject(stamp(1, ['other']));
+  });
+
+  it('keeps every id the publisher listed there, and releases the URL once its keys no longer cover them all, however little the last catalog listed', () => {
+    const first = after(undefined, stamp(5, ['old', 'new']), everyKey, ['demo', 'acme/a']) as CatalogStamp;
+    expect(first.ids).toEqual(['acme/a', 'demo']);
+    // An empty catalog (a freeze) keeps the URL's ids.
+    const frozen = after(first, stamp(9, ['new']), everyKey, []) as CatalogStamp;
+    expect(frozen.ids).toEqual(['acme/a', 'demo']);
+    // 'new' narrowed to acme/ no longer covers demo: the URL is released; the next publisher's ids start afresh.
+    const narrowed: TrustedFor = (keyId, ids) => keyId === 'old' || ids.every((id) => id.startsWith('acme/'));
+    expect(after(frozen, stamp(6, ['old']), narrowed, ['demo'])).toEqual({ ...stamp(6, ['old']), ids: ['demo'] });
+    // While it still covers them, it stays in charge.
+    expect(after(frozen, stamp(10, ['old']), everyKey, ['demo'])).toBe(SignatureError);
   });
 });
-
 
 describe('trust store versions (TUF root rollback)', () => {
   const file = (version: number | undefined, keys: string[]) => trustStoreStamp({ ...(version !== undefined ? { version } : {}), keys });

@@ -5,7 +5,7 @@ import { DowngradeError, SignatureError } from '../errors.ts';
  * activated, except the identical manifest (a re-install). Each floor remembers which key set it,
  * so when a deployment revokes a key (or narrows its scope) the floor that key's releases set no
  * longer blocks the rightful publisher: an abused key cannot freeze a model forever. Per catalog
- * URL, the same for catalogs (assertCatalogAcceptable); for the deployment's trust store, the
+ * URL, the same for catalogs (catalogStampAfter); for the deployment's trust store, the
  * same by its version (assertTrustStoreNewer).
  */
 
@@ -95,24 +95,37 @@ export interface CatalogStamp {
   /**
    * The trusted keys that signed it (absent in stamps from before they were recorded). A URL's
    * catalog belongs to whoever signed the first one accepted from it, as long as a key of theirs
-   * stays trusted: the publisher the device follows there.
+   * stays trusted for what the URL lists: the publisher the device follows there.
    */
   keyIds?: string[];
+  /**
+   * Every model id the catalogs accepted from this URL, from this publisher, have listed (absent
+   * in stamps from before they were recorded). A key stays the URL's publisher only while its
+   * scope still covers them all: an empty catalog, a freeze, must not keep a key the deployment
+   * narrowed away from those models in charge of them.
+   */
+  ids?: string[];
 }
 
+/** Whether `keyId` is in the trust store and its scope covers every one of `ids`. */
+export type TrustedFor = (keyId: string, ids: readonly string[]) => boolean;
+
 /**
- * Refuses a catalog from `next.url` that a device which accepted `last` from there must not
- * take: one signed by another publisher while a key that signed `last` is still trusted
+ * The stamp a device keeps for `next.url` once it accepts the catalog `next` (which lists
+ * `listed`), after it accepted `last` from there; or the refusal. Refused: one signed by
+ * another publisher while a key that signed `last` is still trusted for what the URL listed
  * (SignatureError: a mirror serving another publisher's catalog, or a narrow key signing an
  * empty one, would otherwise hide this URL's updates), or an older one (DowngradeError: a
- * replay or a freeze). Once no key that signed `last` is trusted any more (the deployment
- * revoked or rotated it out), nothing of it binds: whatever that key signed, at whatever
- * version, cannot lock out the rightful publisher.
+ * replay or a freeze). Once no key that signed `last` is trusted for what the URL listed any
+ * more (the deployment revoked, narrowed or rotated it out), nothing of it binds: whatever that
+ * key signed, at whatever version, cannot lock out the rightful publisher, whose ids start afresh.
  */
-export function assertCatalogAcceptable(last: CatalogStamp | undefined, next: CatalogStamp & { keyIds: string[] }, trusted: (keyId: string) => boolean): void {
-  if (!last) return;
+export function catalogStampAfter(last: CatalogStamp | undefined, next: CatalogStamp & { keyIds: string[] }, listed: readonly string[], trusted: TrustedFor): CatalogStamp {
+  const fresh = { ...next, ids: [...new Set(listed)].sort() };
+  if (!last) return fresh;
+  const ids = last.ids ?? [];
   if (last.keyIds) {
-    if (!last.keyIds.some(trusted)) return;
+    if (!last.keyIds.some((k) => trusted(k, ids))) return fresh;
     if (!last.keyIds.some((k) => next.keyIds.includes(k))) {
       throw new SignatureError(`The model catalog at ${next.url} is signed by key ${next.keyIds[0] ?? ''}, not by the publisher whose catalogs this device follows there; it was refused.`, { url: next.url, keyId: next.keyIds[0] ?? '' });
     }
@@ -120,6 +133,7 @@ export function assertCatalogAcceptable(last: CatalogStamp | undefined, next: Ca
   if (next.version < last.version || (next.version === last.version && next.sha256 !== last.sha256)) {
     throw new DowngradeError(`The model catalog is older than one this device already saw (version ${next.version}, last ${last.version}); it was refused as a replay.`, { version: next.version, last: last.version });
   }
+  return { ...next, ids: [...new Set([...ids, ...listed])].sort() };
 }
 
 /** What a device remembers of the last trust store it accepted (trustStoreStamp, trust.ts). */

@@ -1,7 +1,7 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { DowngradeError, LanternError, QuotaError, StorageError, ValidationError } from '../errors.ts';
 import { sha256Hex } from './bytes.ts';
-import { ALL_KEYS, assertCatalogAcceptable, assertNewer, effectiveFloor, raiseFloor, type CatalogStamp, type KeyPolicy, type ReleaseStamp, type SequenceRecord } from './floors.ts';
+import { ALL_KEYS, assertNewer, catalogStampAfter, effectiveFloor, raiseFloor, type CatalogStamp, type KeyPolicy, type ReleaseStamp, type SequenceRecord, type TrustedFor } from './floors.ts';
 import type { SignatureFile } from './trust.ts';
 import { chunkRange, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 
@@ -655,11 +655,10 @@ export class ModelStore {
     });
   }
 
-  /** Records a verified catalog as the last one from its URL, unless assertCatalogAcceptable refuses it. */
-  async acceptCatalog(stamp: CatalogStamp & { keyIds: string[] }, trusted: (keyId: string) => boolean): Promise<void> {
+  /** Records a verified catalog listing `listed` as the last one from its URL, unless catalogStampAfter refuses it. */
+  async acceptCatalog(stamp: CatalogStamp & { keyIds: string[] }, listed: readonly string[], trusted: TrustedFor): Promise<void> {
     await this.write(['catalogs'], async (tx) => {
-      assertCatalogAcceptable(await tx.objectStore('catalogs').get(stamp.url), stamp, trusted);
-      await tx.objectStore('catalogs').put(stamp);
+      await tx.objectStore('catalogs').put(catalogStampAfter(await tx.objectStore('catalogs').get(stamp.url), stamp, listed, trusted));
     });
   }
 

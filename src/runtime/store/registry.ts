@@ -279,7 +279,7 @@ export class ModelRegistry {
   /**
    * A publisher's signed catalog: signature by a key whose scope covers every listed id, not
    * expired, and acceptable after the last catalog this device accepted from that URL (same
-   * publisher, not older: assertCatalogAcceptable). Its withdrawals are applied to the versions
+   * publisher, not older: catalogStampAfter). Its withdrawals are applied to the versions
    * installed here and kept, and the releases it offers are those neither it nor any catalog
    * accepted before withdrew.
    */
@@ -291,7 +291,9 @@ export class ModelRegistry {
       fetchSigned(this.net, catalogSignatureUrl(href), 'the model catalog signature', DOCUMENT_LIMITS.signature, undefined, 'The model catalog is not signed.'),
     ]);
     const { catalog, keyIds } = await verifyCatalog(this.trust, bytes, parseSignatureFile(sigBytes));
-    await this.options.store.acceptCatalog({ url: href, version: catalog.version, sha256: await sha256Hex(bytes), keyIds }, (keyId) => this.trust.has(keyId));
+    const listed = catalog.releases.map((r) => r.id);
+    const trustedFor = (keyId: string, ids: readonly string[]) => this.trust.has(keyId) && ids.every((id) => this.trust.allows(keyId, id));
+    await this.options.store.acceptCatalog({ url: href, version: catalog.version, sha256: await sha256Hex(bytes), keyIds }, listed, trustedFor);
     const withdrawn = catalog.releases.flatMap((r) => (r.withdrawn === undefined ? [] : [{ key: versionKey(r), sequence: r.sequence, reason: r.withdrawn }]));
     if (withdrawn.length > 0) await this.applyWithdrawals(withdrawn);
     // Withdrawn here or by any catalog accepted before (a mirror may still list what its publisher took back).
