@@ -24,6 +24,7 @@ export const ENTRIES = {
   metrics: 'src/runtime/metrics/index.ts',
   field: 'src/runtime/field/index.ts',
   release: 'src/runtime/release/index.ts',
+  updates: 'src/runtime/release/updates.ts',
 };
 
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };

@@ -28,7 +28,8 @@ function sourceFiles(dir: string): string[] {
 /** Runtime modules a file imports (relative specifiers resolving into src/runtime or workers). */
 function runtimeImports(file: string): string[] {
   const code = readFileSync(join(ROOT, file), 'utf8');
-  const specifiers = [...code.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\s+['"]([^'"]+)['"]/g)].map((m) => m[1] ?? m[2]!);
+  // Static imports and re-exports, side-effect imports, and dynamic import() of a literal path.
+  const specifiers = [...code.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1] ?? m[2]!);
   return specifiers
     .filter((s) => s.startsWith('.'))
     .map((s) => relative(ROOT, resolve(ROOT, dirname(file), s)))

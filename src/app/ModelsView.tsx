@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type LanternError, type ModelDescriptor, NetworkError } from '../runtime/index.ts';
-import { isUpdate, updatesFor } from '../runtime/release/index.ts';
+import { isUpdate, updatesFor } from '../runtime/release/updates.ts';
 import { type OpenedRegistry, latestReleases, type Release, releasesFrom, SavedCatalogs, type ModelOverview, type ModelRegistry, type RegistryNotice, type StorageState, type Transfer, type VersionRecord } from '../runtime/store/index.ts';
 import { AddModel } from './AddModel.tsx';
 import { ConfirmDownload, type DownloadRequest } from './ConfirmDownload.tsx';
@@ -20,10 +20,6 @@ import { useOnline } from './useOnline.ts';
 import { TransferBar } from './TransferBar.tsx';
 
 addEnglish(enModels);
-// The code that reads and writes bundles (registry.installBundle, exportBundle) comes with this
-// screen, not with the first one: loading a bundle is how a device with no network installs, so
-// it must be here whenever the button that loads one is, also in a browser with no service worker.
-void import('../runtime/store/bundle.ts');
 
 interface Snapshot {
   models: ModelOverview[];
@@ -94,6 +90,9 @@ export function ModelsView({ services }: { services: Services }) {
     services.models.then((opened) => {
       setOpened(opened);
       void opened.checked.then(addRefusals);
+      // Loading a bundle is how a device with no network installs: its code must be here whenever
+      // the button that loads one is, also in a browser with no service worker.
+      void opened.registry.loadBundleCode();
     }, setError);
   }, [services, addRefusals]);
 

@@ -2,7 +2,7 @@ import { Lantern } from '../runtime/index.ts';
 import type { MetricsAggregator, MetricsPersistence } from '../runtime/metrics/index.ts';
 import { openRegistry, type OpenedRegistry, StoreModelSource, autoRollback, goldenValidator, SavedCatalogs } from '../runtime/store/index.ts';
 import { DataPolicy, type ConnectionInfo, runtimeDefaults, type DeviceHints, type RuntimeDefaults, pauseWhileHidden, loadChunk } from '../runtime/field/index.ts';
-import { releaseControls, type ReleaseControls, autoUpdate, keepUpdating } from '../runtime/release/index.ts';
+import { releaseControls, type ReleaseControls } from '../runtime/release/index.ts';
 import { OfflineReadiness } from './offline-readiness.ts';
 import { PwaController } from './pwa.ts';
 import { backendFromUrl } from './url-settings.ts';
@@ -127,8 +127,9 @@ export function createServices(): Services {
     saveLastModel(lastModel);
   });
   // Fleet updates: releases this device is in the staged rollout of, at start and again while the
-  // app stays open (release/update-schedule.ts says when).
-  keepUpdating({
+  // app stays open (release/update-schedule.ts says when). Their code loads after the first
+  // screen's (the initial JavaScript budget), or once back online if it could not (loadChunk).
+  void loadChunk(() => import('../runtime/release/updates.ts')).then(({ autoUpdate, keepUpdating }) => keepUpdating({
     update: async () => {
       await autoUpdate(await models, new SavedCatalogs(globalThis.localStorage).list(), release.bucketFor, () => data.automaticAllowed);
     },
@@ -136,7 +137,7 @@ export function createServices(): Services {
     doc: document,
     win: globalThis,
     policyChanged: (listener) => data.subscribe(listener),
-  });
+  }));
   // No inference while the page is hidden: requests wait for the user to come back.
   pauseWhileHidden(lantern, document);
   return { lantern, pwa, offline, models, metrics, data, profile, release };

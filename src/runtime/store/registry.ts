@@ -1,11 +1,11 @@
-import { IntegrityError, ModelLoadError, SignatureError, StorageError, ValidationError } from '../errors.ts';
+import { IntegrityError, ModelLoadError, SignatureError } from '../errors.ts';
 import type { BundleSource } from './bundle.ts';
 import { catalogSignatureUrl, releasesOf, type Release } from './catalog.ts';
 import type { TransferProgress } from './chunk-writer.ts';
 import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchSigned, type NetContext, type OriginPolicy } from './net.ts';
 import type { Installer } from './installer.ts';
-import { assertNotExpired, parseManifest, versionKey, type Manifest } from './manifest.ts';
+import { parseManifest, versionKey, type Manifest } from './manifest.ts';
 import { REVOKED_REASON, type InstallMode, type ModelStore, type PointerRecord, type VersionRecord, type Withdrawal } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { verifyCatalog } from './signed-documents.ts';
@@ -392,6 +392,16 @@ export class ModelRegistry {
     return this.installerLoad;
   }
 
+  /**
+   * Loads now the code that installs, reads and shares bundles (split off the first screen): a
+   * device with no network installs from a bundle, so a screen offering that calls this when it
+   * opens, while the code can still be fetched (a browser with no service worker keeps none).
+   * A load that fails is tried again by the action that needs it.
+   */
+  async loadBundleCode(): Promise<void> {
+    await Promise.all([this.installer(), import('./bundle.ts'), import('./share.ts')]).catch(() => undefined);
+  }
+
   // --- managing -----------------------------------------------------------------------------
 
   async rollback(id: string, key: string): Promise<void> {
@@ -412,31 +422,9 @@ export class ModelRegistry {
     return active;
   }
 
-  /**
-   * A signed `.lantern` bundle of an installed version, to hand to a device with no connection
-   * (device-to-device sharing). The stored bytes are re-verified first, so a corrupted copy is
-   * never passed on; the receiving device verifies the bundle like any download.
-   */
+  /** A signed `.lantern` bundle of an installed version, for another device (share.ts). */
   async exportBundle(key: string): Promise<{ name: string; blob: Blob }> {
-    const { store } = this.options;
-    const [version, record] = await Promise.all([store.version(key), store.manifest(key)]);
-    if (!version || !record || version.status !== 'ready') throw new StorageError('Only a completely installed version can be shared.', { key });
-    // Kept answering only because nothing else can (ModelStore.withdraw): passing it on would
-    // spread the release its publisher took back to devices that have not read the withdrawal.
-    if (version.withdrawn !== undefined) throw new ValidationError(`${version.id} ${version.version} was withdrawn by its publisher (${version.withdrawn}); it keeps answering here until another version can, but it cannot be shared.`, { key });
-    const manifest = parseManifest(new Uint8Array(record.bytes));
-    try {
-      // The receiving device checks expiry like any install: a bundle it must refuse is not made.
-      assertNotExpired(manifest);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      throw new ValidationError(`${manifest.id} ${manifest.version} has expired (or carries no expiry date), so another device would refuse it; it cannot be shared. It keeps answering here.`, { ...error.details, key });
-    }
-    const read = await readVerified(store, manifest);
-    if (!read.ok) throw new IntegrityError(`The stored copy of ${manifest.id} ${manifest.version} no longer matches its signed manifest; it cannot be shared.`, { key });
-    const files = manifest.files.map((f) => ({ path: f.path, bytes: read.byPath.get(f.path)! }));
-    const parts = (await importForAction(() => import('./bundle.ts'))).bundleParts(new Uint8Array(record.bytes), record.signatures, files);
-    return { name: `${manifest.id}-${manifest.version}.lantern`, blob: new Blob(parts, { type: 'application/octet-stream' }) };
+    return (await importForAction(() => import('./share.ts'))).exportBundle(this.options.store, key);
   }
 
   /** Makes a shadow candidate the active version (the old one becomes previous, kept for rollback). */
