@@ -1,4 +1,4 @@
-import type { ModelDescriptor } from '../runtime/index.ts';
+import { countOf, type ModelDescriptor } from '../runtime/index.ts';
 import { agreement, latencyRatio, type ShadowFigures as Figures } from '../runtime/release/index.ts';
 import { enShadow } from './i18n/en-shadow.ts';
 import { addEnglish, formatNumber, t } from './i18n/index.ts';
@@ -34,7 +34,7 @@ export function ShadowFigures({ figures, active, candidate, described, testId }:
             </thead>
             <tbody>
               {labels.map((label) => (
-                <tr key={label}><th scope="row">{describedLabel(described, label)}</th><td>{figures.activeLabels[label] ?? 0}</td><td>{figures.candidateLabels[label] ?? 0}</td></tr>
+                <tr key={label}><th scope="row">{describedLabel(described, label)}</th><td>{countOf(figures.activeLabels, label)}</td><td>{countOf(figures.candidateLabels, label)}</td></tr>
               ))}
             </tbody>
           </table>

@@ -25,7 +25,7 @@ export type { Priority } from './scheduler.ts';
 export type { AdapterProblem, Backend, BackendPreference, BackendReason } from './backend.ts';
 export type { Note } from './notes.ts';
 export type { Prediction } from './postprocess.ts';
-export { labelNamesOf, type LabelName } from './labels.ts';
+export { countOf, labelNamesOf, type LabelName } from './labels.ts';
 export { FolderModelSource, type FolderSourceOptions } from './folder-source.ts';
 export { signedStore, type SignedStoreOptions } from './store/signed-store.ts';
 /** The change-listener set Lantern's own objects use; apps may reuse it for theirs. */

@@ -18,6 +18,12 @@ export interface LabelName {
 const own = (record: unknown, key: string): unknown =>
   typeof record === 'object' && record !== null && Object.hasOwn(record, key) ? (record as Record<string, unknown>)[key] : undefined;
 
+/**
+ * How many times `counts` (label → count: shadow figures, metrics) saw `label`: 0 for a label it
+ * does not hold, whatever the label is called (`counts.constructor` is Object's own function).
+ */
+export const countOf = (counts: Readonly<Record<string, number>>, label: string): number => (Object.hasOwn(counts, label) ? counts[label]! : 0);
+
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /**

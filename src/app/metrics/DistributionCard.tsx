@@ -1,4 +1,4 @@
-import type { ModelDescriptor } from '../../runtime/index.ts';
+import { countOf, type ModelDescriptor } from '../../runtime/index.ts';
 import { CONFIDENCE_BINS, type ModelSnapshot } from '../../runtime/metrics/index.ts';
 import { t } from '../i18n/index.ts';
 import { describedLabel } from '../described-label.ts';
@@ -20,7 +20,7 @@ export function DistributionCard({ model, described }: { model: ModelSnapshot; d
   const name = (label: string) => describedLabel(described, label);
   const lines = model.labels.slice(0, MAX_LINES).map((l) => l.label);
   const times = model.overTime.map((s) => s.start / 1000);
-  const shares = lines.map((label) => model.overTime.map((s) => (s.total ? (100 * (s.labels[label] ?? 0)) / s.total : null)));
+  const shares = lines.map((label) => model.overTime.map((s) => (s.total ? (100 * countOf(s.labels, label)) / s.total : null)));
   return (
     <section class="card" data-testid={`distribution-${id}`}>
       <h3>{heading}</h3>

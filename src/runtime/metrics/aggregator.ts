@@ -3,6 +3,7 @@ import type { RequestRecord } from '../lantern.ts';
 import { Histogram, HistogramJsonSchema, RELATIVE_ERROR, type Bucket, type Percentiles } from './histogram.ts';
 import { TimeRing, timeRingJsonSchema } from './time-ring.ts';
 import { REJECTION_CODES } from '../errors.ts';
+import { countOf } from '../labels.ts';
 import { Listeners } from '../listeners.ts';
 
 /**
@@ -156,7 +157,7 @@ function statsOf<K extends string>(set: StageHistograms<K>, keys: readonly K[]):
  */
 function bump(map: Record<string, number>, key: string, limit: number): void {
   const k = Object.hasOwn(map, key) || Object.keys(map).length < limit - 1 ? key : OTHER;
-  const count = (Object.hasOwn(map, k) ? map[k]! : 0) + 1;
+  const count = countOf(map, k) + 1;
   Object.defineProperty(map, k, { value: count, enumerable: true, writable: true, configurable: true });
 }
 

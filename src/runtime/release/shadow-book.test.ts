@@ -24,9 +24,26 @@ describe('ShadowBook', () => {
     expect(calls).toBe(2);
   });
 
-  it('reads damaged storage as empty', () => {
+  it('reads damaged storage as empty, one candidate at a time: another candidate\'s figures survive', () => {
     const storage = memoryStorage();
     storage.setItem('lantern.shadowFigures', '{"a@1.0.0":{"runs":-1}}');
     expect(new ShadowBook(storage).figures('a@1.0.0').runs).toBe(0);
+    const book = new ShadowBook(storage);
+    book.update('b@2.0.0', withSkip);
+    const saved = JSON.parse(storage.getItem('lantern.shadowFigures')!) as Record<string, unknown>;
+    storage.setItem('lantern.shadowFigures', JSON.stringify({ ...saved, 'c@1.0.0': { runs: 'many' } }));
+    const reloaded = new ShadowBook(storage);
+    expect(reloaded.figures('b@2.0.0').skipped).toBe(1);
+    expect(reloaded.figures('c@1.0.0').runs).toBe(0);
+  });
+
+  it('counts labels named like Object.prototype members as any other word, and keeps every candidate\'s figures across a reload', () => {
+    const storage = memoryStorage();
+    const book = new ShadowBook(storage);
+    for (let i = 0; i < 40; i++) book.update('acme/spam@2.0.0', (f) => withComparison(f, { activeLabel: 'spam', candidateLabel: 'spam', activeMs: 5, candidateMs: 6 }));
+    for (const label of ['constructor', 'toString', 'constructor']) book.update('jobs/title@1.1.0', (f) => withComparison(f, { activeLabel: label, candidateLabel: label, activeMs: 5, candidateMs: 6 }));
+    const reloaded = new ShadowBook(storage);
+    expect(reloaded.figures('acme/spam@2.0.0').runs).toBe(40);
+    expect(reloaded.figures('jobs/title@1.1.0').candidateLabels).toEqual({ constructor: 2, toString: 1 });
   });
 });

@@ -20,11 +20,17 @@ const FiguresSchema = z.object({
   candidateLabels: Counts,
 });
 
+/** Each candidate's figures read on their own: one damaged entry loses only that candidate's. */
+const EachCandidate = z.pipe(z.record(z.string(), z.unknown()), z.transform((all) => Object.fromEntries(Object.entries(all).flatMap(([key, value]) => {
+  const figures = FiguresSchema.safeParse(value);
+  return figures.success ? [[key, figures.data]] : [];
+}))));
+
 export class ShadowBook {
   private readonly stored: StoredValue<Record<string, ShadowFigures>>;
 
   constructor(storage: KeyValueStorage | undefined) {
-    this.stored = new StoredValue(storage, 'lantern.shadowFigures', z.record(z.string(), FiguresSchema), {});
+    this.stored = new StoredValue(storage, 'lantern.shadowFigures', EachCandidate, {});
   }
 
   /** Figures of candidate `key` (`id@version`). */

@@ -7,6 +7,7 @@
  */
 
 import { sameLabels } from './fallback.ts';
+import { countOf } from '../labels.ts';
 
 /**
  * Whether a candidate can be evaluated in shadow next to the active version: only when it speaks
@@ -65,7 +66,7 @@ export interface Comparison {
   candidateMs: number;
 }
 
-const bump = (counts: Record<string, number>, label: string): Record<string, number> => ({ ...counts, [label]: (counts[label] ?? 0) + 1 });
+const bump = (counts: Record<string, number>, label: string): Record<string, number> => ({ ...counts, [label]: countOf(counts, label) + 1 });
 
 export function withComparison(f: ShadowFigures, c: Comparison): ShadowFigures {
   return {
