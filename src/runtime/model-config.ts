@@ -2,7 +2,7 @@ import { z } from 'zod/mini';
 import type { LanternError } from './errors.ts';
 import { ModelIdSchema } from './model-id.ts';
 import { parseSchema } from './schema.ts';
-import { MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from './schema-limits.ts';
+import { MAX_IMAGE_SIDE, MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from './schema-limits.ts';
 
 /**
  * Schemas for the files of a transformers.js-style model folder. Unknown keys pass through
@@ -96,16 +96,19 @@ export function scoreFunction(config: RuntimeConfig): ScoreFunction {
   return config.problem_type === 'multi_label_classification' ? 'sigmoid' : 'softmax';
 }
 
+/** A side in pixels of an image the model is fed (see MAX_IMAGE_SIDE). */
+const Side = z.int().check(z.positive(), z.lte(MAX_IMAGE_SIDE));
+const HeightWidth = z.object({ height: Side, width: Side });
 const Size = z.union([
-  z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) }),
+  HeightWidth,
   /** longest_edge is read only to be refused (see the refinement below), never ignored. */
-  z.object({ shortest_edge: z.int().check(z.positive()), longest_edge: z.optional(z.unknown()) }),
+  z.object({ shortest_edge: Side, longest_edge: z.optional(z.unknown()) }),
   /** A bare number is read only to be refused (see the refinement below). */
-  z.pipe(z.int().check(z.positive()), z.transform((n) => ({ shortest_edge: n, as_number: true as const }))),
+  z.pipe(Side, z.transform((n) => ({ shortest_edge: n, as_number: true as const }))),
 ]);
 const CropSize = z.union([
-  z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) }),
-  z.pipe(z.int().check(z.positive()), z.transform((n) => ({ height: n, width: n }))),
+  HeightWidth,
+  z.pipe(Side, z.transform((n) => ({ height: n, width: n }))),
 ]);
 const PerChannel = z.union([z.number(), z.array(z.number()).check(z.minLength(1), z.maxLength(3))]);
 
@@ -165,7 +168,7 @@ export const PreprocessorConfigSchema = z.pipe(z.looseObject({
   /** Lantern extension: one input channel (e.g. Fashion-MNIST). */
   do_convert_grayscale: z._default(z.boolean(), false),
   do_pad: z._default(z.boolean(), false),
-  pad_size: z.optional(z.object({ height: z.int().check(z.positive()), width: z.int().check(z.positive()) })),
+  pad_size: z.optional(HeightWidth),
 }), z.transform((config) => ({
   ...config,
   crop_pct: convnextCropPct(config),

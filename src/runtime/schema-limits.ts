@@ -21,3 +21,9 @@ export const MAX_GOLDEN_ITEMS = 500;
 export const MAX_GOLDEN_TEXT_LENGTH = 10_000;
 export const MAX_SAMPLES = 32;
 export const MAX_CATALOG_RELEASES = 1_000;
+/**
+ * The largest side, in pixels, a model's preprocessor may ask images to be resized, cropped or
+ * padded to (classifiers take 224–600, the largest ~1,024). Unbounded, a config asking for
+ * 100,000 × 100,000 failed every photo as if the photo were at fault, and so was never rolled back.
+ */
+export const MAX_IMAGE_SIDE = 4_096;

@@ -1002,6 +1002,8 @@ describe('attack: a configuration the worker refuses (a careless build), without
   it.each([
     ['a preprocessor_config.json padding to less than its own crop', image, [{ path: 'preprocessor_config.json', role: 'preprocessor' as const, bytes: encode({ size: { height: 8, width: 8 }, do_pad: true, pad_size: { height: 4, width: 4 } }) }], /preprocessor_config\.json is not valid at "pad_size"/],
     ['no preprocessor_config.json for an image model', image, [], /preprocessor_config\.json is missing/],
+    // Loaded, it failed every photo as the photo's fault (InputError), which no rollback counts.
+    ['a preprocessor_config.json resizing to 100,000 × 100,000 pixels', image, [{ path: 'preprocessor_config.json', role: 'preprocessor' as const, bytes: encode({ size: { height: 100_000, width: 100_000 } }) }], /preprocessor_config\.json is not valid at "size\.height": Too big: expected number to be <=4096/],
     ['a tokenizer_config.json whose special token is no AddedToken', text, [TASK_FILE['text-classification'], { path: 'tokenizer_config.json', role: 'tokenizer-config' as const, bytes: encode({ pad_token: { __type: 'Other', content: '[PAD]' } }) }], /tokenizer_config\.json is not valid at "pad_token"/],
     ['a tokenizer.json that is not JSON', text, [{ path: 'tokenizer.json', role: 'tokenizer' as const, bytes: encode('{').subarray(1) }], /tokenizer\.json is not valid JSON/],
   ])('refuses %s before activating it, over the network and as a bundle; the active version answers', async (_what, model, own, message) => {
