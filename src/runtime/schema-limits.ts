@@ -27,3 +27,7 @@ export const MAX_CATALOG_RELEASES = 1_000;
  * 100,000 × 100,000 failed every photo as if the photo were at fault, and so was never rolled back.
  */
 export const MAX_IMAGE_SIDE = 4_096;
+/** Withdrawals a device keeps per model it has (the highest sequences): see ModelStore.withdraw. */
+export const MAX_WITHDRAWALS_PER_MODEL = 64;
+/** Model ids a device remembers a catalog URL listing (CatalogStamp.ids): one full catalog's worth. */
+export const MAX_CATALOG_IDS = MAX_CATALOG_RELEASES;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DowngradeError, SignatureError } from '../errors.ts';
+import { MAX_CATALOG_IDS } from '../schema-limits.ts';
 import { ALL_KEYS, assertNewer, assertTrustStoreNewer, catalogStampAfter, effectiveFloor, raiseFloor, type CatalogStamp, type TrustedFor } from './floors.ts';
 import { trustStoreStamp } from './trust.ts';
 
@@ -81,6 +82,17 @@ describe('catalog acceptance', () => {
     expect(after(frozen, stamp(6, ['old']), narrowed, ['demo'])).toEqual({ ...stamp(6, ['old']), ids: ['demo'] });
     // While it still covers them, it stays in charge.
     expect(after(frozen, stamp(10, ['old']), everyKey, ['demo'])).toBe(SignatureError);
+  });
+
+  it('remembers at most one full catalog\'s worth of ids, the latest catalog\'s first', () => {
+    const made = (n: number, from: number) => Array.from({ length: n }, (_, i) => `acme/m${from + i}`);
+    let last = after(undefined, stamp(1, ['k']), everyKey, made(1000, 0)) as CatalogStamp;
+    last = after(last, stamp(2, ['k']), everyKey, made(1000, 1000)) as CatalogStamp;
+    expect(last.ids).toHaveLength(MAX_CATALOG_IDS);
+    expect(last.ids).toEqual([...made(1000, 1000)].sort());
+    last = after(last, stamp(3, ['k']), everyKey, ['demo']) as CatalogStamp;
+    expect(last.ids).toHaveLength(MAX_CATALOG_IDS);
+    expect(last.ids).toContain('demo');
   });
 });
 

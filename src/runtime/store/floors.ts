@@ -1,4 +1,5 @@
 import { DowngradeError, SignatureError } from '../errors.ts';
+import { MAX_CATALOG_IDS } from '../schema-limits.ts';
 
 /**
  * Rollback protection, TUF style. Per model: a release must be strictly newer than the last one
@@ -100,7 +101,7 @@ export interface CatalogStamp {
   keyIds?: string[];
   /**
    * Every model id the catalogs accepted from this URL, from this publisher, have listed (absent
-   * in stamps from before they were recorded). A key stays the URL's publisher only while its
+   * in stamps from before they were recorded; the latest MAX_CATALOG_IDS). A key stays the URL's publisher only while its
    * scope still covers them all: an empty catalog, a freeze, must not keep a key the deployment
    * narrowed away from those models in charge of them.
    */
@@ -121,7 +122,7 @@ export type TrustedFor = (keyId: string, ids: readonly string[]) => boolean;
  * key signed, at whatever version, cannot lock out the rightful publisher, whose ids start afresh.
  */
 export function catalogStampAfter(last: CatalogStamp | undefined, next: CatalogStamp & { keyIds: string[] }, listed: readonly string[], trusted: TrustedFor): CatalogStamp {
-  const fresh = { ...next, ids: [...new Set(listed)].sort() };
+  const fresh = { ...next, ids: [...new Set(listed)].slice(0, MAX_CATALOG_IDS).sort() };
   if (!last) return fresh;
   const ids = last.ids ?? [];
   if (last.keyIds) {
@@ -133,7 +134,9 @@ export function catalogStampAfter(last: CatalogStamp | undefined, next: CatalogS
   if (next.version < last.version || (next.version === last.version && next.sha256 !== last.sha256)) {
     throw new DowngradeError(`The model catalog is older than one this device already saw (version ${next.version}, last ${last.version}); it was refused as a replay.`, { version: next.version, last: last.version });
   }
-  return { ...next, ids: [...new Set([...ids, ...listed])].sort() };
+  // This catalog's ids first, then those listed before, up to one full catalog's worth: a
+  // publisher making up ids at every check must not grow the record without end.
+  return { ...next, ids: [...new Set([...listed, ...ids])].slice(0, MAX_CATALOG_IDS).sort() };
 }
 
 /** What a device remembers of the last trust store it accepted (trustStoreStamp, trust.ts). */

@@ -438,6 +438,27 @@ describe('ModelStore withdrawals (a publisher takes a release back)', () => {
   });
 });
 
+describe('ModelStore withdrawals kept within bounds', () => {
+  it('keeps withdrawals only of models the device has, at most 64 per model, the highest sequences', async () => {
+    const store = await freshStore();
+    await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
+    // A catalog may list withdrawals of ids it makes up, a thousand at every update check.
+    await store.withdraw(Array.from({ length: 200 }, (_, i) => ({ key: `made-up-${i}@1.0.0`, sequence: 1, reason })));
+    expect(await store.isWithdrawn({ key: 'made-up-0@1.0.0', sequence: 1 })).toBe(false);
+    await store.withdraw(Array.from({ length: 100 }, (_, i) => ({ key: `demo@9.${i}.0`, sequence: 1000 + i, reason })));
+    expect(await store.isWithdrawn({ key: 'demo@9.99.0', sequence: 1099 })).toBe(true);
+    expect(await store.isWithdrawn({ key: 'demo@9.36.0', sequence: 1036 })).toBe(true);
+    expect(await store.isWithdrawn({ key: 'demo@9.35.0', sequence: 1035 })).toBe(false);
+    // Below the 64 highest, a withdrawal is not kept.
+    await store.withdraw([{ key: 'demo@1.0.0', sequence: 1, reason }]);
+    expect(await store.isWithdrawn({ key: 'demo@1.0.0', sequence: 1 })).toBe(false);
+    // A model removed from the device is still one it had (its sequence floor outlives it).
+    await store.removeModel('demo');
+    await store.withdraw([{ key: 'demo@9.100.0', sequence: 1100, reason }]);
+    expect(await store.isWithdrawn({ key: 'demo@9.100.0', sequence: 1100 })).toBe(true);
+  });
+});
+
 describe('ModelStore database upgrade', () => {
   it('carries the withdrawals of a version 2 database (kept then only in version records) into the store that keeps them', async () => {
     const name = `test-upgrade-${Date.now()}`;

@@ -3,6 +3,7 @@ import { DowngradeError, LanternError, QuotaError, StorageError, ValidationError
 import { sha256Hex } from './bytes.ts';
 import { ALL_KEYS, assertNewer, catalogStampAfter, effectiveFloor, raiseFloor, type CatalogStamp, type KeyPolicy, type ReleaseStamp, type SequenceRecord, type TrustedFor } from './floors.ts';
 import type { SignatureFile } from './trust.ts';
+import { MAX_WITHDRAWALS_PER_MODEL } from '../schema-limits.ts';
 import { chunkRange, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 
 /**
@@ -124,6 +125,8 @@ export interface Withdrawal {
  * its sequence, and one naming another sequence withdraws nothing, so it must not replace this one).
  */
 const withdrawalKey = (release: { key: string; sequence: number }): string => `${release.key}#${release.sequence}`;
+/** The model id of a version key (`id@version`; ids hold no "@", a version might). */
+const modelOf = (key: string): string => key.slice(0, key.indexOf('@'));
 
 type Name = StoreNames<StoreSchema>;
 type WriteTx<S extends Name[]> = IDBPTransaction<StoreSchema, S, 'readwrite'>;
@@ -604,8 +607,8 @@ export class ModelStore {
    * versions whose state changed.
    */
   async withdraw(withdrawals: readonly Withdrawal[]): Promise<HandOver[]> {
-    return this.write(['versions', 'pointers', 'withdrawals'], async (tx) => {
-      for (const w of withdrawals) await tx.objectStore('withdrawals').put({ ...w, key: withdrawalKey(w) });
+    return this.write(['versions', 'pointers', 'sequences', 'withdrawals'], async (tx) => {
+      await keepWithdrawals(tx, withdrawals);
       const versions = tx.objectStore('versions');
       /** `pointer`: the model's, when this version is its active one (nothing moves pointers before handOver). */
       const named: { version: VersionRecord; reason: string; pointer?: PointerRecord }[] = [];
@@ -681,6 +684,25 @@ export class ModelStore {
     }
     // A chunk no manifest lists is garbage about to be collected; it is not a model's.
     return present.reduce((total, sha) => total + (sizes.get(sha) ?? 0), 0);
+  }
+}
+
+/**
+ * Keeps `withdrawals` for good (see `withdrawals` in the schema), only for models this device has
+ * (installed, or activated once: a sequence floor), and at most MAX_WITHDRAWALS_PER_MODEL per
+ * model, the highest sequences: a catalog may list a thousand withdrawals of ids it makes up, at
+ * every update check, and none of that may fill the device's storage.
+ */
+async function keepWithdrawals(tx: WriteTx<Name[]>, withdrawals: readonly Withdrawal[]): Promise<void> {
+  const store = tx.objectStore('withdrawals');
+  const ids = new Set(withdrawals.map((w) => modelOf(w.key)));
+  for (const id of ids) {
+    const known = (await tx.objectStore('pointers').getKey(id)) !== undefined || (await tx.objectStore('sequences').getKey(id)) !== undefined;
+    if (!known) continue;
+    for (const w of withdrawals) if (modelOf(w.key) === id) await store.put({ ...w, key: withdrawalKey(w) });
+    // Keys are `id@version#sequence`, and no id holds an "@": this range is this model's alone.
+    const kept = await store.getAll(IDBKeyRange.bound(`${id}@`, `${id}@\uffff`));
+    for (const w of kept.sort((a, b) => b.sequence - a.sequence).slice(MAX_WITHDRAWALS_PER_MODEL)) await store.delete(w.key);
   }
 }
 
