@@ -2,6 +2,7 @@ import { z } from 'zod/mini';
 import type { LanternError } from './errors.ts';
 import { ModelIdSchema } from './model-id.ts';
 import { parseSchema } from './schema.ts';
+import { tokenizerRegexProblem } from './regex-hazard.ts';
 import { MAX_IMAGE_SIDE, MAX_LABEL_LENGTH, MAX_LABELS, MAX_TITLE_LENGTH } from './schema-limits.ts';
 
 /**
@@ -317,10 +318,15 @@ export const TokenizerConfigSchema = z.looseObject({
 export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 
 /**
- * Only `tokenizer.json`'s shape: whether the tokenizer library can run it is checked when the
- * worker builds its encoder (text-preprocess.ts encodes a probe text and wants token ids).
+ * `tokenizer.json`'s shape, and no regular expression that backtracks without bound on a long word
+ * (regex-hazard.ts): the worker runs its patterns on the user's text. Whether the tokenizer library
+ * can run it is checked when the worker builds its encoder (text-preprocess.ts encodes a probe
+ * text and wants token ids).
  */
-export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.optional(z.string()) }) });
+export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.optional(z.string()) }) }).check(z.superRefine((tokenizer, ctx) => {
+  const problem = tokenizerRegexProblem(tokenizer);
+  if (problem) ctx.addIssue({ code: 'custom', message: `a regular expression the worker would run on the user's text is refused: ${problem}`, input: tokenizer });
+}));
 
 /** A model's own configuration files beyond config.json, parsed: what its task reads. */
 export type TaskConfigs =

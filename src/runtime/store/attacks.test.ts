@@ -1006,6 +1006,11 @@ describe('attack: a configuration the worker refuses (a careless build), without
     ['a preprocessor_config.json resizing to 100,000 × 100,000 pixels', image, [{ path: 'preprocessor_config.json', role: 'preprocessor' as const, bytes: encode({ size: { height: 100_000, width: 100_000 } }) }], /preprocessor_config\.json is not valid at "size\.height": Too big: expected number to be <=4096/],
     ['a tokenizer_config.json whose special token is no AddedToken', text, [TASK_FILE['text-classification'], { path: 'tokenizer_config.json', role: 'tokenizer-config' as const, bytes: encode({ pad_token: { __type: 'Other', content: '[PAD]' } }) }], /tokenizer_config\.json is not valid at "pad_token"/],
     ['a tokenizer.json that is not JSON', text, [{ path: 'tokenizer.json', role: 'tokenizer' as const, bytes: encode('{').subarray(1) }], /tokenizer\.json is not valid JSON/],
+    // Loaded, its normalizer held the worker for minutes on one 15-letter word (4^n backtracking).
+    ['a tokenizer.json whose normalizer regex backtracks without bound', text, [{ path: 'tokenizer.json', role: 'tokenizer' as const, bytes: encode({
+      normalizer: { type: 'Sequence', normalizers: [{ type: 'Lowercase' }, { type: 'Replace', pattern: { Regex: '(?:[a-z]|[a-z]|[a-z]|[a-z])+!' }, content: '' }] },
+      model: { type: 'WordPiece', vocab: { '[UNK]': 0 } },
+    }) }], /tokenizer\.json is not valid: a regular expression the worker would run on the user's text is refused: its pattern/],
   ])('refuses %s before activating it, over the network and as a bundle; the active version answers', async (_what, model, own, message) => {
     const { registry, publish, store } = await world();
     const good = await makeRelease(acme, { ...model, version: '1.0.0', sequence: 1 });
