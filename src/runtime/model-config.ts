@@ -317,13 +317,25 @@ export const TokenizerConfigSchema = z.looseObject({
 });
 export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 
+/** A pipeline stage of tokenizer.json: an object, or null for none (the file always names each). */
+const Stage = z.nullable(z.looseObject({}));
+
 /**
- * `tokenizer.json`'s shape, and no regular expression that backtracks without bound on a long word
- * (regex-hazard.ts): the worker runs its patterns on the user's text. Whether the tokenizer library
- * can run it is checked when the worker builds its encoder (text-preprocess.ts encodes a probe
- * text and wants token ids).
+ * `tokenizer.json`'s shape, the keys the tokenizer library refuses to build without (every file
+ * the `tokenizers` library writes has them, null where a stage is absent), and no regular
+ * expression that backtracks without bound on a long word (regex-hazard.ts): the worker runs its
+ * patterns on the user's text. Whether the library can run the rest (the kinds of its stages) is
+ * checked when the worker builds its encoder (text-preprocess.ts encodes a probe text and wants
+ * token ids).
  */
-export const TokenizerJsonSchema = z.looseObject({ model: z.looseObject({ type: z.optional(z.string()) }) }).check(z.superRefine((tokenizer, ctx) => {
+export const TokenizerJsonSchema = z.looseObject({
+  model: z.looseObject({ type: z.optional(z.string()) }),
+  normalizer: Stage,
+  pre_tokenizer: Stage,
+  post_processor: Stage,
+  decoder: Stage,
+  added_tokens: z.array(z.looseObject({})),
+}).check(z.superRefine((tokenizer, ctx) => {
   const problem = tokenizerRegexProblem(tokenizer);
   if (problem) ctx.addIssue({ code: 'custom', message: `a regular expression the worker would run on the user's text is refused: ${problem}`, input: tokenizer });
 }));

@@ -1008,9 +1008,11 @@ describe('attack: a configuration the worker refuses (a careless build), without
     ['a tokenizer.json that is not JSON', text, [{ path: 'tokenizer.json', role: 'tokenizer' as const, bytes: encode('{').subarray(1) }], /tokenizer\.json is not valid JSON/],
     // Loaded, its normalizer held the worker for minutes on one 15-letter word (4^n backtracking).
     ['a tokenizer.json whose normalizer regex backtracks without bound', text, [{ path: 'tokenizer.json', role: 'tokenizer' as const, bytes: encode({
+      ...JSON.parse(new TextDecoder().decode(TASK_FILE['text-classification'].bytes)) as object,
       normalizer: { type: 'Sequence', normalizers: [{ type: 'Lowercase' }, { type: 'Replace', pattern: { Regex: '(?:[a-z]|[a-z]|[a-z]|[a-z])+!' }, content: '' }] },
-      model: { type: 'WordPiece', vocab: { '[UNK]': 0 } },
     }) }], /tokenizer\.json is not valid: a regular expression the worker would run on the user's text is refused: its pattern/],
+    // Activated, the worker could not build it ("Tokenizer must contain a "decoder" property").
+    ['a tokenizer.json without the stages the tokenizer library needs', text, [{ path: 'tokenizer.json', role: 'tokenizer' as const, bytes: encode({ model: { type: 'WordPiece', vocab: { '[UNK]': 0 } } }) }], /tokenizer\.json is not valid at "normalizer"/],
   ])('refuses %s before activating it, over the network and as a bundle; the active version answers', async (_what, model, own, message) => {
     const { registry, publish, store } = await world();
     const good = await makeRelease(acme, { ...model, version: '1.0.0', sequence: 1 });

@@ -66,7 +66,7 @@ export const configFor = (release: { id: string; version: string; task: PackInpu
  * parseTaskConfigs): the store refuses a release without it.
  */
 export const TASK_FILE: Record<PackInput['task'], PackInput['files'][number]> = {
-  'text-classification': { path: 'tokenizer.json', role: 'tokenizer', bytes: new TextEncoder().encode('{"model":{"type":"WordPiece"}}') },
+  'text-classification': { path: 'tokenizer.json', role: 'tokenizer', bytes: new TextEncoder().encode('{"model":{"type":"WordPiece"},"normalizer":null,"pre_tokenizer":null,"post_processor":null,"decoder":null,"added_tokens":[]}') },
   'image-classification': { path: 'preprocessor_config.json', role: 'preprocessor', bytes: new TextEncoder().encode('{"size":{"height":8,"width":8}}') },
 };
 
