@@ -94,9 +94,10 @@ export function createServices(): Services {
     onRecord: (record) => {
       // Metrics never hold classification up: until their code has loaded, records wait for it.
       void metrics.then(({ aggregator }) => aggregator.record(record));
-      watchVersions(record);
+      watchVersions.record(record);
       if (record.ok) lastModel = record.modelId;
     },
+    onStuck: (versionKey) => watchVersions.stuck(versionKey),
   });
   const pwa = new PwaController();
   pwa.start();

@@ -271,6 +271,47 @@ describe('restart of a worker kept busy by an abandoned call', () => {
   });
 });
 
+describe('a model version that hangs a worker', () => {
+  /** Runs `classify` on a worker that never answers it, gives up on it, and waits out the restart limit. */
+  async function hangAndGiveUp(log: ReturnType<typeof setup>['log'], classify: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
+    let reached = false;
+    // A run that never ends (a pathological input): only a restart frees the worker.
+    log.onClassify = (_, worker) => {
+      reached = true;
+      worker.dead = true;
+    };
+    const controller = new AbortController();
+    const hung = classify(controller.signal);
+    await vi.waitFor(() => expect(reached).toBe(true));
+    controller.abort();
+    await expect(hung).rejects.toBeInstanceOf(CancelledError);
+    vi.advanceTimersByTime(ABANDONED_CALL_LIMIT_MS);
+    log.onClassify = undefined;
+  }
+
+  it('is named to onStuck (id@version) when the worker is restarted for its abandoned run', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const stuck: string[] = [];
+    const { lantern, log } = setup(fakeSource(['spam']), { onStuck: (key) => stuck.push(key) });
+    await lantern.classify('spam', text('warm'));
+    await hangAndGiveUp(log, (signal) => lantern.classify('spam', text('hangs'), { signal }));
+    expect(stuck).toEqual(['spam@1.0.0']);
+    // The next request starts a fresh worker and is answered.
+    await expect(lantern.classify('spam', text('after'))).resolves.toMatchObject({ version: '1.0.0' });
+    expect(log.started).toHaveLength(2);
+  });
+
+  it('a candidate\'s hang is not an installed version\'s: onStuck does not hear it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const stuck: string[] = [];
+    const { lantern, log } = setup(fakeSource(['spam']), { onStuck: (key) => stuck.push(key) });
+    await lantern.classify('spam', text('warm'));
+    const candidate = lantern.candidate(desc('spam'), { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    await hangAndGiveUp(log, (signal) => candidate.classify(text('hangs'), { signal }));
+    expect(stuck).toEqual([]);
+  });
+});
+
 describe('typed errors at the front door', () => {
   it('an unknown error thrown in the worker reaches the caller as a LanternError (docs: every failure is one), the original as its cause', async () => {
     const { lantern, log } = setup();

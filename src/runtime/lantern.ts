@@ -89,6 +89,13 @@ export interface LanternOptions {
   maxBatch?: number;
   maxWaitMs?: number;
   onRecord?: (record: RequestRecord) => void;
+  /**
+   * Called with `id@version` when a run of that model version kept a worker busy 10 s past the
+   * end of every request in it (all cancelled or past their deadline), and the worker was
+   * restarted for it: what a model that hangs on some input looks like. Its requests were already
+   * recorded as cancelled or timed out; `autoRollback` counts this against the version.
+   */
+  onStuck?: (versionKey: string) => void;
   /** Per-model choices made on this device (release/model-settings.ts); none by default. */
   policies?: ModelPolicies;
   /**
@@ -246,6 +253,8 @@ export class Lantern {
       idleMs: options.idleMs ?? 5 * 60_000,
       keptOrtWasm,
       onRuntimeDownload: options.onRuntimeDownload,
+      // A candidate is no installed version: its golden set (or shadow runs) judge it.
+      onStuck: (key) => key.startsWith(CANDIDATE_PREFIX) || options.onStuck?.(key),
     }));
     this.scheduler = new Scheduler<Job, JobOutcome>({
       slots: this.pool.workers * SLOTS_PER_WORKER,

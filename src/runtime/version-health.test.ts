@@ -36,11 +36,26 @@ describe('autoRollback', () => {
     const calls: [string, string][] = [];
     const registry = { rollBackAutomatically: async (key: string, reason: string) => (calls.push([key, reason]), 'spam@1.0.0') } as unknown as ModelRegistry;
     const watch = autoRollback({ registry: Promise.resolve(registry), source: { describe: async () => ({ version: '1.1.0' }) as never } });
-    for (let i = 0; i < 20; i++) watch(fail('INPUT'));
+    for (let i = 0; i < 20; i++) watch.record(fail('INPUT'));
     await flush();
     expect(calls).toEqual([]);
-    for (let i = 0; i < 5; i++) watch(fail('MODEL_LOAD'));
+    for (let i = 0; i < 5; i++) watch.record(fail('MODEL_LOAD'));
     for (let i = 0; i < 5; i++) await flush();
     expect(calls).toEqual([['spam@1.1.0', 'rolled back automatically: 5 of its last 5 requests failed']]);
+  });
+
+  it('counts a run that hung a worker against its version: a model that hangs on some inputs is rolled back, whose requests only ever read as cancelled', async () => {
+    const calls: [string, string][] = [];
+    const registry = { rollBackAutomatically: async (key: string, reason: string) => (calls.push([key, reason]), 'spam@1.0.0') } as unknown as ModelRegistry;
+    const watch = autoRollback({ registry: Promise.resolve(registry), source: { describe: async () => ({ version: '1.1.0' }) as never } });
+    const ok: RequestRecord = { ok: true, modelId: 'spam', version: '1.1.0', backend: 'wasm', label: 'ham', score: 0.9, batchSize: 1, coldStart: false, timings: { queueMs: 0, loadMs: 0, preprocessMs: 0, inferenceMs: 1, postprocessMs: 0, totalMs: 1 } };
+    for (let i = 0; i < 3; i++) {
+      watch.record(ok);
+      // Each hang: the user gave up (cancelled, not counted), then the worker was restarted for it.
+      watch.record(fail('CANCELLED'));
+      watch.stuck('spam@1.1.0');
+    }
+    for (let i = 0; i < 5; i++) await flush();
+    expect(calls).toEqual([['spam@1.1.0', 'rolled back automatically: 3 of its last 6 requests failed']]);
   });
 });

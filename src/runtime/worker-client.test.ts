@@ -16,8 +16,9 @@ afterEach(() => {
 
 function setup(idleMs = 0, keptOrtWasm?: () => Promise<KeptOrtWasm | undefined>) {
   const { createWorker, log } = fakeWorkers();
-  client = new WorkerClient({ createWorker, backend: 'auto', splitCoresBy: 1, idleMs, ...(keptOrtWasm ? { keptOrtWasm } : {}) });
-  return { client, log };
+  const stuck: string[] = [];
+  client = new WorkerClient({ createWorker, backend: 'auto', splitCoresBy: 1, idleMs, onStuck: (key) => stuck.push(key), ...(keptOrtWasm ? { keptOrtWasm } : {}) });
+  return { client, log, stuck };
 }
 
 /** Fake timers and the clock the idle timer reads (performance.now()). */
@@ -98,9 +99,9 @@ describe('WorkerClient', () => {
     await expect(client.classify('m@1', [text('a')], 1, controller.signal)).rejects.toThrow(CancelledError);
   });
 
-  it('restarts a worker that an abandoned call keeps busy past the limit, not before', async () => {
+  it('restarts a worker that an abandoned call keeps busy past the limit, not before, and says which session hung it', async () => {
     useFakeClock();
-    const { client, log } = setup();
+    const { client, log, stuck } = setup();
     await client.ensureLoaded('m@1', files('m@1'));
     const controller = new AbortController();
     // A batch that never finishes: only a restart frees the worker.
@@ -108,12 +109,14 @@ describe('WorkerClient', () => {
     const running = client.classify('m@1', [text('a')], 1, controller.signal);
     controller.abort();
     await expect(running).rejects.toThrow(CancelledError);
+    expect(stuck).toEqual([]);
     expectStopsAfter(client, ABANDONED_CALL_LIMIT_MS);
+    expect(stuck).toEqual(['m@1']);
   });
 
   it('restarts for an abandoned call only once no wanted call is ahead of it in the worker', async () => {
     useFakeClock();
-    const { client, log } = setup();
+    const { client, log, stuck } = setup();
     await client.ensureLoaded('m@1', files('m@1'));
     const held: (() => void)[] = [];
     log.gate = () => new Promise<void>((resolve) => held.push(resolve));
@@ -131,6 +134,7 @@ describe('WorkerClient', () => {
     // Now the abandoned call is the oldest, and still busy a limit later: the worker restarts.
     expectStopsAfter(client, ABANDONED_CALL_LIMIT_MS);
     expect(log.started).toHaveLength(1);
+    expect(stuck).toEqual(['m@1']);
   });
 
   it('stops an idle worker after idleMs, not before', async () => {

@@ -36,6 +36,12 @@ export interface WorkerClientOptions {
   keptOrtWasm?: () => Promise<KeptOrtWasm | undefined>;
   /** Hears the decoded bytes of ORT's wasm as this worker downloads it (when no copy is kept). */
   onRuntimeDownload?: ((loadedBytes: number) => void) | undefined;
+  /**
+   * Hears the session key of a run the worker was restarted for: abandoned, it kept the worker
+   * busy ABANDONED_CALL_LIMIT_MS more (a model that hangs on some input, or a graph that runs
+   * without end). The requests in it were already settled (cancelled, or past their deadline).
+   */
+  onStuck?: ((key: string) => void) | undefined;
 }
 
 /** `unavailable`: it died before its init answered (its script did not load, or ORT could not start). */
@@ -45,6 +51,8 @@ type StopReason = 'idle' | 'stuck' | 'crashed' | 'unavailable' | 'disposed';
 interface Call {
   /** Every request in it was cancelled or is past its deadline: its answer will be dropped. */
   abandoned: boolean;
+  /** The session a classification runs on (none for loads and device reports). */
+  key?: string;
   stuckTimer?: ReturnType<typeof setTimeout>;
 }
 
@@ -152,13 +160,13 @@ export class WorkerClient {
    * Runs one call against the live worker, racing it against death and abort. An aborted call
    * settles with CancelledError at once; the worker finishes it and its answer is dropped.
    */
-  private async call<T>(fn: (live: LiveWorker) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private async call<T>(fn: (live: LiveWorker) => Promise<T>, signal?: AbortSignal, key?: string): Promise<T> {
     if (signal?.aborted) throw cancelledBy(signal);
     const live = this.start();
     let rejectCall!: (error: Error) => void;
     const guard = new Promise<never>((_, reject) => (rejectCall = reject));
     live.inFlight.add(rejectCall);
-    const call: Call = { abandoned: false };
+    const call: Call = { abandoned: false, ...(key !== undefined ? { key } : {}) };
     live.calls.add(call);
     const work = fn(live);
     const done = () => {
@@ -195,8 +203,9 @@ export class WorkerClient {
   private watchAbandoned(live: LiveWorker, call: Call): void {
     call.stuckTimer = setTimeout(() => {
       const oldest = live.calls.values().next().value;
-      if (oldest?.abandoned) this.stop(live, 'stuck');
-      else this.watchAbandoned(live, call);
+      if (!oldest?.abandoned) return this.watchAbandoned(live, call);
+      this.stop(live, 'stuck');
+      if (oldest.key !== undefined) this.options.onStuck?.(oldest.key);
     }, ABANDONED_CALL_LIMIT_MS);
   }
 
@@ -256,7 +265,7 @@ export class WorkerClient {
    * `cache`: answer repeated inputs from the worker's in-memory result cache (opt-in per model).
    */
   classify(key: string, inputs: ClassifyInput[], k: number, signal?: AbortSignal, transferables: Transferable[] = [], cache = false): Promise<BatchReport> {
-    return this.call((live) => live.remote.classify(key, transfer(inputs, transferables), k, cache), signal);
+    return this.call((live) => live.remote.classify(key, transfer(inputs, transferables), k, cache), signal, key);
   }
 
   unload(key: string): Promise<void> {
