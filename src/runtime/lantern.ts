@@ -253,8 +253,10 @@ export class Lantern {
       idleMs: options.idleMs ?? 5 * 60_000,
       keptOrtWasm,
       onRuntimeDownload: options.onRuntimeDownload,
-      // A candidate is no installed version: its golden set (or shadow runs) judge it.
-      onStuck: (key) => key.startsWith(CANDIDATE_PREFIX) || options.onStuck?.(key),
+      onStuck: (key) => {
+        // A candidate is no installed version: its golden set (or shadow runs) judge it.
+        if (!key.startsWith(CANDIDATE_PREFIX)) options.onStuck?.(key);
+      },
     }));
     this.scheduler = new Scheduler<Job, JobOutcome>({
       slots: this.pool.workers * SLOTS_PER_WORKER,

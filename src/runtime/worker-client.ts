@@ -51,8 +51,8 @@ type StopReason = 'idle' | 'stuck' | 'crashed' | 'unavailable' | 'disposed';
 interface Call {
   /** Every request in it was cancelled or is past its deadline: its answer will be dropped. */
   abandoned: boolean;
-  /** The session a classification runs on (none for loads and device reports). */
-  key?: string;
+  /** The session a classification runs on (undefined for loads and device reports). */
+  key: string | undefined;
   stuckTimer?: ReturnType<typeof setTimeout>;
 }
 
@@ -166,7 +166,7 @@ export class WorkerClient {
     let rejectCall!: (error: Error) => void;
     const guard = new Promise<never>((_, reject) => (rejectCall = reject));
     live.inFlight.add(rejectCall);
-    const call: Call = { abandoned: false, ...(key !== undefined ? { key } : {}) };
+    const call: Call = { abandoned: false, key };
     live.calls.add(call);
     const work = fn(live);
     const done = () => {

@@ -695,11 +695,16 @@ export class ModelStore {
  */
 async function keepWithdrawals(tx: WriteTx<Name[]>, withdrawals: readonly Withdrawal[]): Promise<void> {
   const store = tx.objectStore('withdrawals');
-  const ids = new Set(withdrawals.map((w) => modelOf(w.key)));
-  for (const id of ids) {
+  const byModel = new Map<string, Withdrawal[]>();
+  for (const w of withdrawals) {
+    const ofModel = byModel.get(modelOf(w.key));
+    if (ofModel) ofModel.push(w);
+    else byModel.set(modelOf(w.key), [w]);
+  }
+  for (const [id, ofModel] of byModel) {
     const known = (await tx.objectStore('pointers').getKey(id)) !== undefined || (await tx.objectStore('sequences').getKey(id)) !== undefined;
     if (!known) continue;
-    for (const w of withdrawals) if (modelOf(w.key) === id) await store.put({ ...w, key: withdrawalKey(w) });
+    for (const w of ofModel) await store.put({ ...w, key: withdrawalKey(w) });
     // Keys are `id@version#sequence`, and no id holds an "@": this range is this model's alone.
     const kept = await store.getAll(IDBKeyRange.bound(`${id}@`, `${id}@\uffff`));
     for (const w of kept.sort((a, b) => b.sequence - a.sequence).slice(MAX_WITHDRAWALS_PER_MODEL)) await store.delete(w.key);
