@@ -1231,6 +1231,25 @@ describe('withdrawals: a publisher takes a release back through its signed catal
     await expectAnswers(registry, v1);
   });
 
+  it('attack: catalogs listing a thousand withdrawals each, at every check, keep at most 64 per model the device has and none for made-up ids; the active version answers', async () => {
+    // The built-in key may also sign ids under made/ (none of which this device has).
+    const { registry, serveCatalog, store, v1, v2 } = await twoInstalled(new TrustStore({ keys: [trustEntryFor(builtin, ['spam-filter', 'made/'])] }));
+    const made = (round: number) => Array.from({ length: 500 }, (_, i) => ({
+      ...withdrawn(v2), id: `made/up-${round}-${i}`, manifest: `x/${i}.json`, signature: `x/${i}.sig.json`,
+    }));
+    const versions = (round: number) => Array.from({ length: 499 }, (_, i) => ({ ...withdrawn(v2), version: `9.${round}.${i}`, sequence: 1000 * round + i }));
+    for (const round of [1, 2, 3]) {
+      serveCatalog(await signedCatalog([entryOf(v1), ...made(round), ...versions(round)], { keys: [builtin], previousVersion: 2e10 + round * 10 }));
+      await expect(registry.catalog(CATALOG)).resolves.toEqual([expect.objectContaining({ version: '1.0.0' })]);
+    }
+    expect(await store.isWithdrawn({ key: 'made/up-3-0@1.1.0', sequence: 2 })).toBe(false);
+    expect(await store.isWithdrawn({ key: 'spam-filter@9.3.498', sequence: 3498 })).toBe(true);
+    expect(await store.isWithdrawn({ key: 'spam-filter@9.3.435', sequence: 3435 })).toBe(true);
+    expect(await store.isWithdrawn({ key: 'spam-filter@9.3.434', sequence: 3434 })).toBe(false);
+    expect(await store.isWithdrawn({ key: 'spam-filter@9.2.498', sequence: 2498 })).toBe(false);
+    await expectAnswers(registry, v2);
+  });
+
   it('attack: a version kept answering after its withdrawal cannot be shared to spread it; the user is told why', async () => {
     const { registry, serveCatalog, v1, v2 } = await twoInstalled();
     serveCatalog(await signedCatalog([withdrawn(v1), withdrawn(v2)], { keys: [builtin] }));
