@@ -1,11 +1,12 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BusyError, RuntimeUnavailableError } from './errors.ts';
-import { goldenValidator } from './golden-gate.ts';
+import { BusyError, CancelledError, RuntimeUnavailableError, TimeoutError } from './errors.ts';
+import { GOLDEN_ITEM_TIMEOUT_MS, goldenValidator } from './golden-gate.ts';
+import { ABANDONED_CALL_LIMIT_MS } from './worker-client.ts';
 import { Lantern } from './lantern.ts';
 import { readVerified } from './store/verified-read.ts';
 import { keyAndTrust, makeRelease } from './store/test-helpers.ts';
 import type { KeyFile } from './store/trust.ts';
-import { fakeSource, fakeWorkers, stubNavigatorLocks } from './worker.test-helpers.ts';
+import { fakeSource, fakeWorkers, stubNavigatorLocks, type FakeInference } from './worker.test-helpers.ts';
 
 /**
  * The gate's runner on a real Lantern (scheduler, WorkerClient, comlink) with fake workers whose
@@ -16,6 +17,7 @@ beforeAll(async () => ({ key } = await keyAndTrust()));
 let lantern: Lantern | undefined;
 beforeEach(stubNavigatorLocks);
 afterEach(() => {
+  vi.useRealTimers();
   lantern?.dispose();
   lantern = undefined;
   vi.unstubAllGlobals();
@@ -93,5 +95,73 @@ describe('goldenValidator', () => {
     expect(batches.reduce((a, b) => a + b, 0)).toBe(40);
     expect(Math.max(...batches)).toBeLessThanOrEqual(16);
     expect(batches.length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('goldenValidator deadlines', () => {
+  const isText = (text: string) => (input: { kind: string; text?: string }) => input.kind === 'text' && input.text === text;
+
+  /** A runtime whose first worker has started and answered (on the fake clock, a start would never answer). */
+  async function warmRuntime() {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const started = runtime();
+    await started.lantern.classify('demo', { kind: 'text', text: 'warm' });
+    return started;
+  }
+
+  it('a candidate that hangs its worker on a golden item is a verdict: the item is given up at its deadline, the worker restarted, the outcome hung', async () => {
+    const { lantern, log } = await warmRuntime();
+    const { manifest, read } = await candidate([{ text: 'a', label: 'a' }, { text: 'hangs', label: 'hangs' }]);
+    // A run that never ends holds the worker's thread: it answers nothing, not even the unload.
+    let hung: FakeInference | undefined;
+    log.onClassify = (inputs, worker) => {
+      if (!inputs.some(isText('hangs'))) return;
+      hung = worker;
+      worker.dead = true;
+    };
+    let outcome: unknown;
+    const judged = goldenValidator(() => lantern)(manifest, read).then((o) => (outcome = o));
+    await vi.waitFor(() => expect(hung).toBeDefined());
+    await vi.advanceTimersByTimeAsync(GOLDEN_ITEM_TIMEOUT_MS);
+    expect(outcome).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(ABANDONED_CALL_LIMIT_MS);
+    await judged;
+    expect(outcome).toEqual({ total: 2, correct: 0, failed: 2, hung: true });
+    // The hung worker was restarted: the model answers on a fresh one, started after it.
+    log.onClassify = undefined;
+    expect((await lantern.classify('demo', { kind: 'text', text: 'after' })).predictions[0]?.label).toBe('after');
+    expect(log.started.indexOf(hung!)).toBeLessThan(log.started.length - 1);
+  });
+
+  it('items past their deadline on a worker that is merely slow are no verdict: TimeoutError, and no worker is restarted', async () => {
+    const { lantern, log } = await warmRuntime();
+    const { manifest, read } = await candidate([{ text: 'a', label: 'a' }]);
+    // Held past the item's deadline, then answered before the restart limit.
+    let letGo: (() => void) | undefined;
+    log.gate = () => new Promise<void>((resolve) => (letGo = resolve));
+    let error: unknown;
+    const judged = goldenValidator(() => lantern)(manifest, read).catch((e: unknown) => (error = e));
+    await vi.waitFor(() => expect(letGo).toBeDefined());
+    await vi.advanceTimersByTimeAsync(GOLDEN_ITEM_TIMEOUT_MS + ABANDONED_CALL_LIMIT_MS / 2);
+    letGo!();
+    await judged;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as TimeoutError).details).toEqual({ reason: 'gate-timeout', id: 'demo', version: '1.1.0' });
+    expect(log.started.every((worker) => !worker.dead)).toBe(true);
+    expect(log.started.every((worker) => [...worker.loaded].every((key) => !key.startsWith('candidate:')))).toBe(true);
+  });
+
+  it('stops when its caller cancels: CancelledError, and the candidate is freed', async () => {
+    const { lantern, log } = runtime();
+    const { manifest, read } = await candidate([{ text: 'a', label: 'a' }]);
+    let letGo: (() => void) | undefined;
+    log.gate = () => new Promise<void>((resolve) => (letGo = resolve));
+    const controller = new AbortController();
+    const judged = goldenValidator(() => lantern)(manifest, read, controller.signal);
+    await vi.waitFor(() => expect(letGo).toBeDefined());
+    controller.abort();
+    letGo!();
+    await expect(judged).rejects.toBeInstanceOf(CancelledError);
+    expect(log.started.every((worker) => [...worker.loaded].every((key) => !key.startsWith('candidate:')))).toBe(true);
   });
 });

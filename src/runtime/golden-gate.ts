@@ -1,8 +1,8 @@
-import { BusyError, RuntimeUnavailableError } from './errors.ts';
+import { TimeoutError } from './errors.ts';
 import type { CandidateRun, ClassifyInput } from './lantern.ts';
 import type { ModelDescriptor } from './model-source.ts';
 import type { Manifest } from './store/manifest.ts';
-import type { CandidateValidator, GoldenOutcome } from './store/registry.ts';
+import { gateHasNoVerdict, type CandidateValidator, type GoldenOutcome } from './store/registry.ts';
 import { modelFiles, toDescriptor } from './store/store-model-source.ts';
 import type { VerifiedRead } from './store/verified-read.ts';
 import type { ModelFiles } from './worker-client.ts';
@@ -27,34 +27,50 @@ function goldenInputs(manifest: Manifest, read: VerifiedRead & { ok: true }): Cl
 }
 
 /**
+ * How long a golden item may take, waiting in the queue included. A run still going then is given
+ * up; one that keeps its worker busy ABANDONED_CALL_LIMIT_MS more hangs (the worker is restarted),
+ * and the release is refused. Long enough for a large image model on a slow device with users
+ * classifying meanwhile (the gate runs at background priority).
+ */
+export const GOLDEN_ITEM_TIMEOUT_MS = 60_000;
+
+/**
  * The validation gate's runner: runs the *candidate* version through the runtime's scheduler at
  * background priority (the active version keeps answering meanwhile, and a worker crash is
  * retried as for any request), counts correct and failed golden items, and frees the candidate.
- * A BusyError (the request queue was full) or a RuntimeUnavailableError (ONNX Runtime could not
- * start) is no verdict: it is thrown, not counted.
+ * What says nothing of the release (gateHasNoVerdict: cancelled, a full queue, ONNX Runtime that
+ * could not start, items past their deadline that did not hang a worker) is thrown, not counted.
  */
 export function goldenValidator(runtime: () => CandidateRunner): CandidateValidator {
-  return async (manifest, read): Promise<GoldenOutcome> => {
+  return async (manifest, read, signal): Promise<GoldenOutcome> => {
     const items = manifest.validation?.items ?? [];
     const inputs = goldenInputs(manifest, read);
     const candidate = runtime().candidate(toDescriptor(manifest), modelFiles(manifest, read));
     const outcome: GoldenOutcome = { total: items.length, correct: 0, failed: 0 };
+    let noVerdict: unknown;
     try {
-      for (let start = 0; start < inputs.length; start += GATE_BATCH) {
-        const results = await Promise.allSettled(inputs.slice(start, start + GATE_BATCH).map((input) => candidate.classify(input, { topK: 1 })));
-        // A full queue or a runtime that could not start says nothing about the release: the gate
-        // stops without a verdict (the version stays unactivated and validates again when the
-        // install is resumed).
-        const noVerdict = results.find((r) => r.status === 'rejected' && (r.reason instanceof BusyError || r.reason instanceof RuntimeUnavailableError));
-        if (noVerdict) throw (noVerdict as PromiseRejectedResult).reason;
+      for (let start = 0; start < inputs.length && noVerdict === undefined; start += GATE_BATCH) {
+        const results = await Promise.allSettled(inputs.slice(start, start + GATE_BATCH)
+          .map((input) => candidate.classify(input, { topK: 1, signal, timeoutMs: GOLDEN_ITEM_TIMEOUT_MS })));
+        noVerdict = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && gateHasNoVerdict(r.reason))?.reason;
         results.forEach((result, i) => {
           if (result.status === 'rejected') outcome.failed++;
           else if (result.value.predictions[0]?.label === items[start + i]!.label) outcome.correct++;
         });
       }
     } finally {
+      // Waits for a worker hung on the candidate's run to be restarted (see CandidateRun.close).
       await candidate.close();
     }
+    if (candidate.hung()) return { ...outcome, hung: true };
+    if (noVerdict instanceof TimeoutError) {
+      // Said for the install that waited on it, not as a request that took too long.
+      const { id, version } = manifest;
+      throw new TimeoutError(`The golden set of ${id} ${version} did not finish within ${GOLDEN_ITEM_TIMEOUT_MS / 1000} s; the release was not activated and is checked again when its install is retried.`, {
+        reason: 'gate-timeout', id, version,
+      }, { cause: noVerdict });
+    }
+    if (noVerdict !== undefined) throw noVerdict;
     return outcome;
   };
 }

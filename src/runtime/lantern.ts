@@ -162,6 +162,19 @@ interface Job {
 export interface CandidateRun {
   classify(input: LanternInput, options?: ClassifyOptions): Promise<ClassificationResult>;
   close(): Promise<void>;
+  /**
+   * Whether a worker was restarted because a run of this candidate, given up (cancelled or past
+   * its deadline), kept it busy ABANDONED_CALL_LIMIT_MS longer: the candidate hangs.
+   */
+  hung(): boolean;
+}
+
+interface Candidate {
+  descriptor: ModelDescriptor;
+  files: () => Promise<ModelFiles>;
+  /** Cleared by close(): it runs nothing more, but a restart for its last run may still name it. */
+  open: boolean;
+  hung: boolean;
 }
 
 /** A model the scheduler can run: its descriptor, the key its session is held under, its files. */
@@ -213,7 +226,7 @@ function checkOptions(options: ClassifyOptions): void {
 export class Lantern {
   private readonly clients: WorkerClient[];
   /** Candidates being validated, by scheduling id (which is also their session key; never a model id: it has a colon). */
-  private readonly candidates = new Map<string, { descriptor: ModelDescriptor; files: () => Promise<ModelFiles> }>();
+  private readonly candidates = new Map<string, Candidate>();
   private readonly scheduler: Scheduler<Job, JobOutcome>;
   private readonly descriptors = new Map<string, ModelDescriptor>();
   /**
@@ -255,7 +268,9 @@ export class Lantern {
       onRuntimeDownload: options.onRuntimeDownload,
       onStuck: (key) => {
         // A candidate is no installed version: its golden set (or shadow runs) judge it.
-        if (!key.startsWith(CANDIDATE_PREFIX)) options.onStuck?.(key);
+        const candidate = this.candidates.get(key);
+        if (candidate) candidate.hung = true;
+        else if (!key.startsWith(CANDIDATE_PREFIX)) options.onStuck?.(key);
       },
     }));
     this.scheduler = new Scheduler<Job, JobOutcome>({
@@ -350,20 +365,25 @@ export class Lantern {
     // A key of its own: the candidate's session never stands in for an installed version.
     const id = `${CANDIDATE_PREFIX}${crypto.randomUUID()}`;
     const read = typeof files === 'function' ? files : () => Promise.resolve(files);
-    this.candidates.set(id, { descriptor, files: async () => ({ ...(await read()), key: id }) });
+    const candidate: Candidate = { descriptor, files: async () => ({ ...(await read()), key: id }), open: true, hung: false };
+    this.candidates.set(id, candidate);
     return {
       classify: async (input, options = {}) => {
         checkOptions(options);
         return this.run(id, input, { priority: 'background', ...options });
       },
+      // Resolves once every worker that held its session let it go, or was restarted (a worker
+      // hung on its run answers nothing before): by then hung() has its answer.
       close: async () => {
-        this.candidates.delete(id);
+        candidate.open = false;
         await Promise.all(this.loadedKey.map(async (held, worker) => {
           const key = held.get(id);
           held.delete(id);
           if (key) await this.clients[worker]!.unload(key).catch(() => undefined);
         }));
+        this.candidates.delete(id);
       },
+      hung: () => candidate.hung,
     };
   }
 
@@ -504,7 +524,7 @@ export class Lantern {
   private async runnable(modelId: string): Promise<Runnable> {
     if (modelId.startsWith(CANDIDATE_PREFIX)) {
       const candidate = this.candidates.get(modelId);
-      if (!candidate) throw new CancelledError('The candidate was closed.');
+      if (!candidate?.open) throw new CancelledError('The candidate was closed.');
       return { descriptor: candidate.descriptor, key: modelId, files: candidate.files };
     }
     const descriptor = await this.describe(modelId);
@@ -567,7 +587,7 @@ export class Lantern {
       onProgress({ phase: 'session' });
       return files;
     }, options);
-    if (modelId.startsWith(CANDIDATE_PREFIX) && !this.candidates.has(modelId)) {
+    if (modelId.startsWith(CANDIDATE_PREFIX) && !this.candidates.get(modelId)?.open) {
       // Closed while its session loaded: close() could not free what this worker did not yet hold.
       await client.unload(key).catch(() => undefined);
       throw new CancelledError('The candidate was closed.');

@@ -83,6 +83,8 @@ export class FakeInference implements InferenceWorkerApi {
   }
 
   unload(key: string): Promise<void> {
+    // A worker whose thread is held by a run (hung) takes no other message either.
+    if (this.dead) return new Promise<never>(() => undefined);
     this.loaded.delete(key);
     return Promise.resolve();
   }

@@ -75,6 +75,7 @@ export const enModels = {
   'models.status.shadow': 'In shadow (runs on real requests, never answers)',
   'models.tryShadow': 'Try {version} in shadow',
   'models.shadowLabelsDiffer': '{id} {version} cannot be tried in shadow: its labels differ from those of version {active}, so their answers cannot be compared. Use Update to install it.',
+  'models.gateTimedOut': 'The checks of {id} {version} did not finish in time (the device may be busy); it was not activated. They run again when you retry, or at the next update check.',
   'models.notice.notShadowed': 'Version {version} of {id} was activated without a shadow run: its labels differ from those of the version it replaced, so their answers could not be compared.',
   'models.share': 'Share (.lantern file)',
   'models.rollout.notYet': 'Version {version} is being rolled out to {percent} of devices and this device is not among them yet; you can still install it.',

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { BusyError, ValidationError } from '../../runtime/errors.ts';
+import { BusyError, TimeoutError, ValidationError } from '../../runtime/errors.ts';
 import { enModels } from './en-models.ts';
 import { hi } from './hi.ts';
 import { addEnglish, setLanguage } from './index.ts';
@@ -15,6 +15,15 @@ describe('Models screen action errors', () => {
     await setLanguage('hi');
     expect(modelsActionText(refused)).toContain('1.0.0');
     expect(modelsActionText(refused)).toMatch(/शैडो/);
+  });
+
+  it('say that a golden set past its deadline left the release unactivated and runs again, in each language', async () => {
+    addEnglish(enModels);
+    const late = new TimeoutError('The golden set of demo 1.1.0 did not finish within 60 s; …', { reason: 'gate-timeout', id: 'demo', version: '1.1.0' });
+    expect(modelsActionText(late)).toBe('The checks of demo 1.1.0 did not finish in time (the device may be busy); it was not activated. They run again when you retry, or at the next update check.');
+    await setLanguage('hi');
+    expect(modelsActionText(late)).toContain('demo 1.1.0');
+    expect(modelsActionText(late)).not.toBe(hi['error.TIMEOUT']);
   });
 
   it('word any other error as the runtime\'s text does', async () => {

@@ -5,12 +5,15 @@ import { t } from './index.ts';
  * An action's error on the Models screen (loaded with that screen, not the first download). A
  * shadow install refused because the candidate's labels differ from the active version's
  * (store/registry.ts, details.reason 'shadow-labels') says why and that Update still installs
- * it; any other error is worded as errorText words it. Needs enModels added (ModelsView does).
+ * it; a golden set that ran past its deadline ('gate-timeout', golden-gate.ts) that the release
+ * was not activated and is checked again; any other error is worded as errorText words it. Needs enModels added (ModelsView does).
  */
 export function modelsActionText(error: Error): string {
   const details = detailsOf(error);
-  if (details.reason !== 'shadow-labels') return errorText(error);
-  return t('models.shadowLabelsDiffer', { id: String(details.id), version: String(details.version), active: String(details.active) });
+  const release = { id: String(details.id), version: String(details.version) };
+  if (details.reason === 'shadow-labels') return t('models.shadowLabelsDiffer', { ...release, active: String(details.active) });
+  if (details.reason === 'gate-timeout') return t('models.gateTimedOut', release);
+  return errorText(error);
 }
 
 /**

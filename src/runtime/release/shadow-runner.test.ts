@@ -38,6 +38,7 @@ class FakeRuntime implements ShadowRuntime {
         this.closed++;
         return Promise.resolve();
       },
+      hung: () => false,
     };
   }
 }

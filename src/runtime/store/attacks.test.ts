@@ -13,6 +13,11 @@ import { ModelRegistry } from './registry.ts';
 import { REVOKED_REASON, type ModelStore } from './model-store.ts';
 import { configFor, evictChunks, TASK_FILE, FakeServer, freshNamedStore, freshStore, makeRelease, ORIGIN, urls, type TestRelease } from './test-helpers.ts';
 import { generateKey, sign, TrustStore, trustEntryFor, type KeyFile } from './trust.ts';
+import { StoreModelSource } from './store-model-source.ts';
+import { GOLDEN_ITEM_TIMEOUT_MS, goldenValidator } from '../golden-gate.ts';
+import { Lantern } from '../lantern.ts';
+import { ABANDONED_CALL_LIMIT_MS } from '../worker-client.ts';
+import { fakeWorkers, stubNavigatorLocks } from '../worker.test-helpers.ts';
 
 /**
  * The attack suite (issue 12): one test per attack on the trust model, each with real Ed25519
@@ -1026,6 +1031,50 @@ describe('attack: a configuration the worker refuses (a careless build), without
       expect((error as ValidationError).message).toMatch(message);
       expect((await store.version(`${model.id}@1.1.0`))?.status).toBe('rejected');
       await expectAnswers(registry, good);
+    }
+  });
+});
+
+describe('attack: a golden set that hangs the inference worker (a graph or tokenizer that never finishes)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it('the install is refused once the hung worker is restarted (the gate has a deadline); the active version answers, in the store and in the runtime', async () => {
+    stubNavigatorLocks();
+    const { createWorker, log } = fakeWorkers();
+    const { store, server, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    // The fake worker labels a text with itself: this golden set passes, if it ever answers.
+    const hangs = await makeRelease(builtin, { id: 'spam-filter', version: '1.1.0', sequence: 2, validation: { threshold: 1, items: [{ input: { kind: 'text', text: 'hangs' }, label: 'hangs' }] } });
+    publish(v1, hangs);
+    const registry: ModelRegistry = new ModelRegistry({
+      store, trust: trustOf(), policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 1,
+      validate: goldenValidator(() => lantern),
+    });
+    const lantern = new Lantern({ createWorker, models: new StoreModelSource(Promise.resolve(registry)), idleMs: 0 });
+    try {
+      await install(registry, v1);
+      expect((await lantern.classify('spam-filter', { kind: 'text', text: 'warm' })).version).toBe('1.0.0');
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+      let reached = false;
+      log.onClassify = (inputs, worker) => {
+        if (!inputs.some((input) => input.kind === 'text' && input.text === 'hangs')) return;
+        reached = true;
+        worker.dead = true;
+      };
+      const installing = errorOf(install(registry, hangs));
+      await vi.waitFor(() => expect(reached).toBe(true));
+      await vi.advanceTimersByTimeAsync(GOLDEN_ITEM_TIMEOUT_MS + ABANDONED_CALL_LIMIT_MS);
+      const error = await installing;
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toMatch(/kept the inference worker busy until it had to be restarted/);
+      expect((await store.version('spam-filter@1.1.0'))?.status).toBe('rejected');
+      await expectAnswers(registry, v1);
+      expect((await lantern.classify('spam-filter', { kind: 'text', text: 'after' })).version).toBe('1.0.0');
+    } finally {
+      lantern.dispose();
     }
   });
 });

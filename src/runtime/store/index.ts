@@ -6,10 +6,10 @@
 import '../zod-setup.ts';
 
 export { openRegistry, type OpenedRegistry } from './bootstrap.ts';
-export { ModelRegistry, type ModelOverview, type RegistryChange, type RegistryNotice, type StorageState, type Transfer } from './registry.ts';
+export { gateHasNoVerdict, ModelRegistry, type CandidateValidator, type GoldenOutcome, type ModelOverview, type RegistryChange, type RegistryNotice, type StorageState, type Transfer } from './registry.ts';
 export { StoreModelSource } from './store-model-source.ts';
 export { latestReleases, type Release } from './catalog.ts';
 export { SavedCatalogs, catalogAddress, releasesFrom } from './catalog-sources.ts';
 export type { VersionRecord } from './model-store.ts';
 export { autoRollback } from '../auto-rollback.ts';
-export { goldenValidator } from '../golden-gate.ts';
+export { GOLDEN_ITEM_TIMEOUT_MS, goldenValidator } from '../golden-gate.ts';

@@ -1,4 +1,4 @@
-import { BusyError, IntegrityError, isAbortError, LanternError, ModelLoadError, QuotaError, ValidationError } from '../errors.ts';
+import { BusyError, IntegrityError, LanternError, ModelLoadError, QuotaError, ValidationError } from '../errors.ts';
 import type { BundleSource } from './bundle.ts';
 import type { Release } from './catalog.ts';
 import { assertWholeFiles, writeVerifiedChunks, type ReadChunk, type TransferProgress } from './chunk-writer.ts';
@@ -7,7 +7,7 @@ import { DOCUMENT_LIMITS, fetchSigned, type NetContext } from './net.ts';
 import { totalSize, versionKey, type Manifest } from './manifest.ts';
 import { assertEntryMatches, verifyManifest } from './signed-documents.ts';
 import type { InstallMode, VersionRecord } from './model-store.ts';
-import type { GoldenOutcome, ModelRegistry, RegistryOptions, StoreNews, Transfer } from './registry.ts';
+import { gateHasNoVerdict, type GoldenOutcome, type ModelRegistry, type RegistryOptions, type StoreNews, type Transfer } from './registry.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
 import { comparableInShadow } from '../release/shadow.ts';
@@ -157,7 +157,7 @@ export class Installer {
         if (!check.ok) throw await this.refuseInconsistent(manifest, check);
         await this.refuseOtherModel(manifest, check);
         // Until the gate passes the version stays "downloading": a reload here leaves the old one active.
-        if (!repair) await this.gate(manifest, check);
+        if (!repair) await this.gate(manifest, check, signal);
       }
       // The trust store may have changed while the bytes were read or moved (an update check, or
       // another window's): a release it no longer vouches for is not activated. Checked after
@@ -259,16 +259,15 @@ export class Installer {
    * The validation gate: a release with a golden set becomes active only if every item runs and
    * the accuracy reaches its threshold. Otherwise it is marked rejected and the active version stays.
    */
-  private async gate(manifest: Manifest, read: VerifiedRead & { ok: true }): Promise<void> {
+  private async gate(manifest: Manifest, read: VerifiedRead & { ok: true }, signal: AbortSignal | undefined): Promise<void> {
     const { validation } = manifest;
     if (!validation || !this.host.options.validate) return;
     const total = validation.items.length;
     let outcome: GoldenOutcome;
     try {
-      outcome = await this.host.options.validate(manifest, read);
+      outcome = await this.host.options.validate(manifest, read, signal);
     } catch (error) {
-      // Cancelled, or the runtime too busy to judge: no verdict, the version stays unactivated.
-      if (isAbortError(error) || error instanceof BusyError) throw error;
+      if (gateHasNoVerdict(error)) throw error;
       outcome = { total, correct: 0, failed: total };
     }
     const reason = gateFailure(outcome, validation.threshold);
@@ -306,6 +305,7 @@ export class Installer {
 
 /** Why a golden-set outcome fails the gate (a fixed sentence with numbers), or undefined when it passes. */
 function gateFailure(outcome: GoldenOutcome, threshold: number): string | undefined {
+  if (outcome.hung) return 'a validation item kept the inference worker busy until it had to be restarted';
   if (outcome.failed > 0) return `${outcome.failed} of ${outcome.total} validation items failed to run`;
   const accuracy = outcome.total > 0 ? outcome.correct / outcome.total : 0;
   if (accuracy < threshold) return `validation accuracy ${pct(accuracy)} is below the release's threshold of ${pct(threshold)}`;

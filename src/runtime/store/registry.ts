@@ -1,4 +1,4 @@
-import { IntegrityError, ModelLoadError, SignatureError } from '../errors.ts';
+import { BusyError, IntegrityError, isAbortError, ModelLoadError, RuntimeUnavailableError, SignatureError, TimeoutError } from '../errors.ts';
 import type { BundleSource } from './bundle.ts';
 import { catalogSignatureUrl, releasesOf, type Release } from './catalog.ts';
 import type { TransferProgress } from './chunk-writer.ts';
@@ -110,8 +110,27 @@ export interface GoldenOutcome {
   correct: number;
   /** Items whose run failed (any error): one is enough to reject the release. */
   failed: number;
+  /**
+   * The candidate hung: a run of it, given up at its deadline, kept a worker busy until that worker
+   * was restarted. A verdict on its own (the release is refused), whatever the counts say.
+   */
+  hung?: true;
 }
-export type CandidateValidator = (manifest: Manifest, read: VerifiedRead & { ok: true }) => Promise<GoldenOutcome>;
+/**
+ * Runs a release's golden set. It throws only when it could not judge (gateHasNoVerdict): the
+ * caller cancelled, the request queue was full, ONNX Runtime could not start, or items missed
+ * their deadline waiting or running without hanging a worker. Anything else it throws is taken as
+ * every item failed.
+ */
+export type CandidateValidator = (manifest: Manifest, read: VerifiedRead & { ok: true }, signal?: AbortSignal) => Promise<GoldenOutcome>;
+
+/**
+ * Errors that say nothing about the release being validated: the version stays unactivated (not
+ * rejected) and is validated again when its install is resumed or retried.
+ */
+export function gateHasNoVerdict(error: unknown): boolean {
+  return isAbortError(error) || error instanceof BusyError || error instanceof RuntimeUnavailableError || error instanceof TimeoutError;
+}
 
 /** Something the user must be told about that happened outside any button they pressed. */
 const NoticeSchema = z.object({

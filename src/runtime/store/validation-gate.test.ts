@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { BusyError, ValidationError } from '../errors.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { BusyError, CancelledError, RuntimeUnavailableError, TimeoutError, ValidationError } from '../errors.ts';
 import { OriginPolicy } from './net.ts';
 import { parseManifest, type ReleaseValidation } from './manifest.ts';
 import { ModelRegistry, type CandidateValidator, type GoldenOutcome } from './registry.ts';
@@ -82,12 +82,43 @@ describe('validation gate', () => {
     expect((await crashed.store.pointer('demo'))?.active).toBe('demo@1.0.0');
   });
 
-  it('a runtime too busy to judge is no verdict: BusyError, the candidate is not rejected and validates on resume', async () => {
-    const { store, registry } = await setup(new BusyError('The request queue is full.'));
-    await expect(registry.installBundle(await bundleFor('1.1.0', 2, GOLDEN))).rejects.toBeInstanceOf(BusyError);
+  it.each([
+    ['a runtime too busy to judge', new BusyError('The request queue is full.')],
+    ['ONNX Runtime that could not start', new RuntimeUnavailableError('The inference worker could not start.')],
+    ['items past their deadline that hung no worker', new TimeoutError('The request missed its deadline.')],
+  ])('%s is no verdict: the error, the candidate is not rejected and validates on resume', async (_, noVerdict) => {
+    const { store, registry } = await setup(noVerdict);
+    await expect(registry.installBundle(await bundleFor('1.1.0', 2, GOLDEN))).rejects.toBe(noVerdict);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
     expect((await store.version('demo@1.1.0'))?.status).not.toBe('rejected');
     expect(registry.notices).toEqual([]);
+  });
+
+  it('a candidate that hung its worker is refused, whatever its counts', async () => {
+    const { store, registry } = await setup({ total: 5, correct: 5, failed: 0, hung: true });
+    const error = await registry.installBundle(await bundleFor('1.1.0', 2, GOLDEN)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toMatch(/kept the inference worker busy until it had to be restarted/);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+    expect((await store.version('demo@1.1.0'))?.status).toBe('rejected');
+  });
+
+  it('hands the install\'s signal to the validator: cancelling the install cancels the golden set', async () => {
+    const store = await freshStore();
+    let seen: AbortSignal | undefined;
+    const validate: CandidateValidator = (_, __, signal) => new Promise((_resolve, reject) => {
+      seen = signal;
+      signal?.addEventListener('abort', () => reject(new CancelledError('The request was cancelled.')), { once: true });
+    });
+    const registry = new ModelRegistry({ store, trust, policy: new OriginPolicy('https://models.example'), validate });
+    await registry.installBundle(await bundleFor('1.0.0', 1));
+    const controller = new AbortController();
+    const installing = registry.installBundle(await bundleFor('1.1.0', 2, GOLDEN), controller.signal);
+    await vi.waitFor(() => expect(seen).toBe(controller.signal));
+    controller.abort();
+    await expect(installing).rejects.toBeInstanceOf(CancelledError);
+    expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+    expect((await store.version('demo@1.1.0'))?.status).not.toBe('rejected');
   });
 
   it('a release without a golden set is not gated', async () => {
