@@ -1291,11 +1291,11 @@ describe('withdrawals: a publisher takes a release back through its signed catal
       serveCatalog(await signedCatalog([entryOf(v1), ...made(round), ...versions(round)], { keys: [builtin], previousVersion: 2e10 + round * 10 }));
       await expect(registry.catalog(CATALOG)).resolves.toEqual([expect.objectContaining({ version: '1.0.0' })]);
     }
-    expect(await store.isWithdrawn({ key: 'made/up-3-0@1.1.0', sequence: 2 })).toBe(false);
-    expect(await store.isWithdrawn({ key: 'spam-filter@9.3.498', sequence: 3498 })).toBe(true);
-    expect(await store.isWithdrawn({ key: 'spam-filter@9.3.435', sequence: 3435 })).toBe(true);
-    expect(await store.isWithdrawn({ key: 'spam-filter@9.3.434', sequence: 3434 })).toBe(false);
-    expect(await store.isWithdrawn({ key: 'spam-filter@9.2.498', sequence: 2498 })).toBe(false);
+    expect((await store.withdrawnOf([{ key: 'made/up-3-0@1.1.0', sequence: 2 }]))[0]).toBe(false);
+    expect((await store.withdrawnOf([{ key: 'spam-filter@9.3.498', sequence: 3498 }]))[0]).toBe(true);
+    expect((await store.withdrawnOf([{ key: 'spam-filter@9.3.435', sequence: 3435 }]))[0]).toBe(true);
+    expect((await store.withdrawnOf([{ key: 'spam-filter@9.3.434', sequence: 3434 }]))[0]).toBe(false);
+    expect((await store.withdrawnOf([{ key: 'spam-filter@9.2.498', sequence: 2498 }]))[0]).toBe(false);
     await expectAnswers(registry, v2);
   });
 

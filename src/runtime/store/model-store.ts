@@ -635,9 +635,14 @@ export class ModelStore {
     });
   }
 
-  /** Whether a catalog this device accepted withdrew `release` (its id@version key and sequence). */
-  async isWithdrawn(release: { key: string; sequence: number }): Promise<boolean> {
-    return (await this.db.getKey('withdrawals', withdrawalKey(release))) !== undefined;
+  /**
+   * Whether a catalog this device accepted withdrew each of `releases` (id@version key and
+   * sequence), in one read: a catalog's listing asks for all its entries at once, and the store
+   * keeps at most MAX_WITHDRAWALS_PER_MODEL per model.
+   */
+  async withdrawnOf(releases: readonly { key: string; sequence: number }[]): Promise<boolean[]> {
+    const kept = new Set(await this.db.getAllKeys('withdrawals'));
+    return releases.map((release) => kept.has(withdrawalKey(release)));
   }
 
   // --- deployment files and catalogs --------------------------------------------------------

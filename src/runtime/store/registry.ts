@@ -316,8 +316,9 @@ export class ModelRegistry {
     const withdrawn = catalog.releases.flatMap((r) => (r.withdrawn === undefined ? [] : [{ key: versionKey(r), sequence: r.sequence, reason: r.withdrawn }]));
     if (withdrawn.length > 0) await this.applyWithdrawals(withdrawn);
     // Withdrawn here or by any catalog accepted before (a mirror may still list what its publisher took back).
-    const offered = await Promise.all(releasesOf(catalog, href).map(async (r) => (r.withdrawn === undefined && !(await this.options.store.isWithdrawn({ key: versionKey(r), sequence: r.sequence })) ? [r] : [])));
-    return offered.flat();
+    const releases = releasesOf(catalog, href);
+    const withdrawnBefore = await this.options.store.withdrawnOf(releases.map((r) => ({ key: versionKey(r), sequence: r.sequence })));
+    return releases.filter((r, i) => r.withdrawn === undefined && !withdrawnBefore[i]);
   }
 
   /** Takes withdrawn versions out of service here (ModelStore.withdraw); the user is told of each one that was active. */
