@@ -39,14 +39,50 @@ describe('readImageHeader', () => {
     expect(readImageHeader(jpeg(4000, 3000, 3))).toEqual({ format: 'jpeg', width: 4000, height: 3000, exifOrientation: 3 });
     expect(readImageHeader(jpeg(4000, 3000, 1))).not.toHaveProperty('exifOrientation');
   });
+  /** A GIF with a 2-colour global table, a graphic control extension and one frame at `frame` [left, top, width, height]. */
+  const gif = (screen: [number, number], frame: [number, number, number, number]) => {
+    const le = (n: number) => [n & 0xff, n >> 8];
+    return new Uint8Array([
+      ...new TextEncoder().encode('GIF89a'), ...le(screen[0]), ...le(screen[1]), 0x80, 0, 0, 0, 0, 0, 255, 255, 255,
+      0x21, 0xf9, 4, 0, 0, 0, 0, 0,
+      0x2c, ...frame.flatMap(le), 0, 2, 1, 0x44, 0, 0x3b,
+    ]);
+  };
+
   it('reads GIF and BMP', () => {
-    const gif = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x20, 0x03, 0x58, 0x02]);
-    expect(readImageHeader(gif)).toEqual({ format: 'gif', width: 800, height: 600 });
+    expect(readImageHeader(gif([800, 600], [0, 0, 800, 600]))).toEqual({ format: 'gif', width: 800, height: 600 });
     const bmp = new Uint8Array(26);
     bmp.set([0x42, 0x4d]);
+    new DataView(bmp.buffer).setInt32(14, 40, true);
     new DataView(bmp.buffer).setInt32(18, 100, true);
     new DataView(bmp.buffer).setInt32(22, -50, true);
     expect(readImageHeader(bmp)).toEqual({ format: 'bmp', width: 100, height: 50 });
+    // An OS/2 header keeps 16-bit sizes.
+    const core = new Uint8Array(26);
+    core.set([0x42, 0x4d]);
+    new DataView(core.buffer).setInt32(14, 12, true);
+    new DataView(core.buffer).setUint16(18, 300, true);
+    new DataView(core.buffer).setUint16(20, 200, true);
+    expect(readImageHeader(core)).toEqual({ format: 'bmp', width: 300, height: 200 });
+  });
+
+  it('measures a GIF as the browser grows it, to its first frame\'s bounds, and gives no size without a frame', () => {
+    // A 40-byte bomb: a 1×1 screen whose first frame is 20,000² (the browser allocates the frame).
+    expect(readImageHeader(gif([1, 1], [0, 0, 20_000, 20_000]))).toEqual({ format: 'gif', width: 20_000, height: 20_000 });
+    expect(readImageHeader(gif([100, 100], [90, 50, 30, 20]))).toEqual({ format: 'gif', width: 120, height: 100 });
+    expect(readImageHeader(gif([800, 600], [0, 0, 800, 600]).subarray(0, 30))).toBeNull();
+  });
+
+  it('measures a file that matches two signatures as the browser decodes it: a BMP whose bytes 4–7 read ftyp is a BMP', () => {
+    const polyglot = new Uint8Array(64);
+    polyglot.set(new TextEncoder().encode('BM'));
+    polyglot.set(new TextEncoder().encode('ftypavif'), 4);
+    const view = new DataView(polyglot.buffer);
+    view.setInt32(14, 40, true);
+    view.setInt32(18, 20_000, true);
+    view.setInt32(22, 20_000, true);
+    polyglot.set([...new TextEncoder().encode('ispe'), 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1], 40);
+    expect(readImageHeader(polyglot)).toEqual({ format: 'bmp', width: 20_000, height: 20_000 });
   });
   it('returns null for text, empty and truncated files', () => {
     expect(readImageHeader(new TextEncoder().encode('<html>not an image</html>'))).toBeNull();
@@ -94,5 +130,10 @@ describe('AVIF and HEIC (HEIF container)', () => {
     expect(readImageHeader(heif(['heic', 'mif1'], [[4032, 3024]]))?.format).toBe('heic');
     expect(readImageHeader(heif(['mif1', 'avif'], [[10, 10]]))?.format).toBe('avif');
     expect(readImageHeader(heif(['isom', 'mp42'], [[10, 10]]))).toBeNull();
+  });
+
+  it('gives no size for an AVIF whose ispe is not in the bytes read (not 0×0, which every limit lets through)', () => {
+    expect(readImageHeader(heif(['avif', 'mif1'], []))).toBeNull();
+    expect(readImageHeader(heif(['avif', 'mif1'], [[0, 0]]))).toBeNull();
   });
 });

@@ -19,18 +19,54 @@ function u32be(b: Uint8Array, o: number): number { return ((b[o]! << 24) >>> 0) 
 function u32le(b: Uint8Array, o: number): number { return ((b[o + 3]! << 24) >>> 0) + ((b[o + 2]! << 16) | (b[o + 1]! << 8) | b[o]!); }
 function ascii(b: Uint8Array, o: number, n: number): string { return String.fromCharCode(...b.subarray(o, o + n)); }
 
+/**
+ * The size the browser will decode `b` at, or null when it cannot be told from these bytes. The
+ * signatures are tried in the order Chromium sniffs them (image_decoder.cc: JPEG, PNG, GIF, WebP,
+ * BMP, then AVIF): the bytes, not the file's type, pick the decoder, so a file matching two
+ * formats (a BMP whose bytes 4–7 read `ftyp`) is measured as the one the browser decodes.
+ */
 export function readImageHeader(b: Uint8Array): ImageHeader | null {
+  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) return readJpeg(b);
   if (b.length >= 24 && b[0] === 0x89 && ascii(b, 1, 3) === 'PNG' && ascii(b, 12, 4) === 'IHDR') {
     return { format: 'png', width: u32be(b, 16), height: u32be(b, 20) };
   }
-  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) return readJpeg(b);
-  if (b.length >= 10 && ascii(b, 0, 3) === 'GIF') return { format: 'gif', width: u16le(b, 6), height: u16le(b, 8) };
+  if (b.length >= 13 && ascii(b, 0, 3) === 'GIF') return readGif(b);
   if (b.length >= 30 && ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 4) === 'WEBP') return readWebp(b);
+  if (b.length >= 26 && ascii(b, 0, 2) === 'BM') return readBmp(b);
   if (b.length >= 16 && ascii(b, 4, 4) === 'ftyp') return readHeif(b);
-  if (b.length >= 26 && ascii(b, 0, 2) === 'BM') {
-    return { format: 'bmp', width: Math.abs(u32le(b, 18) | 0), height: Math.abs(u32le(b, 22) | 0) };
+  return null;
+}
+
+/**
+ * A GIF is decoded at its logical screen grown to its first frame's bounds when that frame is
+ * larger (Chromium's GIF reader, Wuffs without strict bounds, Firefox): a 1×1 screen may carry
+ * a 20,000² frame. Null when the first frame is not in these bytes.
+ */
+function readGif(b: Uint8Array): ImageHeader | null {
+  const packed = b[10]!;
+  // Header (6), logical screen descriptor (7), then the global colour table if flagged.
+  let o = 13 + (packed & 0x80 ? 3 << ((packed & 7) + 1) : 0);
+  while (o < b.length) {
+    const block = b[o]!;
+    if (block === 0x2c) {
+      if (o + 9 > b.length) return null;
+      const width = Math.max(u16le(b, 6), u16le(b, o + 1) + u16le(b, o + 5));
+      const height = Math.max(u16le(b, 8), u16le(b, o + 3) + u16le(b, o + 7));
+      return { format: 'gif', width, height };
+    }
+    // Anything but an extension (its label, then sub-blocks up to an empty one) has no frame before it.
+    if (block !== 0x21) return null;
+    o += 2;
+    while (o < b.length && b[o] !== 0) o += b[o]! + 1;
+    o++;
   }
   return null;
+}
+
+/** BITMAPCOREHEADER (OS/2, 12 bytes) keeps 16-bit sizes; every later header 32-bit ones (negative height: top-down). */
+function readBmp(b: Uint8Array): ImageHeader {
+  if (u32le(b, 14) === 12) return { format: 'bmp', width: u16le(b, 18), height: u16le(b, 20) };
+  return { format: 'bmp', width: Math.abs(u32le(b, 18) | 0), height: Math.abs(u32le(b, 22) | 0) };
 }
 
 function readJpeg(b: Uint8Array): ImageHeader | null {
@@ -76,7 +112,9 @@ const HEIC_BRANDS = new Set(['heic', 'heix', 'hevc', 'hevx', 'heim', 'heis', 'mi
 /**
  * AVIF and HEIC share one container (ISO BMFF, HEIF): the `ftyp` box names the brands, an
  * `ispe` property box per image gives its size. Every `ispe` in the first bytes is read and the
- * largest wins, so a grid image cannot hide its full size behind a small first tile.
+ * largest wins, so a grid image cannot hide its full size behind a small first tile. An AVIF
+ * with no `ispe` there (its `meta` after the pixel data, or none) cannot be measured: null,
+ * not a size of 0 that every limit would let through.
  */
 function readHeif(b: Uint8Array): ImageHeader | null {
   const boxSize = u32be(b, 0);
@@ -92,6 +130,8 @@ function readHeif(b: Uint8Array): ImageHeader | null {
     const h = u32be(b, o + 12);
     if (w * h > width * height) [width, height] = [w, h];
   }
+  // A HEIC is refused by name whatever its size.
+  if (format === 'avif' && width * height === 0) return null;
   return { format, width, height };
 }
 
