@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, realpath, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -184,6 +184,34 @@ describe('pack: the outputs', () => {
       expect([result.code, result.stderr]).toEqual([2, `lantern-model: ${flag} 9999-12-31 is more than ${days} days away: devices refuse what stays valid that long (a mirror could offer it forever); give an earlier date.\nRun with --help for usage.\n`]);
       expect(existsSync(out)).toBe(false);
     }
+  });
+});
+
+describe('pack: a folder someone else made', () => {
+  it.each([
+    ['a sample', 'samples/notes.txt'],
+    ['its config.json', 'config.json'],
+    ['its preprocessor_config.json', 'preprocessor_config.json'],
+  ])('refuses %s that links outside the folder (here to the signing key), and writes nothing', async (_what, path) => {
+    const key = await keygen('--scope', 'fashion-mnist');
+    const folder = join(fresh('downloads'), 'fashion-mnist');
+    await cp(FASHION, folder, { recursive: true, filter: (p) => !/\/(recipe|eval)(\/|$)/.test(p) });
+    await rm(join(folder, path), { force: true });
+    await symlink(key, join(folder, path));
+    const out = fresh('out');
+    const result = await lantern('pack', folder, '--key', key, '--out', out);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(`${path} in the model folder is a link to ${await realpath(key)}, outside the folder`);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('follows links that stay inside the folder', async () => {
+    const key = await keygen('--scope', 'fashion-mnist');
+    const folder = join(fresh('linked'), 'fashion-mnist');
+    await cp(FASHION, folder, { recursive: true, filter: (p) => !/\/(recipe|eval)(\/|$)/.test(p) });
+    await rename(join(folder, 'preprocessor_config.json'), join(folder, 'preprocessor.json'));
+    await symlink('preprocessor.json', join(folder, 'preprocessor_config.json'));
+    expect((await lantern('pack', folder, '--key', key, '--out', fresh('out'))).code).toBe(0);
   });
 });
 

@@ -1,5 +1,5 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
 import { ValidationError } from '../../src/runtime/errors.ts';
 import { labelsOf } from '../../src/runtime/labels.ts';
 import { ModelConfigSchema } from '../../src/runtime/model-config.ts';
@@ -34,10 +34,24 @@ const exists = (path: string) => stat(path).then(() => true, () => false);
  */
 export type CompleteConfig = (config: Record<string, unknown>, onnx: { path: string; bytes: Uint8Array }, present: Set<string>) => Promise<Record<string, unknown>>;
 
+/**
+ * Reads a file of the folder that is really inside it. A folder someone else made (a download, an
+ * archive) may hold links out of it, and what pack reads is published and signed: a sample
+ * linked to `../../key.json` or `/proc/self/environ` would ship the publisher's signing key or
+ * environment. (A Hugging Face cache snapshot links every file into `../../blobs`: copy it with
+ * `cp -rL` first.)
+ */
+export async function readInside(folder: string, path: string): Promise<Uint8Array> {
+  const root = await realpath(folder);
+  const real = await realpath(join(root, path));
+  if (!real.startsWith(root + sep)) throw new ValidationError(`${path} in the model folder is a link to ${real}, outside the folder; pack only reads files inside it (copy the folder with cp -rL to follow links on purpose).`);
+  return readFile(real);
+}
+
 export async function readModelFolder(folder: string, complete?: CompleteConfig): Promise<ModelFolder> {
   const configPath = join(folder, 'config.json');
   if (!(await exists(configPath))) throw new ValidationError(`The model folder ${folder} has no config.json (a transformers.js model folder, or give a .onnx file).`);
-  let configBytes: Uint8Array = await readFile(configPath);
+  let configBytes: Uint8Array = await readInside(folder, 'config.json');
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(configBytes));
@@ -50,7 +64,7 @@ export async function readModelFolder(folder: string, complete?: CompleteConfig)
   let onnx: string | undefined;
   for (const path of candidates) if (!onnx && (await exists(join(folder, path)))) onnx = path;
   if (!onnx) throw new ValidationError(`The model folder has no ${candidates.join(' or ')}.`);
-  const onnxBytes = await readFile(join(folder, onnx));
+  const onnxBytes = await readInside(folder, onnx);
   const present = new Set<string>();
   for (const [path] of OPTIONAL) if (await exists(join(folder, path))) present.add(path);
   if (complete) {
@@ -65,7 +79,7 @@ export async function readModelFolder(folder: string, complete?: CompleteConfig)
     { path: 'config.json', role: 'config', bytes: configBytes },
   ];
   for (const [path, role] of OPTIONAL) {
-    if (present.has(path)) files.push({ path, role, bytes: await readFile(join(folder, path)) });
+    if (present.has(path)) files.push({ path, role, bytes: await readInside(folder, path) });
   }
   const samplesDir = join(folder, 'samples');
   const sampleNames = (await exists(samplesDir)) ? (await readdir(samplesDir)).filter((n) => /^[A-Za-z0-9._-]+$/.test(n)).sort() : [];
@@ -73,7 +87,7 @@ export async function readModelFolder(folder: string, complete?: CompleteConfig)
     name: name.replace(/\.[^.]+$/, ''),
     path: `samples/${name}`,
     kind: name.endsWith('.txt') ? 'text' as const : 'image' as const,
-    bytes: await readFile(join(samplesDir, name)),
+    bytes: await readInside(folder, `samples/${name}`),
   })));
   const mtimes = await Promise.all([...files.map((f) => join(folder, f.path)), ...samples.map((s) => join(folder, s.path))].map(async (p) => (await stat(p)).mtimeMs));
 

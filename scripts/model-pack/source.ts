@@ -6,7 +6,7 @@ import { Id2LabelSchema, LabelsConfigSchema, PreprocessorConfigSchema, SEMVER, t
 import { MODEL_ID, MODEL_ID_RULE } from '../../src/runtime/model-id.ts';
 import { parseSchema } from '../../src/runtime/schema.ts';
 import { UsageError } from '../cli.mjs';
-import { readModelFolder, type ModelFolder } from './folder.ts';
+import { readInside, readModelFolder, type ModelFolder } from './folder.ts';
 import { inspectOnnx, planGraph, type GraphInfo, type GraphPlan } from './onnx-graph.ts';
 
 /**
@@ -136,7 +136,7 @@ async function readFolder(folder: string, options: SourceOptions, ask?: Ask): Pr
     if (section?.task !== undefined && section.task !== plan.task) throw new ValidationError(`config.json's lantern.task does not match ${onnx.path}, which is ${kind(plan.task)} model.`);
     if (plan.task === 'text-classification' && !present.has('tokenizer_config.json')) throw new ValidationError('The model folder has tokenizer.json but no tokenizer_config.json.');
     if (plan.task === 'image-classification') {
-      const pre = await readJson(`${folder}/preprocessor_config.json`, 'preprocessor_config.json');
+      const pre = await readJson(folder, 'preprocessor_config.json');
       checkImagePlan(parseSchema(PreprocessorConfigSchema, pre, 'preprocessor_config.json'), plan, onnx.path);
     }
     // A folder packed before (the repo's own models) keeps its block; the flags given still win,
@@ -158,11 +158,14 @@ async function readFolder(folder: string, options: SourceOptions, ask?: Ask): Pr
   return { model, graph: graph! };
 }
 
-async function readJson(path: string, name: string): Promise<unknown> {
+async function readJson(folder: string, name: string): Promise<unknown> {
+  const missing = () => new ValidationError(`${name} is missing or not valid JSON.`);
+  // A link out of the folder is refused as such (readInside), not as a missing file.
+  const bytes = await readInside(folder, name).catch((error: unknown) => Promise.reject(error instanceof ValidationError ? error : missing()));
   try {
-    return JSON.parse(await readFile(path, 'utf8'));
+    return JSON.parse(new TextDecoder().decode(bytes));
   } catch {
-    throw new ValidationError(`${name} is missing or not valid JSON.`);
+    throw missing();
   }
 }
 
