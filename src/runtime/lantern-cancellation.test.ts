@@ -363,3 +363,28 @@ describe('timers after dispose()', () => {
   });
 });
 
+
+describe('the longest deadlines and idle times an app may give (past setTimeout\'s 32-bit limit)', () => {
+  it.each([Infinity, Number.MAX_SAFE_INTEGER, 30 * 24 * 3600_000])('timeoutMs %d does not expire at once: a request that takes a while answers', async (timeoutMs) => {
+    const { lantern, log } = setup();
+    await lantern.classify('spam', text('warm'));
+    let letGo!: () => void;
+    log.gate = () => new Promise<void>((resolve) => (letGo = resolve));
+    const answer = lantern.classify('spam', text('hello'), { timeoutMs });
+    await vi.waitFor(() => expect(letGo).toBeDefined());
+    // Turns of the event loop in which a timer that overflowed would have fired.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    letGo();
+    expect((await answer).predictions[0]?.label).toBe('hello');
+  });
+
+  it('idleMs Infinity keeps the worker running, with no timer left waking the page (one that overflowed fired every millisecond)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { lantern, log } = setup(fakeSource(['spam']), { idleMs: Infinity });
+    await lantern.classify('spam', text('warm'));
+    vi.advanceTimersByTime(1_000);
+    expect(vi.getTimerCount()).toBe(0);
+    await lantern.classify('spam', text('again'));
+    expect(log.started).toHaveLength(1);
+  });
+});

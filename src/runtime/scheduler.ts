@@ -1,4 +1,5 @@
 import { BusyError, cancelledBy, LanternError, TimeoutError, WorkerCrashedError, worthAFreshWorker } from './errors.ts';
+import { after } from './timer.ts';
 
 /**
  * Request scheduling: bounded per-model queues with two priorities, continuous batching onto a
@@ -136,12 +137,12 @@ export class Scheduler<I, O> {
       };
       const onAbort = () => this.fail(pending, cancelledBy(signal), 'cancelled');
       signal?.addEventListener('abort', onAbort, { once: true });
-      const deadlineTimer = deadline !== undefined
-        ? setTimeout(() => this.fail(pending, new TimeoutError('The request missed its deadline.'), 'timedOut'), Math.max(0, deadline - this.now()))
+      const cancelDeadline = deadline !== undefined
+        ? after(deadline - this.now(), () => this.fail(pending, new TimeoutError('The request missed its deadline.'), 'timedOut'))
         : undefined;
       pending.cleanup = () => {
         signal?.removeEventListener('abort', onAbort);
-        if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
+        cancelDeadline?.();
       };
       this.enqueue(pending);
       this.pumpAfterTick();

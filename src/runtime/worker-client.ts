@@ -6,6 +6,7 @@ import type { LoadProgress } from './model-source.ts';
 import type { KeptOrtWasm } from './ort-cache.ts';
 import type { BatchReport, ClassifyInput, DeviceReport, InferenceWorkerApi, LoadReport, ModelFiles, WasmMemoryReading } from './protocol.ts';
 import { SharedWork, type JoinOptions } from './shared-work.ts';
+import { after } from './timer.ts';
 
 export type { BatchReport, ClassifyInput, DeviceReport, LoadReport, ModelFiles, WasmMemoryReading };
 
@@ -84,7 +85,8 @@ interface LiveWorker {
  */
 export class WorkerClient {
   private live?: LiveWorker;
-  private idleTimer?: ReturnType<typeof setTimeout>;
+  /** Cancels the idle timer while it runs. */
+  private idleTimer?: () => void;
   /** When the last call ended (performance.now()); the idle timer runs until idleMs have passed since. */
   private lastUse = 0;
   private disposed = false;
@@ -217,7 +219,7 @@ export class WorkerClient {
   private armIdle(live: LiveWorker): void {
     if (this.options.idleMs <= 0 || live.calls.size > 0 || live.dead) return;
     this.lastUse = performance.now();
-    this.idleTimer ??= setTimeout(() => this.stopIfIdle(), this.options.idleMs);
+    this.idleTimer ??= after(this.options.idleMs, () => this.stopIfIdle());
   }
 
   /** The idle timer: stops the running worker once unused for idleMs; a call in flight re-arms it when it ends. */
@@ -226,7 +228,7 @@ export class WorkerClient {
     const live = this.live;
     if (!live || live.dead || live.calls.size > 0) return;
     const left = this.options.idleMs - (performance.now() - this.lastUse);
-    if (left > 0) this.idleTimer = setTimeout(() => this.stopIfIdle(), left);
+    if (left > 0) this.idleTimer = after(left, () => this.stopIfIdle());
     else this.stop(live, 'idle');
   }
 
@@ -308,7 +310,7 @@ export class WorkerClient {
   /** Stops the worker for good: calls in flight fail with WorkerCrashedError, and so does every later one. */
   dispose(): void {
     this.disposed = true;
-    clearTimeout(this.idleTimer);
+    this.idleTimer?.();
     this.idleTimer = undefined;
     if (this.live) this.stop(this.live, 'disposed');
   }
