@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CancelledError, LanternError, WorkerCrashedError } from './errors.ts';
+import { CancelledError, LanternError, TimeoutError, WorkerCrashedError } from './errors.ts';
 import { Lantern } from './lantern.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from './model-source.ts';
 import { ABANDONED_CALL_LIMIT_MS } from './worker-client.ts';
@@ -96,6 +96,24 @@ describe('a model install shared by concurrent callers, each with its own signal
     };
     return { source, finish, installSignals };
   }
+
+  it('a request\'s deadline holds while its model installs: TimeoutError at the deadline, the install going on for the callers still waiting', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { source, finish, installSignals } = slowSource();
+    const { lantern } = setup(source);
+    let outcome: unknown;
+    const late = lantern.classify('m', text('a'), { timeoutMs: 100 }).catch((e: unknown) => (outcome = e));
+    const patient = lantern.classify('m', text('b'));
+    await vi.advanceTimersByTimeAsync(99);
+    expect(outcome).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    await late;
+    expect(outcome).toBeInstanceOf(TimeoutError);
+    expect((outcome as TimeoutError).message).toMatch(/while its model was being made ready/);
+    expect(installSignals.map((signal) => signal.aborted)).toEqual([false]);
+    finish();
+    expect((await patient).predictions[0]?.label).toBe('b');
+  });
 
   it('one caller aborting does not cancel another caller that shares the install', async () => {
     const { source, finish, installSignals } = slowSource();

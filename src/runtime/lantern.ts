@@ -1,7 +1,7 @@
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from './backend.ts';
 import { defaultWorker } from './default-worker.ts';
 import { goldenValidator } from './golden-gate.ts';
-import { asLanternError, CancelledError, deserializeError, InputError, IntegrityError, SignatureError, throwIfAborted, WorkerCrashedError, worthAFreshWorker, type ErrorCode } from './errors.ts';
+import { asLanternError, CancelledError, deserializeError, InputError, IntegrityError, SignatureError, throwIfAborted, TimeoutError, WorkerCrashedError, worthAFreshWorker, type ErrorCode } from './errors.ts';
 import { resendable, toWireInput, type LanternInput, type WireInput } from './inputs.ts';
 import { keptOrtWasm } from './ort-cache.ts';
 import type { FetchOptions, LoadProgress, ModelDescriptor, ModelSource } from './model-source.ts';
@@ -11,6 +11,7 @@ import { fallbackTrigger, mayAnswerFor, primaryDeadline } from './release/fallba
 import { DEFAULT_BACKLOG_WORKERS, PoolPolicy } from './pool-policy.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
 import { SharedWork } from './shared-work.ts';
+import { after } from './timer.ts';
 import { signedStore } from './store/signed-store.ts';
 import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles, type WasmMemoryReading } from './worker-client.ts';
 
@@ -420,9 +421,37 @@ export class Lantern {
    * (signedStore installs it from its catalog); an unsigned model is refused unless `allowUnsigned`.
    */
   private describe(modelId: string, fetch: FetchOptions = {}): Promise<ModelDescriptor> {
-    const cached = this.descriptors.get(modelId);
-    if (cached && !this.staleDescriptors.has(modelId)) return Promise.resolve(cached);
+    const cached = this.cachedDescriptor(modelId);
+    if (cached) return Promise.resolve(cached);
     return this.describing.join(modelId, (signal, onProgress) => this.fetchDescriptor(modelId, { signal, onProgress }), fetch);
+  }
+
+  private cachedDescriptor(modelId: string): ModelDescriptor | undefined {
+    return this.staleDescriptors.has(modelId) ? undefined : this.descriptors.get(modelId);
+  }
+
+  /**
+   * describe() for a request: given up at the request's `deadline` (TimeoutError) as well as by
+   * its signal, so a first request does not wait past its deadline for the model's install or a
+   * store another tab blocks. The install goes on for its other callers.
+   */
+  private async describeFor(modelId: string, signal: AbortSignal | undefined, deadline: number | undefined): Promise<ModelDescriptor> {
+    if (deadline === undefined || this.cachedDescriptor(modelId)) return this.describe(modelId, { signal });
+    const stop = new AbortController();
+    const timeout = new TimeoutError('The request missed its deadline while its model was being made ready.');
+    const cancelTimer = after(deadline - performance.now(), () => stop.abort(timeout));
+    // Passed on by hand, as the installer does: AbortSignal.any is newer than Safari 17.4.
+    const cancel = () => stop.abort(signal?.reason);
+    if (signal?.aborted) cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      return await this.describe(modelId, { signal: stop.signal });
+    } catch (error) {
+      throw stop.signal.reason === timeout ? timeout : error;
+    } finally {
+      cancelTimer();
+      signal?.removeEventListener('abort', cancel);
+    }
   }
 
   private async fetchDescriptor(modelId: string, fetch: FetchOptions): Promise<ModelDescriptor> {
@@ -485,7 +514,7 @@ export class Lantern {
   /** One model's attempt, recorded in the metrics whatever its outcome. */
   private async classifyWith(modelId: string, input: LanternInput, options: ClassifyOptions, submittedAt: number, deadline: number | undefined): Promise<ClassificationResult> {
     try {
-      await this.describe(modelId, { signal: options.signal });
+      await this.describeFor(modelId, options.signal, deadline);
       const result = await this.run(modelId, input, { ...options, deadline }, submittedAt);
       const top = result.predictions[0];
       this.options.onRecord?.({
