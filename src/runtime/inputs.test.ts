@@ -48,6 +48,16 @@ describe('toWireInput', () => {
     await expect(toWireInput(image as unknown as ImageData)).rejects.toThrow(new InputError('This ImageData was already sent to classify, which moves its pixels: pass a copy to classify it again.', { reason: 'no-pixels' }));
   });
 
+  it('refuses an ArrayBuffer an earlier request moved to a worker, or an empty one, plain or in the { kind } form, with InputError (a DataCloneError failed the whole batch)', async () => {
+    const moved = new ArrayBuffer(16);
+    structuredClone(moved, { transfer: [moved] });
+    for (const input of [moved, new ArrayBuffer(0), { kind: 'image' as const, image: moved }]) {
+      const error = await toWireInput(input).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InputError);
+      expect((error as InputError).details).toEqual({ reason: 'empty-file' });
+    }
+  });
+
   it('passes the explicit { kind } form through and refuses anything else with InputError', async () => {
     const explicit = { kind: 'text' as const, text: 'x' };
     expect((await toWireInput(explicit)).input).toBe(explicit);

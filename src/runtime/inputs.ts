@@ -38,7 +38,7 @@ const isA = <T>(value: unknown, name: string): value is T => has(name) && value 
  */
 export async function toWireInput(value: LanternInput): Promise<WireInput> {
   if (typeof value === 'string') return { input: { kind: 'text', text: value }, transfer: [] };
-  if (value instanceof ArrayBuffer) return { input: { kind: 'image', image: value }, transfer: [value] };
+  if (value instanceof ArrayBuffer) return { input: { kind: 'image', image: bytesToSend(value) }, transfer: [value] };
   if (isA<Blob>(value, 'Blob') || isA<ImageBitmap>(value, 'ImageBitmap') || isA<VideoFrame>(value, 'VideoFrame')) {
     return { input: { kind: 'image', image: value }, transfer: [] };
   }
@@ -61,8 +61,21 @@ export async function toWireInput(value: LanternInput): Promise<WireInput> {
     return snapshot(value);
   }
   if (isA<HTMLCanvasElement>(value, 'HTMLCanvasElement') || isA<OffscreenCanvas>(value, 'OffscreenCanvas')) return snapshot(value);
-  if (typeof value === 'object' && value !== null && 'kind' in value) return { input: value, transfer: [] };
+  if (typeof value === 'object' && value !== null && 'kind' in value) {
+    if (value.kind === 'image' && value.image instanceof ArrayBuffer) bytesToSend(value.image);
+    return { input: value, transfer: [] };
+  }
   throw new InputError('Unsupported input: pass a string, a Blob/File, an ArrayBuffer, an ImageBitmap, ImageData, an <img>, a canvas or a VideoFrame.', { reason: 'unsupported-input' });
+}
+
+/**
+ * An image's bytes, refused when there are none: an empty buffer, or one an earlier request
+ * moved to the worker (detached), which postMessage would fail with an untyped DataCloneError,
+ * failing every request batched with it.
+ */
+function bytesToSend(buffer: ArrayBuffer): ArrayBuffer {
+  if (buffer.byteLength > 0) return buffer;
+  throw new InputError('The ArrayBuffer has no bytes: it is empty, or an earlier classify moved it to the worker (pass a copy to classify the same bytes again).', { reason: 'empty-file' });
 }
 
 /**
