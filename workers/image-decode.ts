@@ -1,4 +1,4 @@
-import { InputError } from '../src/runtime/errors.ts';
+import { InputError, unreadableFile } from '../src/runtime/errors.ts';
 import type { Note } from '../src/runtime/notes.ts';
 import { readImageHeader, type ImageHeader } from './image-header.ts';
 import { assertFitsUnresized, channelCount, jpegDecodeEighths, MAX_IMAGE_PIXELS, nativeRegion, pixelsToTensor, planResize, workingSize, type ResizePlan } from './image-preprocess.ts';
@@ -133,7 +133,11 @@ const HEADER_BYTES = 256 * 1024;
 async function fileBytes(source: Blob | ArrayBuffer, limit = Infinity): Promise<Uint8Array> {
   if (source instanceof ArrayBuffer) return new Uint8Array(source, 0, Math.min(source.byteLength, limit));
   const part = source.size <= limit ? source : source.slice(0, limit);
-  return new Uint8Array(typeof FileReaderSync === 'function' ? new FileReaderSync().readAsArrayBuffer(part) : await part.arrayBuffer());
+  try {
+    return new Uint8Array(typeof FileReaderSync === 'function' ? new FileReaderSync().readAsArrayBuffer(part) : await part.arrayBuffer());
+  } catch (error) {
+    throw unreadableFile(error);
+  }
 }
 
 /**

@@ -32,7 +32,7 @@ export const REJECTION_CODES: readonly string[] = ['BUSY', 'CANCELLED', 'TIMEOUT
 export const INPUT_REASONS = [
   'empty-text', 'not-text', 'wants-image', 'wants-text', 'empty-file', 'file-too-large', 'not-an-image',
   'unknown-format', 'heic', 'undecodable', 'too-many-pixels', 'corrupt', 'no-pixels', 'no-canvas', 'unprepared', 'wrong-size',
-  'bad-pixels', 'unreadable-element', 'unsupported-input', 'bad-model-id', 'bad-option',
+  'bad-pixels', 'unreadable-element', 'unreadable-file', 'unsupported-input', 'bad-model-id', 'bad-option',
 ] as const;
 export type InputReason = (typeof INPUT_REASONS)[number];
 
@@ -59,6 +59,13 @@ export class InputError extends LanternError {
   constructor(message: string, details: ErrorDetails & { reason: InputReason }, options?: { cause?: unknown }) {
     super(message, details, options);
   }
+}
+/**
+ * A file the user chose that can no longer be read (moved, deleted, on a card taken out, or its
+ * access ended): the browser's NotReadableError, typed, and not the model's fault.
+ */
+export function unreadableFile(cause: unknown): InputError {
+  return new InputError('The file could not be read: it was moved or deleted, or access to it ended.', { reason: 'unreadable-file' }, { cause });
 }
 /** A model file could not be parsed or a session could not be created. */
 export class ModelLoadError extends LanternError { override readonly code = 'MODEL_LOAD'; override name = 'ModelLoadError'; }

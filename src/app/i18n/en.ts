@@ -132,6 +132,7 @@ export const en = {
   'classify.batch.unsure': 'Unsure',
   'error.input.bad-pixels': 'The pixel data does not match the image size.',
   'error.input.unreadable-element': 'The image on the page could not be read (not loaded, or from another site without permission).',
+  'error.input.unreadable-file': 'The file could not be read: it was moved or deleted, or access to it ended. Choose it again.',
   'error.input.unsupported-input': 'This kind of input cannot be classified.',
   'error.input.bad-model-id': 'That is not a valid model name.',
   'error.input.bad-option': 'The request asked for something Lantern cannot do (a bad option).',

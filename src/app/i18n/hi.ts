@@ -317,6 +317,7 @@ export const hi: Record<MessageKey, string> = {
   'classify.batch.unsure': 'पक्का नहीं',
   'error.input.bad-pixels': 'पिक्सेल डेटा चित्र के आकार से मेल नहीं खाता।',
   'error.input.unreadable-element': 'पेज पर चित्र पढ़ा नहीं जा सका (लोड नहीं हुआ, या अनुमति के बिना दूसरी साइट से)।',
+  'error.input.unreadable-file': 'फ़ाइल पढ़ी नहीं जा सकी: उसे हटाया या मिटाया गया, या उस तक पहुँच समाप्त हो गई। उसे फिर से चुनें।',
   'error.input.unsupported-input': 'इस तरह के इनपुट का वर्गीकरण नहीं हो सकता।',
   'error.input.bad-model-id': 'यह मान्य मॉडल नाम नहीं है।',
   'error.input.bad-option': 'अनुरोध में कोई विकल्प मान्य नहीं है।',

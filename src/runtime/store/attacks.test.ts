@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BusyError, DowngradeError, IntegrityError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
+import { BusyError, DowngradeError, InputError, IntegrityError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
 import { MAX_LABELS } from '../schema-limits.ts';
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
@@ -874,6 +874,32 @@ describe('attack: catalogs that freeze, replay or mix and match', () => {
 });
 
 describe('attack: storage damage, eviction and interruptions must leave a way back', () => {
+  it('a shared bundle file that stops being readable mid-install (moved, card taken out, access ended) fails with InputError unreadable-file; nothing changes and the active version answers', async () => {
+    const { registry, publish, store } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    publish(v1);
+    await install(registry, v1);
+    const v2 = await release(builtin, 'spam-filter', '1.1.0', 2);
+    const bytes = new Uint8Array(await bundleOf(v2).arrayBuffer());
+    // The prefix, header and manifest read; the file goes away before its chunks are.
+    let reads = 0;
+    const vanishing: BundleSource = {
+      size: bytes.length,
+      slice: (start, end) => ({
+        arrayBuffer: async () => {
+          if (reads++ >= 3) throw new DOMException('The requested file could not be read.', 'NotReadableError');
+          return bytes.slice(start, end).buffer;
+        },
+      }),
+    };
+    const error = await errorOf(registry.installBundle(vanishing));
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).details.reason).toBe('unreadable-file');
+    expect((error as InputError).cause).toMatchObject({ name: 'NotReadableError' });
+    expect((await store.pointer('spam-filter'))?.active).toBe('spam-filter@1.0.0');
+    await expectAnswers(registry, v1);
+  });
+
   it('a corrupt chunk another model also lists is dropped at quarantine, so reinstalling the version fetches it again', async () => {
     const { registry, publish, store } = await world();
     const base = await release(builtin, 'spam-filter', '1.0.0', 1);

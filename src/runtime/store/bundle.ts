@@ -1,5 +1,5 @@
 import { z } from 'zod/mini';
-import { ValidationError } from '../errors.ts';
+import { unreadableFile, ValidationError } from '../errors.ts';
 import { concatBytes } from './bytes.ts';
 import { chunkRange, type ManifestFile } from './manifest.ts';
 import { DOCUMENT_LIMITS } from './net.ts';
@@ -58,7 +58,13 @@ export interface OpenedBundle {
 const notABundle = () => new ValidationError('That file is not a Lantern model bundle.');
 
 export async function openBundle(source: BundleSource): Promise<OpenedBundle> {
-  const read = async (start: number, end: number) => new Uint8Array(await source.slice(start, end).arrayBuffer());
+  const read = async (start: number, end: number): Promise<Uint8Array> => {
+    try {
+      return new Uint8Array(await source.slice(start, end).arrayBuffer());
+    } catch (error) {
+      throw unreadableFile(error);
+    }
+  };
   if (source.size < PREFIX) throw notABundle();
   const prefix = await read(0, PREFIX);
   if (!MAGIC.every((b, i) => prefix[i] === b)) throw notABundle();
