@@ -4,7 +4,6 @@ import { ReleaseDecisions } from './decisions.ts';
 import { ModelSettings } from './model-settings.ts';
 import { ShadowBook } from './shadow-book.ts';
 import { ShadowRunner, type ShadowCandidate, type ShadowRuntime } from './shadow-runner.ts';
-import { deviceSeed, rolloutBucket } from './rollout.ts';
 import type { KeyValueStorage } from './stored-value.ts';
 
 /** The release controls the app wires into the runtime: per-model settings and shadow evaluation. */
@@ -50,6 +49,10 @@ export function releaseControls(deps: {
   // e2e/serving.spec.ts): nothing can be followed before.
   void deps.registry.then(async (registry) => (await loadChunk(() => import('./follow-store.ts'))).followStore(registry, { settings, shadow, runner, decisions }));
   let seed: string | undefined;
-  const bucketFor = (modelId: string) => rolloutBucket(seed ??= deviceSeed(deps.storage), modelId);
+  // Asked by automatic updates and the Models screen, both loaded after the first screen.
+  const bucketFor = async (modelId: string) => {
+    const { deviceSeed, rolloutBucket } = await loadChunk(() => import('./rollout.ts'));
+    return rolloutBucket(seed ??= deviceSeed(deps.storage), modelId);
+  };
   return { settings, shadow, runner, decisions, bucketFor };
 }

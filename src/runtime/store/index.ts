@@ -6,7 +6,8 @@
 import '../zod-setup.ts';
 
 export { openRegistry, type OpenedRegistry } from './bootstrap.ts';
-export { gateHasNoVerdict, ModelRegistry, type CandidateValidator, type GoldenOutcome, type ModelOverview, type RegistryChange, type RegistryNotice, type StorageState, type Transfer } from './registry.ts';
+export { gateHasNoVerdict } from './gate-verdict.ts';
+export { ModelRegistry, type CandidateValidator, type GoldenOutcome, type ModelOverview, type RegistryChange, type RegistryNotice, type StorageState, type Transfer } from './registry.ts';
 export { StoreModelSource } from './store-model-source.ts';
 export { latestReleases, type Release } from './catalog.ts';
 export { SavedCatalogs, catalogAddress, releasesFrom } from './catalog-sources.ts';

@@ -1,4 +1,4 @@
-import { BusyError, IntegrityError, isAbortError, ModelLoadError, RuntimeUnavailableError, SignatureError, TimeoutError } from '../errors.ts';
+import { IntegrityError, ModelLoadError, SignatureError } from '../errors.ts';
 import type { BundleSource } from './bundle.ts';
 import { catalogSignatureUrl, releasesOf, type Release } from './catalog.ts';
 import type { TransferProgress } from './chunk-writer.ts';
@@ -123,14 +123,6 @@ export interface GoldenOutcome {
  * every item failed.
  */
 export type CandidateValidator = (manifest: Manifest, read: VerifiedRead & { ok: true }, signal?: AbortSignal) => Promise<GoldenOutcome>;
-
-/**
- * Errors that say nothing about the release being validated: the version stays unactivated (not
- * rejected) and is validated again when its install is resumed or retried.
- */
-export function gateHasNoVerdict(error: unknown): boolean {
-  return isAbortError(error) || error instanceof BusyError || error instanceof RuntimeUnavailableError || error instanceof TimeoutError;
-}
 
 /** Something the user must be told about that happened outside any button they pressed. */
 const NoticeSchema = z.object({

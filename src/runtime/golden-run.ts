@@ -1,0 +1,61 @@
+import { TimeoutError } from './errors.ts';
+import { GOLDEN_ITEM_TIMEOUT_MS, type CandidateRunner } from './golden-gate.ts';
+import type { ClassifyInput } from './lantern.ts';
+import type { Manifest } from './store/manifest.ts';
+import { gateHasNoVerdict } from './store/gate-verdict.ts';
+import type { GoldenOutcome } from './store/registry.ts';
+import { modelFiles, toDescriptor } from './store/store-model-source.ts';
+import type { VerifiedRead } from './store/verified-read.ts';
+
+/**
+ * Golden items submitted at a time: bounds the memory a large golden set of images takes and the
+ * share of the request queue the gate holds while users keep classifying.
+ */
+const GATE_BATCH = 16;
+
+function goldenInputs(manifest: Manifest, read: VerifiedRead & { ok: true }): ClassifyInput[] {
+  return (manifest.validation?.items ?? []).map(({ input }) => {
+    if (input.kind === 'text') return { kind: 'text', text: input.text };
+    // The manifest schema guarantees the path is a verified file of the release.
+    return { kind: 'image', image: new Blob([read.byPath.get(input.path)!]) };
+  });
+}
+
+/**
+ * The validation gate's runner: runs the *candidate* version through the runtime's scheduler at
+ * background priority (the active version keeps answering meanwhile, and a worker crash is
+ * retried as for any request), counts correct and failed golden items, and frees the candidate.
+ * What says nothing of the release (gateHasNoVerdict: cancelled, a full queue, ONNX Runtime that
+ * could not start, items past their deadline that did not hang a worker) is thrown, not counted.
+ */
+export async function runGoldenSet(runtime: CandidateRunner, manifest: Manifest, read: VerifiedRead & { ok: true }, signal: AbortSignal | undefined): Promise<GoldenOutcome> {
+  const items = manifest.validation?.items ?? [];
+  const inputs = goldenInputs(manifest, read);
+  const candidate = runtime.candidate(toDescriptor(manifest), modelFiles(manifest, read));
+  const outcome: GoldenOutcome = { total: items.length, correct: 0, failed: 0 };
+  let noVerdict: unknown;
+  try {
+    for (let start = 0; start < inputs.length && noVerdict === undefined; start += GATE_BATCH) {
+      const results = await Promise.allSettled(inputs.slice(start, start + GATE_BATCH)
+        .map((input) => candidate.classify(input, { topK: 1, signal, timeoutMs: GOLDEN_ITEM_TIMEOUT_MS })));
+      noVerdict = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && gateHasNoVerdict(r.reason))?.reason;
+      results.forEach((result, i) => {
+        if (result.status === 'rejected') outcome.failed++;
+        else if (result.value.predictions[0]?.label === items[start + i]!.label) outcome.correct++;
+      });
+    }
+  } finally {
+    // Waits for a worker hung on the candidate's run to be restarted (see CandidateRun.close).
+    await candidate.close();
+  }
+  if (candidate.hung()) return { ...outcome, hung: true };
+  if (noVerdict instanceof TimeoutError) {
+    // Said for the install that waited on it, not as a request that took too long.
+    const { id, version } = manifest;
+    throw new TimeoutError(`The golden set of ${id} ${version} did not finish within ${GOLDEN_ITEM_TIMEOUT_MS / 1000} s; the release was not activated and is checked again when its install is retried.`, {
+      reason: 'gate-timeout', id, version,
+    }, { cause: noVerdict });
+  }
+  if (noVerdict !== undefined) throw noVerdict;
+  return outcome;
+}
