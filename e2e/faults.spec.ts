@@ -137,6 +137,32 @@ for (const { sample, label } of [{ sample: 'upright', label: '0' }, { sample: 'u
   });
 }
 
+test('a closed ImageBitmap and a moved ArrayBuffer are refused as input, and the image batched with them answers', async ({ page }) => {
+  await openModel(page, 'doc-orientation', '&backlogWorkers=0');
+  const out = await withLantern(page, async (lantern) => {
+    const pixels = new ImageData(64, 64);
+    pixels.data.fill(200);
+    const closed = await createImageBitmap(pixels);
+    closed.close();
+    const canvas = new OffscreenCanvas(64, 64);
+    canvas.getContext('2d')!.putImageData(pixels, 0, 0);
+    const bytes = await (await canvas.convertToBlob({ type: 'image/png' })).arrayBuffer();
+    await lantern.classify('doc-orientation', bytes.slice(0));
+    const moved = bytes.slice(0);
+    await lantern.classify('doc-orientation', moved);
+    // Held in the queue together, as requests from two screens would be, then sent as one batch.
+    lantern.pause();
+    const outcomes = Promise.allSettled([
+      lantern.classify('doc-orientation', closed),
+      lantern.classify('doc-orientation', moved),
+      lantern.classify('doc-orientation', await createImageBitmap(pixels)),
+    ]);
+    lantern.resume();
+    return (await outcomes).map((o) => (o.status === 'fulfilled' ? 'answered' : `${(o.reason as { name: string }).name}:${(o.reason as { details: { reason: string } }).details.reason}`));
+  });
+  expect(out).toEqual(['InputError:no-pixels', 'InputError:empty-file', 'answered']);
+});
+
 test('text with lone surrogates (invalid UTF-16) is classified, not an error', async ({ page }) => {
   await openModel(page, 'spam-filter', '&backlogWorkers=0');
   const labels = await withLantern(page, async (lantern, { spam, ham }) => {

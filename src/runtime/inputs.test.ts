@@ -58,6 +58,18 @@ describe('toWireInput', () => {
     }
   });
 
+  it('refuses a closed ImageBitmap or VideoFrame (its size reads 0) with InputError, before postMessage could fail its batch', async () => {
+    class FakeBitmap { constructor(readonly width: number, readonly height: number) {} }
+    class FakeFrame { constructor(readonly displayWidth: number, readonly displayHeight: number) {} }
+    vi.stubGlobal('ImageBitmap', FakeBitmap);
+    vi.stubGlobal('VideoFrame', FakeFrame);
+    for (const closed of [new FakeBitmap(0, 0), new FakeFrame(0, 0)]) {
+      const error = await toWireInput(closed as unknown as ImageBitmap).catch((e: unknown) => e);
+      expect((error as InputError).details).toEqual({ reason: 'no-pixels' });
+    }
+    expect((await toWireInput(new FakeBitmap(2, 2) as unknown as ImageBitmap)).input).toMatchObject({ kind: 'image' });
+  });
+
   it('passes the explicit { kind } form through and refuses anything else with InputError', async () => {
     const explicit = { kind: 'text' as const, text: 'x' };
     expect((await toWireInput(explicit)).input).toBe(explicit);

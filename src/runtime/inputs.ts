@@ -39,7 +39,13 @@ const isA = <T>(value: unknown, name: string): value is T => has(name) && value 
 export async function toWireInput(value: LanternInput): Promise<WireInput> {
   if (typeof value === 'string') return { input: { kind: 'text', text: value }, transfer: [] };
   if (value instanceof ArrayBuffer) return { input: { kind: 'image', image: bytesToSend(value) }, transfer: [value] };
-  if (isA<Blob>(value, 'Blob') || isA<ImageBitmap>(value, 'ImageBitmap') || isA<VideoFrame>(value, 'VideoFrame')) {
+  if (isA<Blob>(value, 'Blob')) return { input: { kind: 'image', image: value }, transfer: [] };
+  if (isA<ImageBitmap>(value, 'ImageBitmap') || isA<VideoFrame>(value, 'VideoFrame')) {
+    // Closed (its size reads 0): postMessage would fail it with an untyped DataCloneError, and
+    // every request batched with it.
+    if (('displayWidth' in value ? value.displayWidth : value.width) === 0) {
+      throw new InputError('The image has no pixels: this ImageBitmap or VideoFrame was closed.', { reason: 'no-pixels' });
+    }
     return { input: { kind: 'image', image: value }, transfer: [] };
   }
   if (isA<ImageData>(value, 'ImageData')) {
