@@ -151,6 +151,19 @@ describe('goldenValidator deadlines', () => {
     expect(log.started.every((worker) => [...worker.loaded].every((key) => !key.startsWith('candidate:')))).toBe(true);
   });
 
+  it('items waiting while the runtime is paused (a hidden page) are not timed out: they run once it resumes', async () => {
+    const { lantern } = await warmRuntime();
+    const { manifest, read } = await candidate([{ text: 'a', label: 'a' }, { text: 'b', label: 'b' }]);
+    lantern.pause();
+    let outcome: unknown;
+    const judged = goldenValidator(() => lantern)(manifest, read).then((o) => (outcome = o), (e: unknown) => (outcome = e));
+    await vi.advanceTimersByTimeAsync(5 * GOLDEN_ITEM_TIMEOUT_MS);
+    expect(outcome).toBeUndefined();
+    lantern.resume();
+    await judged;
+    expect(outcome).toEqual({ total: 2, correct: 2, failed: 0 });
+  });
+
   it('stops when its caller cancels: CancelledError, and the candidate is freed', async () => {
     const { lantern, log } = runtime();
     const { manifest, read } = await candidate([{ text: 'a', label: 'a' }]);

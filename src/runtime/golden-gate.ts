@@ -10,10 +10,10 @@ export interface CandidateRunner {
 }
 
 /**
- * How long a golden item may take, waiting in the queue included. A run still going then is given
- * up; one that keeps its worker busy ABANDONED_CALL_LIMIT_MS more hangs (the worker is restarted),
- * and the release is refused. Long enough for a large image model on a slow device with users
- * classifying meanwhile (the gate runs at background priority).
+ * How long a golden item's run may take once dispatched (its wait in the queue, behind users'
+ * requests or while the page is hidden, does not count). A run still going then is given up; one
+ * that keeps its worker busy ABANDONED_CALL_LIMIT_MS more hangs (the worker is restarted), and the
+ * release is refused. Long enough for a large image model on a slow device.
  */
 export const GOLDEN_ITEM_TIMEOUT_MS = 60_000;
 

@@ -37,7 +37,7 @@ export async function runGoldenSet(runtime: CandidateRunner, manifest: Manifest,
   try {
     for (let start = 0; start < inputs.length && noVerdict === undefined; start += GATE_BATCH) {
       const results = await Promise.allSettled(inputs.slice(start, start + GATE_BATCH)
-        .map((input) => candidate.classify(input, { topK: 1, signal, timeoutMs: GOLDEN_ITEM_TIMEOUT_MS })));
+        .map((input) => candidate.classify(input, { topK: 1, signal, runTimeoutMs: GOLDEN_ITEM_TIMEOUT_MS })));
       noVerdict = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && gateHasNoVerdict(r.reason))?.reason;
       results.forEach((result, i) => {
         if (result.status === 'rejected') outcome.failed++;

@@ -9,6 +9,8 @@ import './zod-setup.ts';
 export { Lantern } from './lantern.ts';
 export type {
   ClassificationResult,
+  CandidateOptions,
+  CandidateRun,
   ClassifyOptions,
   LanternInput,
   LanternOptions,

@@ -160,8 +160,16 @@ interface Job {
  * and crash retry as every request, at background priority by default. Its results are not
  * recorded in the metrics. `close` frees its session in every worker.
  */
+export interface CandidateOptions extends ClassifyOptions {
+  /**
+   * How long a run may take once it is dispatched (TimeoutError after); its wait in the queue,
+   * a hidden page's pause included, does not count (Scheduler's runTimeoutMs).
+   */
+  runTimeoutMs?: number;
+}
+
 export interface CandidateRun {
-  classify(input: LanternInput, options?: ClassifyOptions): Promise<ClassificationResult>;
+  classify(input: LanternInput, options?: CandidateOptions): Promise<ClassificationResult>;
   close(): Promise<void>;
   /**
    * Whether a worker was restarted because a run of this candidate, given up (cancelled or past
@@ -213,11 +221,14 @@ const PRIORITIES: readonly Priority[] = ['interactive', 'background'];
  * inside it as an INTERNAL TypeError, and a NaN timeout never expired. Apps in plain JavaScript
  * (or with values from a form) get a typed InputError naming the option instead.
  */
-function checkOptions(options: ClassifyOptions): void {
+function checkOptions(options: CandidateOptions): void {
   const bad = (option: string, rule: string) => new InputError(`classify option ${option} must be ${rule}.`, { reason: 'bad-option', option });
   if (options.topK !== undefined && !(Number.isInteger(options.topK) && options.topK >= 1)) throw bad('topK', `a whole number from 1 (at most ${MAX_TOP_K} are given)`);
   if (options.priority !== undefined && !PRIORITIES.includes(options.priority)) throw bad('priority', `one of ${PRIORITIES.join(', ')}`);
-  if (options.timeoutMs !== undefined && (typeof options.timeoutMs !== 'number' || Number.isNaN(options.timeoutMs))) throw bad('timeoutMs', 'a number of milliseconds');
+  for (const option of ['timeoutMs', 'runTimeoutMs'] as const) {
+    const ms = options[option];
+    if (ms !== undefined && (typeof ms !== 'number' || Number.isNaN(ms))) throw bad(option, 'a number of milliseconds');
+  }
 }
 
 /**
@@ -530,12 +541,12 @@ export class Lantern {
   }
 
   /** `deadline` (a performance.now() time) overrides the one `timeoutMs` gives. */
-  private async run(modelId: string, input: LanternInput, options: ClassifyOptions & { deadline?: number | undefined }, submittedAt = performance.now()): Promise<ClassificationResult> {
+  private async run(modelId: string, input: LanternInput, options: CandidateOptions & { deadline?: number | undefined }, submittedAt = performance.now()): Promise<ClassificationResult> {
     const wire = await toWireInput(input);
     const job: Job = { wire, handedOver: false, settled: false, topK: options.topK ?? 3, submittedAt };
     try {
       const deadline = options.deadline ?? (options.timeoutMs !== undefined ? submittedAt + options.timeoutMs : undefined);
-      const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline });
+      const scheduled = await this.scheduler.submit(modelId, job, { signal: options.signal, priority: options.priority, deadline, runTimeoutMs: options.runTimeoutMs });
       const out = scheduled.value;
       return {
         ...out,

@@ -178,6 +178,36 @@ describe('Scheduler', () => {
     expect(s.stats.timedOut).toBe(2);
   });
 
+  it('counts a run time from dispatch: the wait in the queue, a pause included, does not count, and a crash retry gets the whole time again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'queueMicrotask'] });
+    try {
+      const pool = new FakePool();
+      const s = make(pool);
+      s.pause();
+      let outcome: unknown;
+      const timed = s.submit('m', 1, { runTimeoutMs: 1_000 }).then((r) => (outcome = r.value), (e: unknown) => (outcome = e));
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(outcome).toBeUndefined();
+      s.resume();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(pool.batches).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(900);
+      // The worker crashed 900 ms into the run: the retry's run has its own 1,000 ms.
+      pool.batches[0]!.release(new WorkerCrashedError('crashed'));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(pool.batches).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(outcome).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      await timed;
+      expect(outcome).toBeInstanceOf(TimeoutError);
+      expect(pool.batches[1]!.signal.aborted).toBe(true);
+      expect(s.stats.timedOut).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('rejects only the failing item of a batch', async () => {
     const pool = new FakePool();
     const s = make(pool);

@@ -18,6 +18,12 @@ export interface ScheduleOptions {
   priority?: Priority;
   /** Absolute time (performance.now() clock) after which the request is useless. */
   deadline?: number;
+  /**
+   * How long the request may run once its batch is dispatched (TimeoutError after): its wait in
+   * the queue, a hidden page's pause included, does not count. For a check that a run ends (the
+   * validation gate), not for a user's deadline.
+   */
+  runTimeoutMs?: number;
   signal?: AbortSignal;
 }
 
@@ -61,6 +67,9 @@ interface Pending<I, O> {
   input: I;
   priority: Priority;
   deadline?: number;
+  runTimeoutMs: number | undefined;
+  /** Cancels the run time armed at its (latest) dispatch. */
+  cancelRunTimer?: () => void;
   signal?: AbortSignal;
   enqueuedAt: number;
   retried: boolean;
@@ -127,6 +136,7 @@ export class Scheduler<I, O> {
         input,
         priority: options.priority ?? 'interactive',
         deadline,
+        runTimeoutMs: options.runTimeoutMs,
         signal,
         enqueuedAt: this.now(),
         retried: false,
@@ -143,6 +153,7 @@ export class Scheduler<I, O> {
       pending.cleanup = () => {
         signal?.removeEventListener('abort', onAbort);
         cancelDeadline?.();
+        pending.cancelRunTimer?.();
       };
       this.enqueue(pending);
       this.pumpAfterTick();
@@ -308,7 +319,13 @@ export class Scheduler<I, O> {
     const abortIfAllGone = () => {
       if (batch.every((p) => p.settled)) controller.abort();
     };
-    for (const p of batch) p.onSettledEarly = abortIfAllGone;
+    for (const p of batch) {
+      p.onSettledEarly = abortIfAllGone;
+      if (p.runTimeoutMs === undefined) continue;
+      // Armed again on a crash retry's dispatch: the fresh worker's run gets the whole time.
+      p.cancelRunTimer?.();
+      p.cancelRunTimer = after(p.runTimeoutMs, () => this.fail(p, new TimeoutError(`The request ran longer than ${p.runTimeoutMs} ms.`), 'timedOut'));
+    }
     this.running.add(batch);
     this.stats.running = this.running.size;
     const finish = () => {
