@@ -26,7 +26,7 @@ function goldenInputs(manifest: Manifest, read: VerifiedRead & { ok: true }): Cl
  * background priority (the active version keeps answering meanwhile, and a worker crash is
  * retried as for any request), counts correct and failed golden items, and frees the candidate.
  * What says nothing of the release (gateHasNoVerdict: cancelled, a full queue, ONNX Runtime that
- * could not start, items past their deadline that did not hang a worker) is thrown, not counted.
+ * could not start, a run past its time that did not hang a worker) is thrown, not counted.
  */
 export async function runGoldenSet(runtime: CandidateRunner, manifest: Manifest, read: VerifiedRead & { ok: true }, signal: AbortSignal | undefined): Promise<GoldenOutcome> {
   const items = manifest.validation?.items ?? [];
@@ -52,7 +52,7 @@ export async function runGoldenSet(runtime: CandidateRunner, manifest: Manifest,
   if (noVerdict instanceof TimeoutError) {
     // Said for the install that waited on it, not as a request that took too long.
     const { id, version } = manifest;
-    throw new TimeoutError(`The golden set of ${id} ${version} did not finish within ${GOLDEN_ITEM_TIMEOUT_MS / 1000} s; the release was not activated and is checked again when its install is retried.`, {
+    throw new TimeoutError(`A run of the golden set of ${id} ${version} did not finish within ${GOLDEN_ITEM_TIMEOUT_MS / 1000} s; the release was not activated and is checked again when its install is retried.`, {
       reason: 'gate-timeout', id, version,
     }, { cause: noVerdict });
   }

@@ -155,11 +155,6 @@ interface Job {
   submittedAt: number;
 }
 
-/**
- * A version that is not active (the validation gate's candidate), run through the same scheduler
- * and crash retry as every request, at background priority by default. Its results are not
- * recorded in the metrics. `close` frees its session in every worker.
- */
 export interface CandidateOptions extends ClassifyOptions {
   /**
    * How long a run may take once it is dispatched (TimeoutError after); its wait in the queue,
@@ -168,6 +163,11 @@ export interface CandidateOptions extends ClassifyOptions {
   runTimeoutMs?: number;
 }
 
+/**
+ * A version that is not active (the validation gate's candidate), run through the same scheduler
+ * and crash retry as every request, at background priority by default. Its results are not
+ * recorded in the metrics. `close` frees its session in every worker.
+ */
 export interface CandidateRun {
   classify(input: LanternInput, options?: CandidateOptions): Promise<ClassificationResult>;
   close(): Promise<void>;
