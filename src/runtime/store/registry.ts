@@ -118,8 +118,8 @@ export interface GoldenOutcome {
 }
 /**
  * Runs a release's golden set. It throws only when it could not judge (gateHasNoVerdict): the
- * caller cancelled, the request queue was full, ONNX Runtime could not start, or items missed
- * their deadline waiting or running without hanging a worker. Anything else it throws is taken as
+ * caller cancelled, the request queue was full, ONNX Runtime could not start, or a run went past
+ * its time (counted from dispatch) without hanging a worker. Anything else it throws is taken as
  * every item failed.
  */
 export type CandidateValidator = (manifest: Manifest, read: VerifiedRead & { ok: true }, signal?: AbortSignal) => Promise<GoldenOutcome>;
