@@ -90,6 +90,7 @@ describe('validation gate', () => {
     const { store, registry } = await setup(noVerdict);
     await expect(registry.installBundle(await bundleFor('1.1.0', 2, GOLDEN))).rejects.toBe(noVerdict);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+    expect((await registry.readActive('demo')).manifest.version).toBe('1.0.0');
     expect((await store.version('demo@1.1.0'))?.status).not.toBe('rejected');
     expect(registry.notices).toEqual([]);
   });
@@ -100,6 +101,7 @@ describe('validation gate', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).message).toMatch(/kept the inference worker busy until it had to be restarted/);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
+    expect((await registry.readActive('demo')).manifest.version).toBe('1.0.0');
     expect((await store.version('demo@1.1.0'))?.status).toBe('rejected');
   });
 
