@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { STORE_PORT } from '../playwright.config.ts';
 import { parseKeyFile, trustEntryFor } from '../src/runtime/store/trust.ts';
 import { logPage, withLantern } from './fixtures.ts';
-import { classifySpam, cli, HAM, openModels, publishBroken, SPAM, useTestRegistry, variant, versionRow } from './release-fixtures.ts';
+import { classifySpam, cli, HAM, openModels, publishBroken, publishFixedLength, SPAM, useTestRegistry, variant, versionRow } from './release-fixtures.ts';
 import { ReleaseServer } from './release-server.ts';
 
 /**
@@ -38,8 +38,10 @@ test.beforeAll(async () => {
   // Expected labels swapped: 0% accuracy against a 90% threshold.
   pack('fail', good, { threshold: 0.9, items: [{ text: SPAM, label: 'ham-v1.1.0' }, { text: HAM, label: 'spam-v1.1.0' }] });
   pack('slow', good, { threshold: 1, items: Array.from({ length: 250 }, (_, i) => correct[i % 2]) });
-  // A release that verifies and activates (no golden set) but whose model cannot be loaded.
-  await publishBroken(work, join(work, 'pub', 'broken'), parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8'))), '1.2.0');
+  const key = parseKeyFile(JSON.parse(readFileSync(join(work, 'key.json'), 'utf8')));
+  // Releases without a golden set: one that loads but fails on every real mail, one that cannot be loaded.
+  await publishFixedLength(work, join(work, 'pub', 'fixed-length'), key, '1.2.0');
+  await publishBroken(work, join(work, 'pub', 'unloadable'), key, '1.3.0');
   server = new ReleaseServer(join(work, 'pub'));
   await server.listen(STORE_PORT);
 });
@@ -101,8 +103,20 @@ test('a reload during validation never leaves a half-installed version active; r
   expect(await classifySpam(page)).toEqual({ label: 'spam-v1.1.0', version: expect.stringContaining('1.1.0') });
 });
 
+test('an update whose model cannot be loaded is refused before it replaces the active version', async ({ context, page }) => {
+  await useTestRegistry(context, `${ORIGIN}/unloadable/catalog.json`, trustEntry);
+  await openModels(page);
+  await page.getByTestId('update-spam-filter').click();
+  const error = page.getByTestId('models-error');
+  await expect(error).toHaveAttribute('data-code', 'VALIDATION');
+  await expect(error).toContainText('its model could not be loaded on this device');
+  await expect(versionRow(page, 'spam-filter@1.3.0')).toHaveAttribute('data-status', 'rejected');
+  await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
+});
+
 test('a version that fails in real use is rolled back automatically and the rollback is recorded', async ({ context, page }) => {
-  await useTestRegistry(context, `${ORIGIN}/broken/catalog.json`, trustEntry);
+  await useTestRegistry(context, `${ORIGIN}/fixed-length/catalog.json`, trustEntry);
   await openModels(page);
   await page.getByTestId('update-spam-filter').click();
   await expect(versionRow(page, 'spam-filter@1.2.0')).toHaveAttribute('data-status', 'active');
@@ -111,7 +125,7 @@ test('a version that fails in real use is rolled back automatically and the roll
     for (let i = 0; i < 5; i++) await lantern.classify('spam-filter', { kind: 'text', text }).catch((e: { code: string }) => codes.push(e.code));
     return codes;
   }, SPAM);
-  expect(codes).toEqual(['MODEL_LOAD', 'MODEL_LOAD', 'MODEL_LOAD', 'MODEL_LOAD', 'MODEL_LOAD']);
+  expect(codes).toEqual(['MODEL_RUN', 'MODEL_RUN', 'MODEL_RUN', 'MODEL_RUN', 'MODEL_RUN']);
   const notice = page.locator('[data-testid="registry-notice"][data-kind="rolled-back"]');
   await expect(notice).toContainText('5 of its last 5 requests failed');
   await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');

@@ -36,15 +36,40 @@ export function variant(work: string, version: string, options: { id?: string; s
 }
 
 /**
- * Publishes into `outDir` a variant whose ONNX is cut in half: it verifies and activates (no
- * golden set) but cannot be loaded. Packed through the library, since the CLI's graph check would
- * refuse it: signing does not judge models.
+ * Publishes into `outDir` a variant whose ONNX is cut in half: it verifies (no golden set) but
+ * cannot be loaded. Packed through the library, since the CLI's graph check would refuse it:
+ * signing does not judge models.
  */
 export async function publishBroken(work: string, outDir: string, key: KeyFile, version: string, options: { id?: string; sameLabels?: boolean } = {}): Promise<void> {
   const broken = variant(work, version, options);
   const onnx = join(broken, 'onnx/model_quantized.onnx');
   truncateSync(onnx, Math.floor(readFileSync(onnx).length / 2));
   await writeRelease(outDir, await packRelease(await readModelFolder(broken), { keys: [key], chunkSize: 16384 }), { keys: [key] });
+}
+
+/**
+ * Publishes into `outDir` a variant exported with its sequence length fixed at 3 tokens, the
+ * classic export mistake (no dynamic axis): it loads, but every real mail fails to run.
+ */
+export async function publishFixedLength(work: string, outDir: string, key: KeyFile, version: string): Promise<void> {
+  const folder = variant(work, version);
+  const onnx = join(folder, 'onnx/model_quantized.onnx');
+  writeFileSync(onnx, withFixedSequence(readFileSync(onnx), 3));
+  await writeRelease(outDir, await packRelease(await readModelFolder(folder), { keys: [key], chunkSize: 16384 }), { keys: [key] });
+}
+
+/**
+ * The spam filter's graph with input_ids' `sequence` dimension made the number `length`, edited
+ * in the protobuf in place: the dimension's 10 bytes (field 2, dim_param "sequence") become
+ * dim_value `length` (field 1) and a 6-byte denotation (field 3), so no enclosing length changes.
+ */
+function withFixedSequence(graph: Buffer, length: number): Buffer {
+  const input = graph.lastIndexOf(Buffer.from('\n\tinput_ids\x12', 'latin1'));
+  const dim = graph.indexOf(Buffer.from('\n\n\x12\x08sequence', 'latin1'), input);
+  if (input < 0 || dim < 0 || length > 127) throw new Error('not the spam filter\'s graph');
+  const edited = Buffer.from(graph);
+  Buffer.from(`\n\n\x08${String.fromCharCode(length)}\x1a\x06static`, 'latin1').copy(edited, dim);
+  return edited;
 }
 
 /**

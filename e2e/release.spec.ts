@@ -236,11 +236,15 @@ test('a version exported as a bundle from one browser profile installs in anothe
   bytes[bytes.length - 1000]! ^= 1;
   writeFileSync(tampered, bytes);
 
-  // Another profile (its own storage), with the same deployment configuration; loaded once, then offline.
-  const other = await browser.newContext({ baseURL: test.info().project.use.baseURL, serviceWorkers: 'block' });
+  // Another profile (its own storage), with the same deployment configuration: installed once,
+  // opened again, then offline. Its service worker serves the app's code: the validation gate's,
+  // loaded only when a release would replace the active version, included.
+  const other = await browser.newContext({ baseURL: test.info().project.use.baseURL, serviceWorkers: 'allow' });
   try {
     await useTestRegistry(other, suite.catalogUrl('shadow'), suite.trustEntry);
     const receiver = await other.newPage();
+    await openModels(receiver);
+    await expect(receiver.getByTestId('offline-ready')).toHaveText('Works offline');
     await openModels(receiver);
     expect((await classifySpam(receiver)).version).toContain('1.0.0');
     await other.setOffline(true);

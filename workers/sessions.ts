@@ -1,7 +1,7 @@
 import { downloadWasm, loadOrt, ortApi, ortFiles, releaseWasmBinary, startedFromKeptCopy, type ort, type OrtBuild } from './ort.ts';
 import { dropDamagedOrtCopy, keepOrtOffline } from './ort-offline.ts';
 import { chooseBackend, probeAdapter, type Backend, type BackendPreference, type BackendReason } from '../src/runtime/backend.ts';
-import { DeviceLostError, LanternError, ModelLoadError, RuntimeUnavailableError } from '../src/runtime/errors.ts';
+import { DeviceLostError, LanternError, ModelLoadError, ModelRunError, RuntimeUnavailableError } from '../src/runtime/errors.ts';
 import type { KeptOrtWasm } from '../src/runtime/ort-cache.ts';
 import type { DeviceReport } from '../src/runtime/protocol.ts';
 
@@ -171,7 +171,10 @@ export class Sessions {
   async run(handle: SessionHandle, feeds: Record<string, ort.Tensor>, outputName: string): Promise<{ output: ort.Tensor; fallback?: BackendReason }> {
     // The page keeps two batches in flight per worker; ORT does not support concurrent runs of
     // one session (WebGPU's are truly asynchronous), so they queue in the session's lane.
-    return this.inTurn(handle.lane, () => this.runInTurn(handle, feeds, outputName));
+    return this.inTurn(handle.lane, () => this.runInTurn(handle, feeds, outputName)).catch((error: unknown) => {
+      // ONNX Runtime's own error: the graph failed on inputs shaped as it declares them.
+      throw error instanceof LanternError ? error : new ModelRunError(`The model failed to run: ${(error as Error).message}`, {}, { cause: error });
+    });
   }
 
   /** Frees a session, in its lane: the release is a call into ORT like any other. */
@@ -209,7 +212,7 @@ export class Sessions {
     if (handle.backend === 'webgpu' && this.gpuLost) throw new DeviceLostError(lostMessage(this.gpuLost));
     const results = await handle.session.run(feeds, [outputName]);
     const output = results[outputName];
-    if (!output) throw new ModelLoadError(`The model returned no "${outputName}" output.`);
+    if (!output) throw new ModelRunError(`The model returned no "${outputName}" output.`);
     return output;
   }
 }

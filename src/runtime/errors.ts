@@ -6,6 +6,7 @@
 export const ERROR_CODES = [
   'INPUT',
   'MODEL_LOAD',
+  'MODEL_RUN',
   'RUNTIME_UNAVAILABLE',
   'DEVICE_LOST',
   'INTEGRITY',
@@ -70,6 +71,13 @@ export function unreadableFile(cause: unknown): InputError {
 /** A model file could not be parsed or a session could not be created. */
 export class ModelLoadError extends LanternError { override readonly code = 'MODEL_LOAD'; override name = 'ModelLoadError'; }
 /**
+ * The model's graph loaded but failed to run (ONNX Runtime's error is the cause): a static input
+ * shape the export fixed by mistake, an index past a table's end. Lantern shapes every input as
+ * the model declares, so this is the model version's fault: it counts toward its rollback, and a
+ * fallback model may answer.
+ */
+export class ModelRunError extends LanternError { override readonly code = 'MODEL_RUN'; override name = 'ModelRunError'; }
+/**
  * ONNX Runtime could not start in the worker: its wasm could not be downloaded, or did not
  * compile. Nothing to do with the model (it does not count against a version); the next request
  * tries again in a fresh worker.
@@ -104,6 +112,7 @@ const classes = {
   LanternError,
   InputError,
   ModelLoadError,
+  ModelRunError,
   RuntimeUnavailableError,
   DeviceLostError,
   IntegrityError,

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BusyError, CancelledError, RuntimeUnavailableError, TimeoutError } from './errors.ts';
+import { BusyError, CancelledError, ModelLoadError, RuntimeUnavailableError, TimeoutError } from './errors.ts';
 import { GOLDEN_ITEM_TIMEOUT_MS, goldenValidator } from './golden-gate.ts';
 import { ABANDONED_CALL_LIMIT_MS } from './worker-client.ts';
 import { Lantern } from './lantern.ts';
@@ -23,10 +23,11 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-async function candidate(items: { text: string; label: string }[]) {
+/** A release with these golden items, or none (`undefined`: no golden set). */
+async function candidate(items: { text: string; label: string }[] | undefined) {
   const release = await makeRelease(key, {
     version: '1.1.0', sequence: 2,
-    validation: { threshold: 0.5, items: items.map(({ text, label }) => ({ input: { kind: 'text' as const, text }, label })) },
+    ...(items ? { validation: { threshold: 0.5, items: items.map(({ text, label }) => ({ input: { kind: 'text' as const, text }, label })) } } : {}),
   });
   const read = await readVerified({ getChunk: async (sha) => chunkOf(release, sha) }, release.manifest);
   if (!read.ok) throw new Error('test release did not verify');
@@ -57,6 +58,32 @@ describe('goldenValidator', () => {
     const worker = log.started[0]!;
     expect(worker.batches.every((b) => b.key.startsWith('candidate:'))).toBe(true);
     expect(worker.loaded.size).toBe(0);
+  });
+
+  it('loads the candidate first, also without a golden set, and frees it: a model that loads passes', async () => {
+    const { lantern, log } = runtime();
+    const loads: string[] = [];
+    log.onLoad = (loaded) => loads.push(loaded);
+    const { manifest, read } = await candidate(undefined);
+    expect(await goldenValidator(() => lantern)(manifest, read)).toEqual({ total: 0, correct: 0, failed: 0 });
+    expect(loads).toEqual([expect.stringMatching(/^candidate:/)]);
+    expect(log.started[0]!.batches).toEqual([]);
+    expect(log.started[0]!.loaded.size).toBe(0);
+  });
+
+  it('a candidate whose model cannot be loaded is unloadable, a verdict: none of its golden items runs', async () => {
+    const { lantern, log } = runtime();
+    log.onLoad = (loaded) => {
+      if (loaded.startsWith('candidate:')) throw new ModelLoadError('The model could not be loaded: protobuf parsing failed.');
+    };
+    for (const items of [undefined, [{ text: 'a', label: 'a' }, { text: 'b', label: 'b' }]]) {
+      const { manifest, read } = await candidate(items);
+      expect(await goldenValidator(() => lantern)(manifest, read)).toEqual({ total: items?.length ?? 0, correct: 0, failed: items?.length ?? 0, unloadable: true });
+    }
+    expect(log.started[0]!.batches).toEqual([]);
+    // The runtime itself is unharmed: the active model answers.
+    log.onLoad = undefined;
+    expect((await lantern.classify('demo', { kind: 'text', text: 'after' })).predictions[0]?.label).toBe('after');
   });
 
   it('is not failed by a worker crash: the items are retried like any request', async () => {

@@ -22,20 +22,25 @@ function goldenInputs(manifest: Manifest, read: VerifiedRead & { ok: true }): Cl
 }
 
 /**
- * The validation gate's runner: runs the *candidate* version through the runtime's scheduler at
- * background priority (the active version keeps answering meanwhile, and a worker crash is
- * retried as for any request), counts correct and failed golden items, and frees the candidate.
- * What says nothing of the release (gateHasNoVerdict: cancelled, a full queue, ONNX Runtime that
- * could not start, a run past its time that did not hang a worker) is thrown, not counted.
+ * The validation gate's runner. It loads the *candidate* version in a worker, with or without a
+ * golden set: a graph ONNX Runtime cannot load, or a tokenizer or preprocessor that cannot be
+ * built, is refused (`unloadable`) before it replaces a version that works. Then it runs the
+ * golden set through the runtime's scheduler at background priority (the active version keeps
+ * answering meanwhile, and a worker crash is retried as for any request), counts correct and
+ * failed items, and frees the candidate. What says nothing of the release (gateHasNoVerdict:
+ * cancelled, a full queue, ONNX Runtime that could not start, a run past its time that did not
+ * hang a worker) is thrown, not counted.
  */
 export async function runGoldenSet(runtime: CandidateRunner, manifest: Manifest, read: VerifiedRead & { ok: true }, signal: AbortSignal | undefined): Promise<GoldenOutcome> {
   const items = manifest.validation?.items ?? [];
   const inputs = goldenInputs(manifest, read);
   const candidate = runtime.candidate(toDescriptor(manifest), modelFiles(manifest, read));
   const outcome: GoldenOutcome = { total: items.length, correct: 0, failed: 0 };
+  let loadFailure: unknown;
   let noVerdict: unknown;
   try {
-    for (let start = 0; start < inputs.length && noVerdict === undefined; start += GATE_BATCH) {
+    loadFailure = await candidate.load({ signal }).then(() => undefined, (error: unknown) => error);
+    for (let start = 0; loadFailure === undefined && start < inputs.length && noVerdict === undefined; start += GATE_BATCH) {
       const results = await Promise.allSettled(inputs.slice(start, start + GATE_BATCH)
         .map((input) => candidate.classify(input, { topK: 1, signal, runTimeoutMs: GOLDEN_ITEM_TIMEOUT_MS })));
       noVerdict = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && gateHasNoVerdict(r.reason))?.reason;
@@ -47,6 +52,10 @@ export async function runGoldenSet(runtime: CandidateRunner, manifest: Manifest,
   } finally {
     // Waits for a worker hung on the candidate's run to be restarted (see CandidateRun.close).
     await candidate.close();
+  }
+  if (loadFailure !== undefined) {
+    if (gateHasNoVerdict(loadFailure)) throw loadFailure;
+    return { ...outcome, failed: outcome.total, unloadable: true };
   }
   if (candidate.hung()) return { ...outcome, hung: true };
   if (noVerdict instanceof TimeoutError) {

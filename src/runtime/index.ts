@@ -41,6 +41,7 @@ export {
   IntegrityError,
   LanternError,
   ModelLoadError,
+  ModelRunError,
   NetworkError,
   RuntimeUnavailableError,
   QuotaError,

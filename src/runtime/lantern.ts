@@ -169,6 +169,11 @@ export interface CandidateOptions extends ClassifyOptions {
  * recorded in the metrics. `close` frees its session in every worker.
  */
 export interface CandidateRun {
+  /**
+   * Creates its session in the first worker, as `Lantern.load` does for a model: ModelLoadError
+   * when ONNX Runtime cannot load its graph or its tokenizer or preprocessor cannot be built.
+   */
+  load(options?: { signal?: AbortSignal }): Promise<void>;
   classify(input: LanternInput, options?: CandidateOptions): Promise<ClassificationResult>;
   close(): Promise<void>;
   /**
@@ -380,6 +385,13 @@ export class Lantern {
     const candidate: Candidate = { descriptor, files: async () => ({ ...(await read()), key: id }), open: true, hung: false };
     this.candidates.set(id, candidate);
     return {
+      load: async (options = {}) => {
+        try {
+          await this.loadInFirstWorker(id, options);
+        } catch (error) {
+          throw asLanternError(error);
+        }
+      },
       classify: async (input, options = {}) => {
         checkOptions(options);
         return this.run(id, input, { priority: 'background', ...options });
@@ -408,12 +420,7 @@ export class Lantern {
     try {
       const descriptor = await this.describe(modelId, options);
       throwIfAborted(signal);
-      // As a request's batch does (Scheduler): a worker that died, or whose ONNX Runtime could
-      // not start, is replaced and the load tried once more there.
-      const warm = await this.ensureModel(modelId, 0, options).catch((error: unknown) => {
-        if (!worthAFreshWorker(error)) throw error;
-        return this.ensureModel(modelId, 0, options);
-      });
+      const warm = await this.loadInFirstWorker(modelId, options);
       options.onProgress?.({ phase: 'ready' });
       return {
         descriptor,
@@ -425,6 +432,17 @@ export class Lantern {
     } catch (error) {
       throw asLanternError(error);
     }
+  }
+
+  /**
+   * Loads `modelId` into the first worker. As a request's batch is (Scheduler), a worker that
+   * died, or whose ONNX Runtime could not start, is replaced and the load tried once more there.
+   */
+  private loadInFirstWorker(modelId: string, options: LoadOptions) {
+    return this.ensureModel(modelId, 0, options).catch((error: unknown) => {
+      if (!worthAFreshWorker(error)) throw error;
+      return this.ensureModel(modelId, 0, options);
+    });
   }
 
   /**

@@ -23,7 +23,7 @@ class FakeRuntime implements ShadowRuntime {
   closed = 0;
   candidate(): CandidateRun {
     this.opened++;
-    return { classify: () => new Promise<ClassificationResult>(() => undefined), close: () => Promise.resolve(void this.closed++), hung: () => false };
+    return { load: () => Promise.resolve(), classify: () => new Promise<ClassificationResult>(() => undefined), close: () => Promise.resolve(void this.closed++), hung: () => false };
   }
 }
 

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   BusyError, CancelledError, DeviceLostError, InputError, IntegrityError, LanternError,
-  ModelLoadError, TimeoutError, ValidationError, WorkerCrashedError,
+  ModelLoadError, ModelRunError, TimeoutError, ValidationError, WorkerCrashedError,
 } from '../errors.ts';
 import { fallbackTrigger, mayAnswerFor, PRIMARY_SHARE, primaryDeadline, sameLabels } from './fallback.ts';
 
 describe('fallback triggers', () => {
   it.each([
     ['a load failure', new ModelLoadError('The model could not be loaded: bad protobuf'), 'MODEL_LOAD'],
+    ['a graph that fails to run', new ModelRunError('The model failed to run: Got invalid dimensions for input: input_ids'), 'MODEL_RUN'],
     ['a model removed or rolled back with no previous version', new ModelLoadError('There is no installed model called "x".'), 'MODEL_LOAD'],
     ['a quarantine with no previous version', new IntegrityError('quarantined; reinstall', { fallback: null }), 'INTEGRITY'],
     ['a device loss the WASM retry did not fix', new DeviceLostError('The WebGPU device was lost'), 'DEVICE_LOST'],

@@ -33,6 +33,7 @@ class FakeRuntime implements ShadowRuntime {
   candidate(target: ModelDescriptor, _files: () => Promise<ModelFiles>): CandidateRun {
     this.opened++;
     return {
+      load: () => Promise.resolve(),
       classify: (given, options) => new Promise((resolve, reject) => this.calls.push({ target, input: given, options, settle: (o) => (o instanceof Error ? reject(o) : resolve(o)) })),
       close: () => {
         this.closed++;

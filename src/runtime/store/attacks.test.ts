@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BusyError, DowngradeError, InputError, IntegrityError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
+import { BusyError, DowngradeError, InputError, IntegrityError, ModelLoadError, QuotaError, SignatureError, StorageError, ValidationError } from '../errors.ts';
 import { MAX_LABELS } from '../schema-limits.ts';
 import { signedCatalog } from '../../../scripts/model-pack/release.ts';
 import { sequenceFromVersion } from '../../../scripts/model-pack/sequence.ts';
@@ -1097,6 +1097,43 @@ describe('attack: a golden set that hangs the inference worker (a graph or token
       expect(error).toBeInstanceOf(ValidationError);
       expect((error as ValidationError).message).toMatch(/kept the inference worker busy until it had to be restarted/);
       expect((await store.version('spam-filter@1.1.0'))?.status).toBe('rejected');
+      await expectAnswers(registry, v1);
+      expect((await lantern.classify('spam-filter', { kind: 'text', text: 'after' })).version).toBe('1.0.0');
+    } finally {
+      lantern.dispose();
+    }
+  });
+});
+
+describe('attack: an update whose model cannot be loaded (a truncated graph, an operator this runtime lacks)', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('is refused before it replaces the active version, and nothing of it runs; the active version answers, in the store and in the runtime', async () => {
+    stubNavigatorLocks();
+    const { createWorker, log } = fakeWorkers();
+    const { store, server, publish } = await world();
+    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+    // No golden set: only the load stands between it and the users' requests.
+    const unloadable = await release(builtin, 'spam-filter', '1.1.0', 2);
+    publish(v1, unloadable);
+    const registry: ModelRegistry = new ModelRegistry({
+      store, trust: trustOf(), policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 1,
+      validate: goldenValidator(() => lantern),
+    });
+    const lantern = new Lantern({ createWorker, models: new StoreModelSource(Promise.resolve(registry)), idleMs: 0 });
+    try {
+      await install(registry, v1);
+      expect((await lantern.classify('spam-filter', { kind: 'text', text: 'warm' })).version).toBe('1.0.0');
+      // What ONNX Runtime says of a graph it cannot parse, for any session of the candidate.
+      log.onLoad = (loaded) => {
+        if (loaded.startsWith('candidate:')) throw new ModelLoadError('The model could not be loaded: protobuf parsing failed.');
+      };
+      const batchesBefore = log.started[0]!.batches.length;
+      const error = await errorOf(install(registry, unloadable));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toMatch(/its model could not be loaded on this device/);
+      expect((await store.version('spam-filter@1.1.0'))?.status).toBe('rejected');
+      expect(log.started[0]!.batches.length).toBe(batchesBefore);
       await expectAnswers(registry, v1);
       expect((await lantern.classify('spam-filter', { kind: 'text', text: 'after' })).version).toBe('1.0.0');
     } finally {

@@ -257,27 +257,32 @@ export class Installer {
   }
 
   /**
-   * The validation gate: a release with a golden set becomes active only if every item runs and
-   * the accuracy reaches its threshold. Otherwise it is marked rejected and the active version stays.
+   * The validation gate: a release becomes active only if, when it has a golden set, every item
+   * runs and the accuracy reaches its threshold, and, when it would replace an active version,
+   * its model loads on this device. Otherwise it is marked rejected and the active version stays.
+   * A first install without a golden set is not loaded first: it replaces nothing that works (its
+   * load error is its first request's answer, where a fallback model may answer), and the
+   * built-ins' first install does not wait for ONNX Runtime's download.
    */
   private async gate(manifest: Manifest, read: VerifiedRead & { ok: true }, signal: AbortSignal | undefined): Promise<void> {
+    const { validate } = this.host.options;
     const { validation } = manifest;
-    if (!validation || !this.host.options.validate) return;
-    const total = validation.items.length;
+    if (!validate || (!validation && !(await this.registry.activeManifest(manifest.id)))) return;
+    const total = validation?.items.length ?? 0;
     let outcome: GoldenOutcome;
     try {
-      outcome = await this.host.options.validate(manifest, read, signal);
+      outcome = await validate(manifest, read, signal);
     } catch (error) {
       if (gateHasNoVerdict(error)) throw error;
-      outcome = { total, correct: 0, failed: total };
+      outcome = { total, correct: 0, failed: total, ...(total === 0 ? { unloadable: true } : {}) };
     }
-    const reason = gateFailure(outcome, validation.threshold);
+    const reason = gateFailure(outcome, validation?.threshold);
     if (!reason) return;
     const key = versionKey(manifest);
     await this.host.options.store.reject(key, reason);
     this.host.changed({ notices: [{ kind: 'rejected', id: manifest.id, version: manifest.version, reason }] });
     throw new ValidationError(`Release ${manifest.version} of ${manifest.id} was not activated: ${reason}.`, {
-      key, correct: outcome.correct, failed: outcome.failed, total: outcome.total, threshold: validation.threshold,
+      key, correct: outcome.correct, failed: outcome.failed, total: outcome.total, threshold: validation?.threshold ?? null,
     });
   }
 
@@ -304,10 +309,15 @@ export class Installer {
   }
 }
 
-/** Why a golden-set outcome fails the gate (a fixed sentence with numbers), or undefined when it passes. */
-function gateFailure(outcome: GoldenOutcome, threshold: number): string | undefined {
+/**
+ * Why the gate's outcome fails the release (a fixed sentence with numbers), or undefined when it
+ * passes. Without a golden set (no `threshold`), loading was the check.
+ */
+function gateFailure(outcome: GoldenOutcome, threshold: number | undefined): string | undefined {
+  if (outcome.unloadable) return 'its model could not be loaded on this device';
   if (outcome.hung) return 'a validation item kept the inference worker busy until it had to be restarted';
   if (outcome.failed > 0) return `${outcome.failed} of ${outcome.total} validation items failed to run`;
+  if (threshold === undefined) return undefined;
   const accuracy = outcome.total > 0 ? outcome.correct / outcome.total : 0;
   if (accuracy < threshold) return `validation accuracy ${pct(accuracy)} is below the release's threshold of ${pct(threshold)}`;
   return undefined;

@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { BusyError, CancelledError, RuntimeUnavailableError, TimeoutError, ValidationError } from '../errors.ts';
+import { BusyError, CancelledError, NetworkError, RuntimeUnavailableError, TimeoutError, ValidationError } from '../errors.ts';
 import { OriginPolicy } from './net.ts';
 import { parseManifest, type ReleaseValidation } from './manifest.ts';
 import { ModelRegistry, type CandidateValidator, type GoldenOutcome } from './registry.ts';
@@ -86,6 +86,7 @@ describe('validation gate', () => {
     ['a runtime too busy to judge', new BusyError('The request queue is full.')],
     ['ONNX Runtime that could not start', new RuntimeUnavailableError('The inference worker could not start.')],
     ['items past their deadline that hung no worker', new TimeoutError('The request missed its deadline.')],
+    ['the gate\'s own code, not loadable offline', new NetworkError('The code for this action could not be loaded; check the connection and try again.')],
   ])('%s is no verdict: the error, the candidate is not rejected and validates on resume', async (_, noVerdict) => {
     const { store, registry } = await setup(noVerdict);
     await expect(registry.installBundle(await bundleFor('1.1.0', 2, GOLDEN))).rejects.toBe(noVerdict);
@@ -93,6 +94,29 @@ describe('validation gate', () => {
     expect((await registry.readActive('demo')).manifest.version).toBe('1.0.0');
     expect((await store.version('demo@1.1.0'))?.status).not.toBe('rejected');
     expect(registry.notices).toEqual([]);
+  });
+
+  it('a first install without a golden set is not loaded first; an update without one is, and a model that loads is activated', async () => {
+    const { store, registry, seen } = await setup({ total: 0, correct: 0, failed: 0 });
+    expect(seen).toEqual([]);
+    await registry.installBundle(await bundleFor('1.1.0', 2));
+    expect(seen).toEqual(['demo@1.1.0']);
+    expect((await registry.readActive('demo')).manifest.version).toBe('1.1.0');
+    expect(await store.version('demo@1.1.0')).toMatchObject({ status: 'ready' });
+  });
+
+  it.each([
+    ['an unloadable outcome', { total: 0, correct: 0, failed: 0, unloadable: true } as const],
+    ['a validator that throws', new Error('the worker could not be started')],
+  ])('an update without a golden set that cannot be loaded is refused: %s', async (_, outcome) => {
+    const { store, registry } = await setup(outcome);
+    const error = await registry.installBundle(await bundleFor('1.1.0', 2)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toMatch(/its model could not be loaded on this device/);
+    expect(await store.version('demo@1.1.0')).toMatchObject({ status: 'rejected', reason: 'its model could not be loaded on this device' });
+    expect(registry.notices).toEqual([expect.objectContaining({ kind: 'rejected', id: 'demo', version: '1.1.0' })]);
+    // The version it would have replaced still answers, read back verified.
+    expect((await registry.readActive('demo')).manifest.version).toBe('1.0.0');
   });
 
   it('a candidate that hung its worker is refused, whatever its counts', async () => {
@@ -121,13 +145,6 @@ describe('validation gate', () => {
     await expect(installing).rejects.toBeInstanceOf(CancelledError);
     expect((await store.pointer('demo'))?.active).toBe('demo@1.0.0');
     expect((await store.version('demo@1.1.0'))?.status).not.toBe('rejected');
-  });
-
-  it('a release without a golden set is not gated', async () => {
-    const { store, registry, seen } = await setup({ total: 5, correct: 0, failed: 5 });
-    await registry.installBundle(await bundleFor('1.1.0', 2));
-    expect(seen).toEqual([]);
-    expect((await store.pointer('demo'))?.active).toBe('demo@1.1.0');
   });
 });
 
