@@ -1,4 +1,4 @@
-import { importForAction } from './field/lazy-chunk.ts';
+import { importForAction, loadChunk } from './field/lazy-chunk.ts';
 import type { CandidateRun } from './lantern.ts';
 import type { ModelDescriptor } from './model-source.ts';
 import type { CandidateValidator } from './store/registry.ts';
@@ -18,10 +18,16 @@ export interface CandidateRunner {
 export const GOLDEN_ITEM_TIMEOUT_MS = 60_000;
 
 /**
- * The validation gate's runner for a store (`validate`): runs a release's golden set on the
- * runtime `runtime()` gives (golden-run.ts). That code loads when a gated release is installed,
- * not with the first screen (the initial JavaScript budget, e2e/serving.spec.ts).
+ * The validation gate's runner for a store (`validate`): loads a release, then runs its golden set,
+ * on the runtime `runtime()` gives (golden-run.ts). That code is not in the first screen's (the
+ * initial JavaScript budget, e2e/serving.spec.ts) but is fetched as soon as the validator is made,
+ * not at the first install: a release sideloaded later with no network, on a page no service
+ * worker serves yet (a first visit), is still judged. A fetch that fails is tried again once the
+ * browser is back online (loadChunk).
  */
 export function goldenValidator(runtime: () => CandidateRunner): CandidateValidator {
-  return async (manifest, read, signal) => (await importForAction(() => import('./golden-run.ts'))).runGoldenSet(runtime(), manifest, read, signal);
+  void loadChunk(loadRunner);
+  return async (manifest, read, signal) => (await importForAction(loadRunner)).runGoldenSet(runtime(), manifest, read, signal);
 }
+
+const loadRunner = () => import('./golden-run.ts');

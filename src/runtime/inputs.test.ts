@@ -45,7 +45,7 @@ describe('toWireInput', () => {
     vi.stubGlobal('ImageData', FakeImageData);
     const image = new FakeImageData(new Uint8ClampedArray(4), 1, 1);
     structuredClone(image.data.buffer, { transfer: [image.data.buffer] });
-    await expect(toWireInput(image as unknown as ImageData)).rejects.toThrow(new InputError('This ImageData was already sent to classify, which moves its pixels: pass a copy to classify it again.', { reason: 'no-pixels' }));
+    await expect(toWireInput(image as unknown as ImageData)).rejects.toThrow(new InputError('An earlier classify moved these pixels to a worker: pass a copy.', { reason: 'no-pixels' }));
   });
 
   it('refuses an ArrayBuffer an earlier request moved to a worker, or an empty one, plain or in the { kind } form, with InputError (a DataCloneError failed the whole batch)', async () => {
@@ -70,10 +70,33 @@ describe('toWireInput', () => {
     expect((await toWireInput(new FakeBitmap(2, 2) as unknown as ImageBitmap)).input).toMatchObject({ kind: 'image' });
   });
 
-  it('passes the explicit { kind } form through and refuses anything else with InputError', async () => {
-    const explicit = { kind: 'text' as const, text: 'x' };
-    expect((await toWireInput(explicit)).input).toBe(explicit);
+  it('passes the explicit { kind } form on, moving nothing, and refuses anything else with InputError', async () => {
+    expect(await toWireInput({ kind: 'text', text: 'x' })).toEqual({ input: { kind: 'text', text: 'x' }, transfer: [] });
+    const bytes = new Uint8Array([1, 2]).buffer;
+    expect(await toWireInput({ kind: 'image', image: bytes })).toEqual({ input: { kind: 'image', image: bytes }, transfer: [] });
     await expect(toWireInput(42 as never)).rejects.toBeInstanceOf(InputError);
     await expect(toWireInput({ nope: true } as never)).rejects.toBeInstanceOf(InputError);
+  });
+
+  it('rebuilds the explicit form from the fields the worker reads, so nothing on it can fail postMessage for its whole batch', async () => {
+    const reason = async (input: unknown) => ((await toWireInput(input as never).catch((e: unknown) => e)) as InputError).details?.reason;
+    // A function (or any other uncloneable extra) on the caller's object is not sent.
+    const { input } = await toWireInput({ kind: 'text', text: 'x', onDone: () => undefined } as never);
+    expect(input).toEqual({ kind: 'text', text: 'x' });
+    expect(() => structuredClone(input)).not.toThrow();
+    const pixels = { data: new Uint8ClampedArray(4), width: 1, height: 1, label: () => 'cat' };
+    expect((await toWireInput({ kind: 'image', image: pixels } as never)).input).toEqual({ kind: 'image', image: { data: pixels.data, width: 1, height: 1 } });
+    // Pixels an earlier request moved, a closed bitmap, a moved buffer, and what is no image at all.
+    const moved = new Uint8ClampedArray(4);
+    structuredClone(moved.buffer, { transfer: [moved.buffer] });
+    expect(await reason({ kind: 'image', image: { data: moved, width: 1, height: 1 } })).toBe('no-pixels');
+    class FakeBitmap { constructor(readonly width: number, readonly height: number) {} }
+    vi.stubGlobal('ImageBitmap', FakeBitmap);
+    expect(await reason({ kind: 'image', image: new FakeBitmap(0, 0) })).toBe('no-pixels');
+    const buffer = new ArrayBuffer(8);
+    structuredClone(buffer, { transfer: [buffer] });
+    expect(await reason({ kind: 'image', image: buffer })).toBe('empty-file');
+    for (const image of [42, 'cat.jpg', { data: [0, 0, 0, 255], width: 1, height: 1 }, () => undefined, null]) expect(await reason({ kind: 'image', image })).toBe('unsupported-input');
+    expect(await reason({ kind: 'audio', audio: new ArrayBuffer(1) })).toBe('unsupported-input');
   });
 });

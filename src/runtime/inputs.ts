@@ -1,5 +1,6 @@
 import { InputError } from './errors.ts';
 import type { ClassifyInput } from './worker-client.ts';
+import type { ImageSource, RgbaPixels } from './protocol.ts';
 
 /**
  * What `classify` accepts: a string is text; everything else is an image. The explicit
@@ -39,24 +40,11 @@ const isA = <T>(value: unknown, name: string): value is T => has(name) && value 
 export async function toWireInput(value: LanternInput): Promise<WireInput> {
   if (typeof value === 'string') return { input: { kind: 'text', text: value }, transfer: [] };
   if (value instanceof ArrayBuffer) return { input: { kind: 'image', image: bytesToSend(value) }, transfer: [value] };
-  if (isA<Blob>(value, 'Blob')) return { input: { kind: 'image', image: value }, transfer: [] };
-  if (isA<ImageBitmap>(value, 'ImageBitmap') || isA<VideoFrame>(value, 'VideoFrame')) {
-    // Closed (its size reads 0): postMessage would fail it with an untyped DataCloneError, and
-    // every request batched with it.
-    if (('displayWidth' in value ? value.displayWidth : value.width) === 0) {
-      throw new InputError('The image has no pixels: this ImageBitmap or VideoFrame was closed.', { reason: 'no-pixels' });
-    }
-    return { input: { kind: 'image', image: value }, transfer: [] };
-  }
   if (isA<ImageData>(value, 'ImageData')) {
-    // Its buffer went to a worker with an earlier request (ImageData is transferred): posting it
-    // again would fail inside postMessage as an untyped DataCloneError.
-    if (value.data.byteLength === 0 && value.width * value.height > 0) {
-      throw new InputError('This ImageData was already sent to classify, which moves its pixels: pass a copy to classify it again.', { reason: 'no-pixels' });
-    }
     // Copy into a buffer of our own only if the view does not cover its whole buffer.
-    const data = value.data.byteOffset === 0 && value.data.byteLength === value.data.buffer.byteLength ? value.data : value.data.slice();
-    return { input: { kind: 'image', image: { data, width: value.width, height: value.height } }, transfer: [data.buffer as ArrayBuffer] };
+    const { data } = unmovedPixels(value);
+    const own = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : data.slice();
+    return { input: { kind: 'image', image: { data: own, width: value.width, height: value.height } }, transfer: [own.buffer as ArrayBuffer] };
   }
   if (isA<HTMLImageElement>(value, 'HTMLImageElement')) {
     try {
@@ -67,11 +55,38 @@ export async function toWireInput(value: LanternInput): Promise<WireInput> {
     return snapshot(value);
   }
   if (isA<HTMLCanvasElement>(value, 'HTMLCanvasElement') || isA<OffscreenCanvas>(value, 'OffscreenCanvas')) return snapshot(value);
+  // The explicit form is rebuilt from the fields the worker reads: anything else on the caller's
+  // object (a function) would fail postMessage for every request batched with it. Nothing in it
+  // is moved: the caller may send it again (resendable).
   if (typeof value === 'object' && value !== null && 'kind' in value) {
-    if (value.kind === 'image' && value.image instanceof ArrayBuffer) bytesToSend(value.image);
-    return { input: value, transfer: [] };
+    return { input: value.kind === 'text' ? { kind: 'text', text: value.text } : { kind: 'image', image: sendableImage(value.kind === 'image' ? value.image : undefined) }, transfer: [] };
+  }
+  return { input: { kind: 'image', image: sendableImage(value) }, transfer: [] };
+}
+
+/**
+ * An image the worker can be sent, checked before it is queued: postMessage would fail a closed
+ * ImageBitmap or VideoFrame (its size reads 0), a moved buffer or anything uncloneable with an
+ * untyped DataCloneError, and every request batched with it.
+ */
+function sendableImage(image: unknown): ImageSource {
+  if (image instanceof ArrayBuffer) return bytesToSend(image);
+  if (isA<Blob>(image, 'Blob')) return image;
+  if (isA<ImageBitmap>(image, 'ImageBitmap') || isA<VideoFrame>(image, 'VideoFrame')) {
+    if (('displayWidth' in image ? image.displayWidth : image.width) > 0) return image;
+    throw new InputError('The image has no pixels: this ImageBitmap or VideoFrame was closed.', { reason: 'no-pixels' });
+  }
+  if (typeof image === 'object' && image !== null && 'data' in image && image.data instanceof Uint8ClampedArray) {
+    const { data, width, height } = unmovedPixels(image as RgbaPixels);
+    return { data, width, height };
   }
   throw new InputError('Unsupported input: pass a string, a Blob/File, an ArrayBuffer, an ImageBitmap, ImageData, an <img>, a canvas or a VideoFrame.', { reason: 'unsupported-input' });
+}
+
+/** Pixels, refused when an earlier request moved them to a worker (their view reads 0 bytes). */
+function unmovedPixels<T extends RgbaPixels>(pixels: T): T {
+  if (pixels.data.byteLength > 0 || pixels.width * pixels.height === 0) return pixels;
+  throw new InputError('An earlier classify moved these pixels to a worker: pass a copy.', { reason: 'no-pixels' });
 }
 
 /**
@@ -81,7 +96,7 @@ export async function toWireInput(value: LanternInput): Promise<WireInput> {
  */
 function bytesToSend(buffer: ArrayBuffer): ArrayBuffer {
   if (buffer.byteLength > 0) return buffer;
-  throw new InputError('The ArrayBuffer has no bytes: it is empty, or an earlier classify moved it to the worker (pass a copy to classify the same bytes again).', { reason: 'empty-file' });
+  throw new InputError('The ArrayBuffer is empty, or an earlier classify moved it to a worker: pass a copy.', { reason: 'empty-file' });
 }
 
 /**

@@ -386,11 +386,7 @@ export class Lantern {
     this.candidates.set(id, candidate);
     return {
       load: async (options = {}) => {
-        try {
-          await this.loadInFirstWorker(id, options);
-        } catch (error) {
-          throw asLanternError(error);
-        }
+        await this.loadInFirstWorker(id, options);
       },
       classify: async (input, options = {}) => {
         checkOptions(options);

@@ -68,7 +68,7 @@ export const en = {
   'status.lowEndHint': 'This device has little memory or few cores: smaller batches and one thread.',
   'error.INPUT': 'This input cannot be classified.',
   'error.MODEL_LOAD': 'The model could not be loaded.',
-  'error.MODEL_RUN': 'The model failed to run: this version of it is faulty.',
+  'error.MODEL_RUN': 'The model failed to run.',
   'error.RUNTIME_UNAVAILABLE': 'The inference runtime could not start: it is not on this device yet, or its download failed. Connect to the internet and try again.',
   'error.DEVICE_LOST': 'The graphics device was lost; try again (WASM will answer).',
   'error.INTEGRITY': 'A model file does not match its signed hash; it was not used.',
