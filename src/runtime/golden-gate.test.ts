@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BusyError, CancelledError, ModelLoadError, RuntimeUnavailableError, TimeoutError } from './errors.ts';
 import { GOLDEN_ITEM_TIMEOUT_MS, goldenValidator } from './golden-gate.ts';
+import { CANDIDATE_LOAD_TIMEOUT_MS } from './golden-run.ts';
 import { ABANDONED_CALL_LIMIT_MS } from './worker-client.ts';
 import { Lantern } from './lantern.ts';
 import { readVerified } from './store/verified-read.ts';
@@ -160,6 +161,36 @@ describe('goldenValidator deadlines', () => {
     expect(log.started.indexOf(hung!)).toBeLessThan(log.started.length - 1);
   });
 
+  it('a candidate whose load never finishes is given up at its deadline, no verdict (the install never stalls): TimeoutError', async () => {
+    const { lantern, log } = await warmRuntime();
+    const { manifest, read } = await candidate(undefined);
+    let hung: FakeInference | undefined;
+    log.onLoad = (loaded, worker) => {
+      if (!loaded.startsWith('candidate:')) return;
+      hung = worker;
+      worker.dead = true;
+    };
+    let error: unknown;
+    const judged = goldenValidator(() => lantern)(manifest, read).catch((e: unknown) => (error = e));
+    await vi.waitFor(() => expect(hung).toBeDefined());
+    // (waitFor moved the fake clock on a little while it polled.)
+    await vi.advanceTimersByTimeAsync(CANDIDATE_LOAD_TIMEOUT_MS - 1000);
+    expect(error).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1000);
+    await judged;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as TimeoutError).details).toEqual({ reason: 'gate-timeout', id: 'demo', version: '1.1.0' });
+    // The worker the load holds answers nothing more. A request given up there has it restarted
+    // (WorkerClient's abandoned calls), and the next one answers on a fresh worker.
+    log.onLoad = undefined;
+    const givenUp = lantern.classify('demo', { kind: 'text', text: 'waits' }, { timeoutMs: 1000 }).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(1000 + ABANDONED_CALL_LIMIT_MS);
+    expect(await givenUp).toBeInstanceOf(TimeoutError);
+    expect((await lantern.classify('demo', { kind: 'text', text: 'after' })).predictions[0]?.label).toBe('after');
+    expect(log.started.indexOf(hung!)).toBe(0);
+    expect(log.started.length).toBe(2);
+  });
+
   it('items past their deadline on a worker that is merely slow are no verdict: TimeoutError, and no worker is restarted', async () => {
     const { lantern, log } = await warmRuntime();
     const { manifest, read } = await candidate([{ text: 'a', label: 'a' }]);
@@ -179,11 +210,15 @@ describe('goldenValidator deadlines', () => {
   });
 
   it('items waiting while the runtime is paused (a hidden page) are not timed out: they run once it resumes', async () => {
-    const { lantern } = await warmRuntime();
+    const { lantern, log } = await warmRuntime();
     const { manifest, read } = await candidate([{ text: 'a', label: 'a' }, { text: 'b', label: 'b' }]);
     lantern.pause();
     let outcome: unknown;
+    // The candidate's load is no request: it does not wait for the queue to resume.
+    let loaded = false;
+    log.onLoad = (key) => void (loaded ||= key.startsWith('candidate:'));
     const judged = goldenValidator(() => lantern)(manifest, read).then((o) => (outcome = o), (e: unknown) => (outcome = e));
+    await vi.waitFor(() => expect(loaded).toBe(true));
     await vi.advanceTimersByTimeAsync(5 * GOLDEN_ITEM_TIMEOUT_MS);
     expect(outcome).toBeUndefined();
     lantern.resume();

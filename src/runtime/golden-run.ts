@@ -1,11 +1,12 @@
 import { TimeoutError } from './errors.ts';
 import { GOLDEN_ITEM_TIMEOUT_MS, type CandidateRunner } from './golden-gate.ts';
-import type { ClassifyInput } from './lantern.ts';
+import type { CandidateRun, ClassifyInput } from './lantern.ts';
 import type { Manifest } from './store/manifest.ts';
 import { gateHasNoVerdict } from './store/gate-verdict.ts';
 import type { GoldenOutcome } from './store/registry.ts';
 import { modelFiles, toDescriptor } from './store/store-model-source.ts';
 import type { VerifiedRead } from './store/verified-read.ts';
+import { withDeadline } from './timer.ts';
 
 /**
  * Golden items submitted at a time: bounds the memory a large golden set of images takes and the
@@ -13,12 +14,28 @@ import type { VerifiedRead } from './store/verified-read.ts';
  */
 const GATE_BATCH = 16;
 
+/**
+ * How long the gate waits for the candidate's session: its files read, ONNX Runtime started if no
+ * worker runs yet (on a slow link, its download), the session created. Past it the install is no
+ * verdict (TimeoutError), so an update never stalls on a load; a load that keeps its worker busy
+ * ABANDONED_CALL_LIMIT_MS longer gets the worker restarted (WorkerClient).
+ */
+export const CANDIDATE_LOAD_TIMEOUT_MS = 120_000;
+
 function goldenInputs(manifest: Manifest, read: VerifiedRead & { ok: true }): ClassifyInput[] {
   return (manifest.validation?.items ?? []).map(({ input }) => {
     if (input.kind === 'text') return { kind: 'text', text: input.text };
     // The manifest schema guarantees the path is a verified file of the release.
     return { kind: 'image', image: new Blob([read.byPath.get(input.path)!]) };
   });
+}
+
+/** The candidate's load: undefined once loaded, else its error (TimeoutError past CANDIDATE_LOAD_TIMEOUT_MS). */
+async function loadFailureOf(candidate: CandidateRun, { id, version }: Manifest, signal: AbortSignal | undefined): Promise<unknown> {
+  const timeout = new TimeoutError(`Loading ${id} ${version} took longer than ${CANDIDATE_LOAD_TIMEOUT_MS / 1000} s; the release was not activated and is checked again when its install is retried.`, {
+    reason: 'gate-timeout', id, version,
+  });
+  return withDeadline(signal, CANDIDATE_LOAD_TIMEOUT_MS, timeout, (until) => candidate.load({ signal: until })).then(() => undefined, (error: unknown) => error);
 }
 
 /**
@@ -39,7 +56,7 @@ export async function runGoldenSet(runtime: CandidateRunner, manifest: Manifest,
   let loadFailure: unknown;
   let noVerdict: unknown;
   try {
-    loadFailure = await candidate.load({ signal }).then(() => undefined, (error: unknown) => error);
+    loadFailure = await loadFailureOf(candidate, manifest, signal);
     for (let start = 0; loadFailure === undefined && start < inputs.length && noVerdict === undefined; start += GATE_BATCH) {
       const results = await Promise.allSettled(inputs.slice(start, start + GATE_BATCH)
         .map((input) => candidate.classify(input, { topK: 1, signal, runTimeoutMs: GOLDEN_ITEM_TIMEOUT_MS })));

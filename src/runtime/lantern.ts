@@ -11,7 +11,7 @@ import { fallbackTrigger, mayAnswerFor, primaryDeadline } from './release/fallba
 import { DEFAULT_BACKLOG_WORKERS, PoolPolicy } from './pool-policy.ts';
 import { Scheduler, type Priority } from './scheduler.ts';
 import { SharedWork } from './shared-work.ts';
-import { after } from './timer.ts';
+import { withDeadline } from './timer.ts';
 import { signedStore } from './store/signed-store.ts';
 import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles, type WasmMemoryReading } from './worker-client.ts';
 
@@ -462,21 +462,8 @@ export class Lantern {
    */
   private async describeFor(modelId: string, signal: AbortSignal | undefined, deadline: number | undefined): Promise<ModelDescriptor> {
     if (deadline === undefined || this.cachedDescriptor(modelId)) return this.describe(modelId, { signal });
-    const stop = new AbortController();
     const timeout = new TimeoutError('The request missed its deadline while its model was being made ready.');
-    const cancelTimer = after(deadline - performance.now(), () => stop.abort(timeout));
-    // Passed on by hand, as the installer does: AbortSignal.any is newer than Safari 17.4.
-    const cancel = () => stop.abort(signal?.reason);
-    if (signal?.aborted) cancel();
-    signal?.addEventListener('abort', cancel, { once: true });
-    try {
-      return await this.describe(modelId, { signal: stop.signal });
-    } catch (error) {
-      throw stop.signal.reason === timeout ? timeout : error;
-    } finally {
-      cancelTimer();
-      signal?.removeEventListener('abort', cancel);
-    }
+    return withDeadline(signal, deadline - performance.now(), timeout, (until) => this.describe(modelId, { signal: until }));
   }
 
   private async fetchDescriptor(modelId: string, fetch: FetchOptions): Promise<ModelDescriptor> {

@@ -18,3 +18,25 @@ export function after(delayMs: number, fn: () => void): () => void {
   arm();
   return () => clearTimeout(timer);
 }
+
+/**
+ * Runs `work` with a signal that aborts with `timeout` once `delayMs` have passed (after), or with
+ * `signal`'s own reason if that aborts first: a deadline on top of a caller's cancel, passed on by
+ * hand because AbortSignal.any is newer than Safari 17.4. Work given up at the deadline rejects
+ * with `timeout`.
+ */
+export async function withDeadline<T>(signal: AbortSignal | undefined, delayMs: number, timeout: Error, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const stop = new AbortController();
+  const cancel = () => stop.abort(signal?.reason);
+  const cancelTimer = after(delayMs, () => stop.abort(timeout));
+  if (signal?.aborted) cancel();
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    return await work(stop.signal);
+  } catch (error) {
+    throw stop.signal.reason === timeout ? timeout : error;
+  } finally {
+    cancelTimer();
+    signal?.removeEventListener('abort', cancel);
+  }
+}

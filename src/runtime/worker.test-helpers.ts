@@ -67,6 +67,7 @@ export class FakeInference implements InferenceWorkerApi {
 
   async load(files: ModelFiles): Promise<LoadReport> {
     this.log.onLoad?.(files.key, this);
+    if (this.dead) return new Promise<never>(() => undefined);
     this.loaded.add(files.key);
     return { key: files.key, backend: 'wasm', reason: { kind: 'wasm-requested' }, threads: 1, createMs: 1, unsureBelow: 0.5, inputNames: ['input_ids'], outputNames: ['logits'] };
   }
