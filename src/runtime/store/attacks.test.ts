@@ -1061,6 +1061,31 @@ describe('attack: a configuration the worker refuses (a careless build), without
   });
 });
 
+/**
+ * The store as the PWA has it: a registry gated by the runtime's own golden-set runner, and a
+ * `Lantern` (fake workers) answering with v1 of the spam filter, warm; `next` is published beside it.
+ */
+async function gatedRuntime(next: TestRelease) {
+  stubNavigatorLocks();
+  const { createWorker, log } = fakeWorkers();
+  const { store, server, publish } = await world();
+  const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
+  publish(v1, next);
+  const registry: ModelRegistry = new ModelRegistry({
+    store, trust: trustOf(), policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 1,
+    validate: goldenValidator(() => lantern),
+  });
+  const lantern = new Lantern({ createWorker, models: new StoreModelSource(Promise.resolve(registry)), idleMs: 0 });
+  await install(registry, v1);
+  expect((await lantern.classify('spam-filter', { kind: 'text', text: 'warm' })).version).toBe('1.0.0');
+  /** v1 answers, in the store (read back verified) and in the runtime. */
+  const expectV1Answers = async () => {
+    await expectAnswers(registry, v1);
+    expect((await lantern.classify('spam-filter', { kind: 'text', text: 'after' })).version).toBe('1.0.0');
+  };
+  return { store, registry, lantern, log, expectV1Answers };
+}
+
 describe('attack: a golden set that hangs the inference worker (a graph or tokenizer that never finishes)', () => {
   afterEach(() => {
     vi.useRealTimers();
@@ -1068,21 +1093,10 @@ describe('attack: a golden set that hangs the inference worker (a graph or token
   });
 
   it('the install is refused once the hung worker is restarted (the gate has a deadline); the active version answers, in the store and in the runtime', async () => {
-    stubNavigatorLocks();
-    const { createWorker, log } = fakeWorkers();
-    const { store, server, publish } = await world();
-    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
     // The fake worker labels a text with itself: this golden set passes, if it ever answers.
     const hangs = await makeRelease(builtin, { id: 'spam-filter', version: '1.1.0', sequence: 2, validation: { threshold: 1, items: [{ input: { kind: 'text', text: 'hangs' }, label: 'hangs' }] } });
-    publish(v1, hangs);
-    const registry: ModelRegistry = new ModelRegistry({
-      store, trust: trustOf(), policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 1,
-      validate: goldenValidator(() => lantern),
-    });
-    const lantern = new Lantern({ createWorker, models: new StoreModelSource(Promise.resolve(registry)), idleMs: 0 });
+    const { store, registry, lantern, log, expectV1Answers } = await gatedRuntime(hangs);
     try {
-      await install(registry, v1);
-      expect((await lantern.classify('spam-filter', { kind: 'text', text: 'warm' })).version).toBe('1.0.0');
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
       let reached = false;
       log.onClassify = (inputs, worker) => {
@@ -1097,8 +1111,7 @@ describe('attack: a golden set that hangs the inference worker (a graph or token
       expect(error).toBeInstanceOf(ValidationError);
       expect((error as ValidationError).message).toMatch(/kept the inference worker busy until it had to be restarted/);
       expect((await store.version('spam-filter@1.1.0'))?.status).toBe('rejected');
-      await expectAnswers(registry, v1);
-      expect((await lantern.classify('spam-filter', { kind: 'text', text: 'after' })).version).toBe('1.0.0');
+      await expectV1Answers();
     } finally {
       lantern.dispose();
     }
@@ -1109,21 +1122,10 @@ describe('attack: an update whose model cannot be loaded (a truncated graph, an 
   afterEach(() => vi.unstubAllGlobals());
 
   it('is refused before it replaces the active version, and nothing of it runs; the active version answers, in the store and in the runtime', async () => {
-    stubNavigatorLocks();
-    const { createWorker, log } = fakeWorkers();
-    const { store, server, publish } = await world();
-    const v1 = await release(builtin, 'spam-filter', '1.0.0', 1);
     // No golden set: only the load stands between it and the users' requests.
     const unloadable = await release(builtin, 'spam-filter', '1.1.0', 2);
-    publish(v1, unloadable);
-    const registry: ModelRegistry = new ModelRegistry({
-      store, trust: trustOf(), policy: new OriginPolicy(ORIGIN), fetch: server.fetch, backoffMs: 1, retries: 1,
-      validate: goldenValidator(() => lantern),
-    });
-    const lantern = new Lantern({ createWorker, models: new StoreModelSource(Promise.resolve(registry)), idleMs: 0 });
+    const { store, registry, lantern, log, expectV1Answers } = await gatedRuntime(unloadable);
     try {
-      await install(registry, v1);
-      expect((await lantern.classify('spam-filter', { kind: 'text', text: 'warm' })).version).toBe('1.0.0');
       // What ONNX Runtime says of a graph it cannot parse, for any session of the candidate.
       log.onLoad = (loaded) => {
         if (loaded.startsWith('candidate:')) throw new ModelLoadError('The model could not be loaded: protobuf parsing failed.');
@@ -1134,8 +1136,7 @@ describe('attack: an update whose model cannot be loaded (a truncated graph, an 
       expect((error as ValidationError).message).toMatch(/its model could not be loaded on this device/);
       expect((await store.version('spam-filter@1.1.0'))?.status).toBe('rejected');
       expect(log.started[0]!.batches.length).toBe(batchesBefore);
-      await expectAnswers(registry, v1);
-      expect((await lantern.classify('spam-filter', { kind: 'text', text: 'after' })).version).toBe('1.0.0');
+      await expectV1Answers();
     } finally {
       lantern.dispose();
     }
