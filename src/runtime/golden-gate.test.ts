@@ -93,8 +93,14 @@ describe('goldenValidator', () => {
     const { manifest, read } = await candidate(items);
     let crashes = 1;
     log.onClassify = (inputs, worker) => { if (inputs.some((i) => i.kind === 'text' && i.text === 'item 20') && crashes-- > 0) worker.die(); };
+    // Each load, the fresh worker's included, is handed the whole graph (a load moves its bytes).
+    const graph = read.files.get('onnx')!.byteLength;
+    const graphBytes: number[] = [];
+    log.onLoad = (_, __, files) => graphBytes.push(files.onnx.byteLength);
     expect(await goldenValidator(() => lantern)(manifest, read)).toEqual({ total: 40, correct: 40, failed: 0 });
     expect(log.started.length).toBe(2);
+    expect(graph).toBeGreaterThan(0);
+    expect(graphBytes).toEqual([graph, graph]);
   });
 
   it('gives no verdict when the request queue is full: BusyError, not failed items', async () => {

@@ -6,7 +6,7 @@ import type { ModelFiles } from './worker-client.ts';
 
 /** What the gate needs of the runtime (Lantern.candidate). */
 export interface CandidateRunner {
-  candidate(descriptor: ModelDescriptor, files: ModelFiles): CandidateRun;
+  candidate(descriptor: ModelDescriptor, files: () => Promise<ModelFiles>): CandidateRun;
 }
 
 /**

@@ -51,7 +51,9 @@ async function loadFailureOf(candidate: CandidateRun, { id, version }: Manifest,
 export async function runGoldenSet(runtime: CandidateRunner, manifest: Manifest, read: VerifiedRead & { ok: true }, signal: AbortSignal | undefined): Promise<GoldenOutcome> {
   const items = manifest.validation?.items ?? [];
   const inputs = goldenInputs(manifest, read);
-  const candidate = runtime.candidate(toDescriptor(manifest), modelFiles(manifest, read));
+  const files = modelFiles(manifest, read);
+  // A copy of the graph for each load (Lantern.candidate): a crash retry loads it again.
+  const candidate = runtime.candidate(toDescriptor(manifest), async () => ({ ...files, onnx: files.onnx.slice(0) }));
   const outcome: GoldenOutcome = { total: items.length, correct: 0, failed: 0 };
   let loadFailure: unknown;
   let noVerdict: unknown;

@@ -77,7 +77,7 @@ describe('classify options', () => {
       expect(error).toBeInstanceOf(InputError);
       expect((error as InputError).details).toEqual({ reason: 'bad-option', option });
     }
-    await expect(lantern.candidate(await models.describe('m'), { key: 'k', onnx: new ArrayBuffer(0), config: {} }).classify('hello', { topK: 0 })).rejects.toBeInstanceOf(InputError);
+    await expect(lantern.candidate(await models.describe('m'), async () => ({ key: 'k', onnx: new ArrayBuffer(0), config: {} })).classify('hello', { topK: 0 })).rejects.toBeInstanceOf(InputError);
     expect(models.prepared).toEqual([]);
     expect(created).toEqual([]);
     // Valid options still go through (to the worker, which this test does not have).

@@ -324,7 +324,7 @@ describe('a model version that hangs a worker', () => {
     const stuck: string[] = [];
     const { lantern, log } = setup(fakeSource(['spam']), { onStuck: (key) => stuck.push(key) });
     await lantern.classify('spam', text('warm'));
-    const candidate = lantern.candidate(desc('spam'), { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    const candidate = lantern.candidate(desc('spam'), async () => ({ key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} }));
     await hangAndGiveUp(log, (signal) => candidate.classify(text('hangs'), { signal }));
     expect(stuck).toEqual([]);
   });

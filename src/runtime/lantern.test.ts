@@ -133,7 +133,7 @@ describe('Lantern', () => {
 describe('Lantern.candidate (the validation gate path)', () => {
   it('runs a candidate under a key of its own, unrecorded, and frees it on close', async () => {
     const { lantern, log, records } = setup();
-    const candidate = lantern.candidate(descriptor, { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    const candidate = lantern.candidate(descriptor, async () => ({ key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} }));
     const result = await candidate.classify(text('spam'), { topK: 1 });
     expect(result).toMatchObject({ modelId: 'spam', version: '2.0.0', predictions: [{ label: 'spam' }] });
     const worker = log.started[0]!;
@@ -147,7 +147,7 @@ describe('Lantern.candidate (the validation gate path)', () => {
 
   it('gets the same crash retry as user requests', async () => {
     const { lantern, log } = setup();
-    const candidate = lantern.candidate(descriptor, { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    const candidate = lantern.candidate(descriptor, async () => ({ key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} }));
     await candidate.classify(text('warm'));
     let crashes = 1;
     log.onClassify = (_, worker) => { if (crashes-- > 0) worker.die(); };
@@ -162,7 +162,7 @@ describe('Lantern.candidate (the validation gate path)', () => {
     log.onClassify = (inputs) => order.push(...inputs.map((i) => (i.kind === 'text' ? i.text : '')));
     // Everything below queues while paused, then competes for the one worker.
     lantern.pause();
-    const candidate = lantern.candidate(descriptor, { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    const candidate = lantern.candidate(descriptor, async () => ({ key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} }));
     const gate = candidate.classify(text('golden'), { topK: 1 });
     const user = lantern.classify('spam', text('user'), { topK: 1 });
     const cancel = new AbortController();
@@ -180,14 +180,14 @@ describe('Lantern.candidate (the validation gate path)', () => {
 
   it('fails a candidate\'s item with the typed error when the worker refuses it', async () => {
     const { lantern } = setup();
-    const candidate = lantern.candidate(descriptor, { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    const candidate = lantern.candidate(descriptor, async () => ({ key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} }));
     await expect(candidate.classify(text(''))).rejects.toThrow(InputError);
     await candidate.close();
   });
 
   it('fails with WorkerCrashedError when the retry crashes too', async () => {
     const { lantern, log } = setup();
-    const candidate = lantern.candidate(descriptor, { key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} });
+    const candidate = lantern.candidate(descriptor, async () => ({ key: 'spam@2.0.0', onnx: new ArrayBuffer(8), config: {} }));
     await candidate.classify(text('warm'));
     // Every worker, the fresh one of the retry included, dies on its batch.
     log.onClassify = (_, worker) => worker.die();

@@ -375,14 +375,14 @@ export class Lantern {
 
   /**
    * Runs a version that is not active (the validation gate's candidate, a shadow candidate); see
-   * CandidateRun. `files` may be read lazily, on each (re)load, so a long-lived candidate's bytes
-   * stay in the store between runs and are re-verified when read.
+   * CandidateRun. `files` is read on each (re)load, a crash retry's in a fresh worker included:
+   * a load moves the graph's bytes to its worker, so each read must give bytes of its own (a
+   * long-lived candidate's stay in the store between runs and are re-verified when read).
    */
-  candidate(descriptor: ModelDescriptor, files: ModelFiles | (() => Promise<ModelFiles>)): CandidateRun {
+  candidate(descriptor: ModelDescriptor, files: () => Promise<ModelFiles>): CandidateRun {
     // A key of its own: the candidate's session never stands in for an installed version.
     const id = `${CANDIDATE_PREFIX}${crypto.randomUUID()}`;
-    const read = typeof files === 'function' ? files : () => Promise.resolve(files);
-    const candidate: Candidate = { descriptor, files: async () => ({ ...(await read()), key: id }), open: true, hung: false };
+    const candidate: Candidate = { descriptor, files: async () => ({ ...(await files()), key: id }), open: true, hung: false };
     this.candidates.set(id, candidate);
     return {
       load: async (options = {}) => {

@@ -30,7 +30,7 @@ export interface FakeWorkerLog {
   /** Called at the start of every classify in any worker; may kill it (`die`) to simulate a crash. */
   onClassify?: (inputs: ClassifyInput[], worker: FakeInference) => void;
   /** Called at the start of every load; a throw fails the load (e.g. ORT could not start). */
-  onLoad?: (key: string, worker: FakeInference) => void;
+  onLoad?: (key: string, worker: FakeInference, files: ModelFiles) => void;
   /** Awaited before a batch is answered: holds it running until the test lets it go. */
   gate?: () => Promise<void>;
 }
@@ -66,7 +66,7 @@ export class FakeInference implements InferenceWorkerApi {
   }
 
   async load(files: ModelFiles): Promise<LoadReport> {
-    this.log.onLoad?.(files.key, this);
+    this.log.onLoad?.(files.key, this, files);
     if (this.dead) return new Promise<never>(() => undefined);
     this.loaded.add(files.key);
     return { key: files.key, backend: 'wasm', reason: { kind: 'wasm-requested' }, threads: 1, createMs: 1, unsureBelow: 0.5, inputNames: ['input_ids'], outputNames: ['logits'] };
