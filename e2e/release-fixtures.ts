@@ -1,6 +1,6 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORE_PORT } from '../playwright.config.ts';
@@ -40,21 +40,23 @@ export function variant(work: string, version: string, options: { id?: string; s
  * cannot be loaded. Packed through the library, since the CLI's graph check would refuse it:
  * signing does not judge models.
  */
-export async function publishBroken(work: string, outDir: string, key: KeyFile, version: string, options: { id?: string; sameLabels?: boolean } = {}): Promise<void> {
-  const broken = variant(work, version, options);
-  const onnx = join(broken, 'onnx/model_quantized.onnx');
-  truncateSync(onnx, Math.floor(readFileSync(onnx).length / 2));
-  await writeRelease(outDir, await packRelease(await readModelFolder(broken), { keys: [key], chunkSize: 16384 }), { keys: [key] });
+export function publishBroken(work: string, outDir: string, key: KeyFile, version: string, options: { id?: string; sameLabels?: boolean } = {}): Promise<void> {
+  return publishEdited(work, outDir, key, version, (graph) => graph.subarray(0, Math.floor(graph.length / 2)), options);
 }
 
 /**
  * Publishes into `outDir` a variant exported with its sequence length fixed at 3 tokens, the
  * classic export mistake (no dynamic axis): it loads, but every real mail fails to run.
  */
-export async function publishFixedLength(work: string, outDir: string, key: KeyFile, version: string): Promise<void> {
-  const folder = variant(work, version);
+export function publishFixedLength(work: string, outDir: string, key: KeyFile, version: string): Promise<void> {
+  return publishEdited(work, outDir, key, version, (graph) => withFixedSequence(graph, 3));
+}
+
+/** Publishes a variant (see `variant`) whose ONNX graph `edit` changed. */
+async function publishEdited(work: string, outDir: string, key: KeyFile, version: string, edit: (graph: Buffer) => Buffer, options: { id?: string; sameLabels?: boolean } = {}): Promise<void> {
+  const folder = variant(work, version, options);
   const onnx = join(folder, 'onnx/model_quantized.onnx');
-  writeFileSync(onnx, withFixedSequence(readFileSync(onnx), 3));
+  writeFileSync(onnx, edit(readFileSync(onnx)));
   await writeRelease(outDir, await packRelease(await readModelFolder(folder), { keys: [key], chunkSize: 16384 }), { keys: [key] });
 }
 

@@ -5,8 +5,8 @@ import { LanternError, type ErrorCode } from '../errors.ts';
  * with the same labels answers instead and the result says so.
  *
  * "Cannot answer" means the model or its runtime failed, not the request: a load failure, a
- * graph that fails to run, a missing or quarantined model with no previous version, a GPU device loss that the WASM retry
- * did not fix, or the primary's share of the deadline running out. Bad input,
+ * graph that fails to run, a missing or quarantined model with no previous version, a GPU device
+ * loss that the WASM retry did not fix, or the primary's share of the deadline running out. Bad input,
  * cancellation, backpressure (the fallback would only add load) and worker crashes (usually the
  * input's fault, e.g. an image too large for memory, and already retried once) do not trigger it.
  */

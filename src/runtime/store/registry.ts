@@ -121,10 +121,11 @@ export interface GoldenOutcome {
 /**
  * Judges a downloaded release before it is activated: loads it, then runs its golden set if it
  * has one (`manifest.validation`). Called for a release with a golden set, and for one that would
- * replace an active version (installer.ts, gate). It throws only when it could not judge (gateHasNoVerdict): the
- * caller cancelled, the request queue was full, ONNX Runtime could not start, or a run went past
- * its time (counted from dispatch) without hanging a worker. Anything else it throws is taken as
- * a failed check: every item failed, or, without a golden set, the model could not be loaded.
+ * replace an active version (installer.ts, gate). It throws only when it could not judge
+ * (gateHasNoVerdict): the caller cancelled, the request queue was full, ONNX Runtime could not
+ * start, or a run went past its time (counted from dispatch) without hanging a worker. Anything
+ * else it throws is taken as a failed check: every item failed, or, without a golden set, the
+ * model could not be loaded.
  */
 export type CandidateValidator = (manifest: Manifest, read: VerifiedRead & { ok: true }, signal?: AbortSignal) => Promise<GoldenOutcome>;
 
