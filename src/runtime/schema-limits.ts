@@ -29,5 +29,7 @@ export const MAX_CATALOG_RELEASES = 1_000;
 export const MAX_IMAGE_SIDE = 4_096;
 /** Withdrawals a device keeps per model it has (the highest sequences): see ModelStore.withdraw. */
 export const MAX_WITHDRAWALS_PER_MODEL = 64;
+/** Withdrawals a device keeps per catalog URL of models it never had (the newest catalogs'): one full catalog's worth. */
+export const MAX_UNHELD_WITHDRAWALS_PER_CATALOG = MAX_CATALOG_RELEASES;
 /** Model ids a device remembers a catalog URL listing (CatalogStamp.ids): one full catalog's worth. */
 export const MAX_CATALOG_IDS = MAX_CATALOG_RELEASES;

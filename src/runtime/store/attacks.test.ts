@@ -1344,7 +1344,20 @@ describe('withdrawals: a publisher takes a release back through its signed catal
     await expectAnswers(registry, v1);
   });
 
-  it('attack: catalogs listing a thousand withdrawals each, at every check, keep at most 64 per model the device has and none for made-up ids; the active version answers', async () => {
+  it('attack: a release withdrawn before this device ever had its model, shared later as a bundle or fetched from its URL, is refused; the active model answers', async () => {
+    const { registry, publish, serveCatalog, store, v2 } = await twoInstalled();
+    const photos = await release(acme, 'acme/photos', '1.0.0', 1);
+    publish(photos);
+    serveCatalog(await signedCatalog([withdrawn(photos)], { keys: [acme] }));
+    expect(await registry.catalog(CATALOG)).toEqual([]);
+    const refused = new ValidationError(`Version 1.0.0 of acme/photos was withdrawn by its publisher ("${reason}"); it is not installed again on this device.`, { id: 'acme/photos', version: '1.0.0' });
+    await expect(registry.installBundle(bundleOf(photos))).rejects.toThrow(refused);
+    await expect(install(registry, photos)).rejects.toThrow(refused);
+    expect(await store.versions('acme/photos')).toEqual([]);
+    await expectAnswers(registry, v2);
+  });
+
+  it('attack: catalogs listing a thousand withdrawals each, at every check, keep at most 64 per model the device has and one catalog\'s worth per URL for ids it never had; the active version answers', async () => {
     // The built-in key may also sign ids under made/ (none of which this device has).
     const { registry, serveCatalog, store, v1, v2 } = await twoInstalled(new TrustStore({ keys: [trustEntryFor(builtin, ['spam-filter', 'made/'])] }));
     const made = (round: number) => Array.from({ length: 500 }, (_, i) => ({
@@ -1355,11 +1368,13 @@ describe('withdrawals: a publisher takes a release back through its signed catal
       serveCatalog(await signedCatalog([entryOf(v1), ...made(round), ...versions(round)], { keys: [builtin], previousVersion: 2e10 + round * 10 }));
       await expect(registry.catalog(CATALOG)).resolves.toEqual([expect.objectContaining({ version: '1.0.0' })]);
     }
-    expect((await store.withdrawnOf([{ key: 'made/up-3-0@1.1.0', sequence: 2 }]))[0]).toBe(false);
-    expect((await store.withdrawnOf([{ key: 'spam-filter@9.3.498', sequence: 3498 }]))[0]).toBe(true);
-    expect((await store.withdrawnOf([{ key: 'spam-filter@9.3.435', sequence: 3435 }]))[0]).toBe(true);
-    expect((await store.withdrawnOf([{ key: 'spam-filter@9.3.434', sequence: 3434 }]))[0]).toBe(false);
-    expect((await store.withdrawnOf([{ key: 'spam-filter@9.2.498', sequence: 2498 }]))[0]).toBe(false);
+    const kept = (key: string, sequence: number) => store.withdrawnOf([{ key, sequence }]).then(([w]) => w);
+    // Ids never had: the two newest catalogs' 500 each; the oldest catalog's were crowded out.
+    expect([await kept('made/up-3-0@1.1.0', 2), await kept('made/up-2-499@1.1.0', 2), await kept('made/up-1-0@1.1.0', 2)]).toEqual([true, true, false]);
+    expect(await kept('spam-filter@9.3.498', 3498)).toBe(true);
+    expect(await kept('spam-filter@9.3.435', 3435)).toBe(true);
+    expect(await kept('spam-filter@9.3.434', 3434)).toBe(false);
+    expect(await kept('spam-filter@9.2.498', 2498)).toBe(false);
     await expectAnswers(registry, v2);
   });
 

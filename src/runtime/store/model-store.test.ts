@@ -350,6 +350,8 @@ describe('ModelStore shadow candidates', () => {
 });
 
 const reason = 'mislabels boots as sandals';
+/** The catalog the withdrawals below came from. */
+const catalogSource = { url: 'https://models.example/catalog.json', version: 1 };
 
 describe('ModelStore withdrawals (a publisher takes a release back)', () => {
   /** Two versions installed in order: 1.1.0 active, 1.0.0 previous. */
@@ -362,13 +364,13 @@ describe('ModelStore withdrawals (a publisher takes a release back)', () => {
 
   it('hands an active withdrawn version over to the previous one, for good: no rollback to it, no activation, no second notice', async () => {
     const store = await twoVersions();
-    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }])).toEqual([{ id: 'demo', version: '1.1.0', wasActive: true, fallback: '1.0.0' }]);
+    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }], catalogSource)).toEqual([{ id: 'demo', version: '1.1.0', wasActive: true, fallback: '1.0.0' }]);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
     expect(await store.version('demo@1.1.0')).toMatchObject({ status: 'withdrawn', withdrawn: reason });
     await expect(store.activate('demo@1.1.0')).rejects.toThrow(new ValidationError(`Version 1.1.0 of demo was withdrawn by its publisher ("${reason}"); it is not installed again on this device.`, { id: 'demo', version: '1.1.0' }));
     await expect(store.rollback('demo', 'demo@1.1.0')).rejects.toThrow(StorageError);
     // The catalog says it again at every update check: nothing changes any more.
-    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }])).toEqual([]);
+    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }], catalogSource)).toEqual([]);
     // A trust store vouching for it again does not bring it back (only a revocation is undone so).
     await store.applyTrustVerdicts(new Map([['demo@1.1.0', true]]));
     expect((await store.version('demo@1.1.0'))?.status).toBe('withdrawn');
@@ -378,14 +380,14 @@ describe('ModelStore withdrawals (a publisher takes a release back)', () => {
     const store = await twoVersions();
     // Both withdrawn in one catalog: 1.0.0 cannot stand in for 1.1.0, so 1.1.0 keeps answering.
     const both = [{ key: 'demo@1.1.0', sequence: 2, reason }, { key: 'demo@1.0.0', sequence: 1, reason }];
-    expect(await store.withdraw(both)).toEqual([
+    expect(await store.withdraw(both, catalogSource)).toEqual([
       { id: 'demo', version: '1.1.0', wasActive: true, kept: true },
       { id: 'demo', version: '1.0.0', wasActive: false },
     ]);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.1.0' });
     expect(await store.version('demo@1.1.0')).toMatchObject({ status: 'ready', withdrawn: reason });
     expect((await store.version('demo@1.0.0'))?.status).toBe('withdrawn');
-    expect(await store.withdraw(both)).toEqual([]);
+    expect(await store.withdraw(both, catalogSource)).toEqual([]);
     // Once another version answers, the kept one is withdrawn for good: never the previous version,
     // so neither a rollback nor an automatic one returns to it, and its bytes are collected.
     await install(store, await makeRelease(key, { version: '1.2.0', sequence: 3 }));
@@ -393,7 +395,7 @@ describe('ModelStore withdrawals (a publisher takes a release back)', () => {
     await expect(store.rollback('demo', 'demo@1.1.0')).rejects.toThrow(StorageError);
     expect(await store.rollBackFrom('demo@1.2.0', 'failed')).toBeUndefined();
     expect(await store.version('demo@1.1.0')).toBeUndefined();
-    expect(await store.withdraw(both)).toEqual([]);
+    expect(await store.withdraw(both, catalogSource)).toEqual([]);
   });
 
   it('a download withdrawn before it finished is not activated, and says why', async () => {
@@ -401,7 +403,7 @@ describe('ModelStore withdrawals (a publisher takes a release back)', () => {
     await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
     const next = await makeRelease(key, { version: '1.1.0', sequence: 2 });
     await store.beginInstall(next.manifest, next.bytes, next.signatures, { keyIds: [key.keyId] });
-    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }])).toEqual([{ id: 'demo', version: '1.1.0', wasActive: false }]);
+    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }], catalogSource)).toEqual([{ id: 'demo', version: '1.1.0', wasActive: false }]);
     await putChunks(store, next);
     await expect(store.activate('demo@1.1.0')).rejects.toThrow(/withdrawn by its publisher/);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
@@ -409,21 +411,34 @@ describe('ModelStore withdrawals (a publisher takes a release back)', () => {
 
   it('passes over what the catalog does not name exactly (another sequence under the same version, a version not installed) and a candidate in shadow is never promoted by it', async () => {
     const store = await twoVersions();
-    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 7, reason }, { key: 'demo@9.0.0', sequence: 9, reason }])).toEqual([]);
+    expect(await store.withdraw([{ key: 'demo@1.1.0', sequence: 7, reason }, { key: 'demo@9.0.0', sequence: 9, reason }], catalogSource)).toEqual([]);
     expect((await store.version('demo@1.1.0'))?.status).toBe('ready');
     const candidate = await stored(store, await makeRelease(key, { version: '2.0.0', sequence: 4 }));
     await store.enterShadow(candidate);
-    await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }]);
+    await store.withdraw([{ key: 'demo@1.1.0', sequence: 2, reason }], catalogSource);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0', shadow: candidate });
-    await store.withdraw([{ key: candidate, sequence: 4, reason }]);
+    await store.withdraw([{ key: candidate, sequence: 4, reason }], catalogSource);
     expect(await store.pointer('demo')).toEqual({ id: 'demo', active: 'demo@1.0.0' });
+  });
+
+  it('keeps withdrawals of models never had here per catalog URL, the newest catalogs\' first: one URL\'s flood crowds out none of another\'s', async () => {
+    const store = await twoVersions();
+    const other = { url: 'https://mirror.example/catalog.json', version: 1 };
+    await store.withdraw([{ key: 'elsewhere@1.0.0', sequence: 1, reason }], other);
+    const flood = (version: number) => Array.from({ length: 600 }, (_, i) => ({ key: `made/up-${version}-${i}@1.0.0`, sequence: 1, reason }));
+    for (const version of [1, 2, 3]) await store.withdraw(flood(version), { ...catalogSource, version });
+    expect(await isWithdrawn(store, { key: 'elsewhere@1.0.0', sequence: 1 })).toBe(true);
+    expect(await isWithdrawn(store, { key: 'made/up-3-599@1.0.0', sequence: 1 })).toBe(true);
+    expect(await isWithdrawn(store, { key: 'made/up-1-0@1.0.0', sequence: 1 })).toBe(false);
+    const fromFlood = (await Promise.all([1, 2, 3].flatMap((v) => flood(v).map((w) => isWithdrawn(store, w))))).filter(Boolean).length;
+    expect(fromFlood).toBe(1_000);
   });
 
   it('keeps every withdrawal for good: a release never installed here, or one whose record was collected or removed with its model, is refused', async () => {
     const store = await twoVersions();
     const never = await makeRelease(key, { version: '1.5.0', sequence: 5 });
     const refused = new ValidationError(`Version 1.5.0 of demo was withdrawn by its publisher ("${reason}"); it is not installed again on this device.`, { id: 'demo', version: '1.5.0' });
-    await store.withdraw([{ key: 'demo@1.5.0', sequence: 5, reason }, { key: 'demo@1.1.0', sequence: 2, reason }]);
+    await store.withdraw([{ key: 'demo@1.5.0', sequence: 5, reason }, { key: 'demo@1.1.0', sequence: 2, reason }], catalogSource);
     expect(await isWithdrawn(store, { key: 'demo@1.5.0', sequence: 5 })).toBe(true);
     expect(await isWithdrawn(store, { key: 'demo@1.5.0', sequence: 6 })).toBe(false);
     await expect(store.beginInstall(never.manifest, never.bytes, never.signatures, { keyIds: [key.keyId] })).rejects.toThrow(refused);
@@ -441,22 +456,19 @@ describe('ModelStore withdrawals (a publisher takes a release back)', () => {
 });
 
 describe('ModelStore withdrawals kept within bounds', () => {
-  it('keeps withdrawals only of models the device has, at most 64 per model, the highest sequences', async () => {
+  it('keeps at most 64 withdrawals per model the device has, the highest sequences', async () => {
     const store = await freshStore();
     await install(store, await makeRelease(key, { version: '1.0.0', sequence: 1 }));
-    // A catalog may list withdrawals of ids it makes up, a thousand at every update check.
-    await store.withdraw(Array.from({ length: 200 }, (_, i) => ({ key: `made-up-${i}@1.0.0`, sequence: 1, reason })));
-    expect(await isWithdrawn(store, { key: 'made-up-0@1.0.0', sequence: 1 })).toBe(false);
-    await store.withdraw(Array.from({ length: 100 }, (_, i) => ({ key: `demo@9.${i}.0`, sequence: 1000 + i, reason })));
+    await store.withdraw(Array.from({ length: 100 }, (_, i) => ({ key: `demo@9.${i}.0`, sequence: 1000 + i, reason })), catalogSource);
     expect(await isWithdrawn(store, { key: 'demo@9.99.0', sequence: 1099 })).toBe(true);
     expect(await isWithdrawn(store, { key: 'demo@9.36.0', sequence: 1036 })).toBe(true);
     expect(await isWithdrawn(store, { key: 'demo@9.35.0', sequence: 1035 })).toBe(false);
     // Below the 64 highest, a withdrawal is not kept.
-    await store.withdraw([{ key: 'demo@1.0.0', sequence: 1, reason }]);
+    await store.withdraw([{ key: 'demo@1.0.0', sequence: 1, reason }], catalogSource);
     expect(await isWithdrawn(store, { key: 'demo@1.0.0', sequence: 1 })).toBe(false);
     // A model removed from the device is still one it had (its sequence floor outlives it).
     await store.removeModel('demo');
-    await store.withdraw([{ key: 'demo@9.100.0', sequence: 1100, reason }]);
+    await store.withdraw([{ key: 'demo@9.100.0', sequence: 1100, reason }], catalogSource);
     expect(await isWithdrawn(store, { key: 'demo@9.100.0', sequence: 1100 })).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { DowngradeError, LanternError, QuotaError, StorageError, ValidationError
 import { sha256Hex } from './bytes.ts';
 import { ALL_KEYS, assertNewer, catalogStampAfter, effectiveFloor, raiseFloor, type CatalogStamp, type KeyPolicy, type ReleaseStamp, type SequenceRecord, type TrustedFor } from './floors.ts';
 import type { SignatureFile } from './trust.ts';
-import { MAX_WITHDRAWALS_PER_MODEL } from '../schema-limits.ts';
+import { MAX_UNHELD_WITHDRAWALS_PER_CATALOG, MAX_WITHDRAWALS_PER_MODEL } from '../schema-limits.ts';
 import { chunkRange, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 
 /**
@@ -96,7 +96,7 @@ interface StoreSchema extends DBSchema {
    * (neither garbage collection nor removing the model deletes them): a withdrawal is final on a
    * device, whatever catalog, mirror or bundle offers the release later.
    */
-  withdrawals: { key: string; value: Withdrawal };
+  withdrawals: { key: string; value: KeptWithdrawal };
 }
 
 /** Why a version is revoked, as its record and the user's notice say it. */
@@ -118,6 +118,20 @@ export interface Withdrawal {
   key: string;
   sequence: number;
   reason: string;
+}
+
+/** The accepted catalog a withdrawal came from: its URL and its version there. */
+export interface CatalogSource {
+  url: string;
+  version: number;
+}
+
+/**
+ * A withdrawal as the device keeps it. `from`: set while the device has never had the model,
+ * whose withdrawals are capped per catalog URL instead of per model (keepWithdrawals).
+ */
+interface KeptWithdrawal extends Withdrawal {
+  from?: CatalogSource;
 }
 
 /**
@@ -606,9 +620,9 @@ export class ModelStore {
    * take a model away from devices, until another version is activated (`activate`). Returns the
    * versions whose state changed.
    */
-  async withdraw(withdrawals: readonly Withdrawal[]): Promise<HandOver[]> {
+  async withdraw(withdrawals: readonly Withdrawal[], from: CatalogSource): Promise<HandOver[]> {
     return this.write(['versions', 'pointers', 'sequences', 'withdrawals'], async (tx) => {
-      await keepWithdrawals(tx, withdrawals);
+      await keepWithdrawals(tx, withdrawals, from);
       const versions = tx.objectStore('versions');
       /** `pointer`: the model's, when this version is its active one (nothing moves pointers before handOver). */
       const named: { version: VersionRecord; reason: string; pointer?: PointerRecord }[] = [];
@@ -693,12 +707,15 @@ export class ModelStore {
 }
 
 /**
- * Keeps `withdrawals` for good (see `withdrawals` in the schema), only for models this device has
- * (installed, or activated once: a sequence floor), and at most MAX_WITHDRAWALS_PER_MODEL per
- * model, the highest sequences: a catalog may list a thousand withdrawals of ids it makes up, at
- * every update check, and none of that may fill the device's storage.
+ * Keeps `withdrawals` for good (see `withdrawals` in the schema), storage bounded: a catalog may
+ * list a thousand withdrawals of ids it makes up, at every update check, and none of that may
+ * fill the device. For a model this device has (installed, or activated once: a sequence floor),
+ * at most MAX_WITHDRAWALS_PER_MODEL, the highest sequences. For one it never had, kept too (a
+ * colleague's device may share that release as a bundle later, offline), at most
+ * MAX_UNHELD_WITHDRAWALS_PER_CATALOG per catalog URL, the newest catalogs': a URL's catalogs are
+ * one publisher's (catalogStampAfter), so only that publisher can crowd its own out.
  */
-async function keepWithdrawals(tx: WriteTx<Name[]>, withdrawals: readonly Withdrawal[]): Promise<void> {
+async function keepWithdrawals(tx: WriteTx<Name[]>, withdrawals: readonly Withdrawal[], from: CatalogSource): Promise<void> {
   const store = tx.objectStore('withdrawals');
   const byModel = new Map<string, Withdrawal[]>();
   for (const w of withdrawals) {
@@ -706,14 +723,21 @@ async function keepWithdrawals(tx: WriteTx<Name[]>, withdrawals: readonly Withdr
     if (ofModel) ofModel.push(w);
     else byModel.set(modelOf(w.key), [w]);
   }
+  let unheld = false;
   for (const [id, ofModel] of byModel) {
     const known = (await tx.objectStore('pointers').getKey(id)) !== undefined || (await tx.objectStore('sequences').getKey(id)) !== undefined;
-    if (!known) continue;
-    for (const w of ofModel) await store.put({ ...w, key: withdrawalKey(w) });
+    for (const w of ofModel) await store.put({ ...w, key: withdrawalKey(w), ...(known ? {} : { from }) });
+    if (!known) {
+      unheld = true;
+      continue;
+    }
     // Keys are `id@version#sequence`, and no id holds an "@": this range is this model's alone.
     const kept = await store.getAll(IDBKeyRange.bound(`${id}@`, `${id}@\uffff`));
     for (const w of kept.sort((a, b) => b.sequence - a.sequence).slice(MAX_WITHDRAWALS_PER_MODEL)) await store.delete(w.key);
   }
+  if (!unheld) return;
+  const fromHere = (await store.getAll()).filter((w) => w.from?.url === from.url);
+  for (const w of fromHere.sort((a, b) => (b.from?.version ?? 0) - (a.from?.version ?? 0)).slice(MAX_UNHELD_WITHDRAWALS_PER_CATALOG)) await store.delete(w.key);
 }
 
 function without(pointer: PointerRecord, field: 'previous' | 'shadow'): PointerRecord {

@@ -6,7 +6,7 @@ import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchSigned, type NetContext, type OriginPolicy } from './net.ts';
 import type { Installer } from './installer.ts';
 import { parseManifest, versionKey, type Manifest } from './manifest.ts';
-import { REVOKED_REASON, type InstallMode, type ModelStore, type PointerRecord, type VersionRecord, type Withdrawal } from './model-store.ts';
+import { REVOKED_REASON, type InstallMode, type CatalogSource, type ModelStore, type PointerRecord, type VersionRecord, type Withdrawal } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { verifyCatalog } from './signed-documents.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
@@ -311,7 +311,7 @@ export class ModelRegistry {
     const trustedFor = (keyId: string, ids: readonly string[]) => this.trust.has(keyId) && ids.every((id) => this.trust.allows(keyId, id));
     await this.options.store.acceptCatalog({ url: href, version: catalog.version, sha256: await sha256Hex(bytes), keyIds }, listed, trustedFor);
     const withdrawn = catalog.releases.flatMap((r) => (r.withdrawn === undefined ? [] : [{ key: versionKey(r), sequence: r.sequence, reason: r.withdrawn }]));
-    if (withdrawn.length > 0) await this.applyWithdrawals(withdrawn);
+    if (withdrawn.length > 0) await this.applyWithdrawals(withdrawn, { url: href, version: catalog.version });
     // Withdrawn here or by any catalog accepted before (a mirror may still list what its publisher took back).
     const releases = releasesOf(catalog, href);
     const withdrawnBefore = await this.options.store.withdrawnOf(releases.map((r) => ({ key: versionKey(r), sequence: r.sequence })));
@@ -319,8 +319,8 @@ export class ModelRegistry {
   }
 
   /** Takes withdrawn versions out of service here (ModelStore.withdraw); the user is told of each one that was active. */
-  private async applyWithdrawals(withdrawals: readonly Withdrawal[]): Promise<void> {
-    const changed = await this.options.store.withdraw(withdrawals);
+  private async applyWithdrawals(withdrawals: readonly Withdrawal[], from: CatalogSource): Promise<void> {
+    const changed = await this.options.store.withdraw(withdrawals, from);
     if (changed.length === 0) return;
     const reasons = new Map(withdrawals.map((w) => [w.key, w.reason]));
     const notices = changed.filter((r) => r.wasActive).map((r): RegistryNotice => ({
