@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ModelDescriptor } from '../runtime/index.ts';
-import type { ReleaseControls, ReleaseDecision } from '../runtime/release/index.ts';
+import type { ReleaseControls, ReleaseDecision, ShadowEvaluation } from '../runtime/release/index.ts';
 import type { ModelOverview } from '../runtime/store/index.ts';
 import { formatPercent } from './format.ts';
 import { formatNumber, t, tCount } from './i18n/index.ts';
@@ -9,17 +9,29 @@ import { ShadowFigures } from './ShadowFigures.tsx';
 /** `1.1.0` of `spam-filter@1.1.0`. */
 export const versionOf = (key: string): string => key.slice(key.indexOf('@') + 1);
 
-/** Redraws when shadow figures or decisions change. */
-export function useShadowUpdates(release: ReleaseControls): void {
+/** Shadow evaluation once its code has loaded, redrawn whenever its figures or decisions change. */
+export function useEvaluation(release: ReleaseControls): ShadowEvaluation | undefined {
+  const [evaluation, setEvaluation] = useState<ShadowEvaluation>();
   const [, redraw] = useState(0);
   useEffect(() => {
-    const offFigures = release.shadow.subscribe(() => redraw((n) => n + 1));
-    const offDecisions = release.decisions.subscribe(() => redraw((n) => n + 1));
+    let unsubscribe: (() => void) | undefined;
+    let live = true;
+    void release.evaluation.then((loaded) => {
+      if (!live) return;
+      const offFigures = loaded.shadow.subscribe(() => redraw((n) => n + 1));
+      const offDecisions = loaded.decisions.subscribe(() => redraw((n) => n + 1));
+      unsubscribe = () => {
+        offFigures();
+        offDecisions();
+      };
+      setEvaluation(loaded);
+    });
     return () => {
-      offFigures();
-      offDecisions();
+      live = false;
+      unsubscribe?.();
     };
   }, [release]);
+  return evaluation;
 }
 
 const DECISION_TEXT = { promoted: 'shadow.decision.promoted', rejected: 'shadow.decision.rejected', ended: 'shadow.decision.ended' } as const;
@@ -44,19 +56,20 @@ export function ShadowPanel({ model, described, release, busy, run }: {
   busy: boolean;
   run: (action: () => Promise<unknown>) => void;
 }) {
-  useShadowUpdates(release);
+  const evaluation = useEvaluation(release);
+  if (!evaluation) return null;
   const candidate = model.pointer?.shadow;
-  const decisions = release.decisions.decisions().filter((d) => d.key.startsWith(`${model.id}@`)).slice(0, 3);
+  const decisions = evaluation.decisions.decisions().filter((d) => d.key.startsWith(`${model.id}@`)).slice(0, 3);
   if (!candidate && decisions.length === 0) return null;
   return (
     <div class="shadow" data-testid={`shadow-${model.id}`}>
       {candidate && model.pointer && (
         <>
           <h3>{t('shadow.heading', { version: versionOf(candidate) })}</h3>
-          <ShadowFigures figures={release.shadow.figures(candidate)} active={versionOf(model.pointer.active)} candidate={versionOf(candidate)} described={described} testId={`shadow-figures-${model.id}`} />
+          <ShadowFigures figures={evaluation.shadow.figures(candidate)} active={versionOf(model.pointer.active)} candidate={versionOf(candidate)} described={described} testId={`shadow-figures-${model.id}`} />
           <p class="actions">
-            <button type="button" disabled={busy} data-testid={`promote-${candidate}`} onClick={() => run(() => release.decisions.promote(candidate))}>{t('shadow.promote')}</button>
-            <button type="button" disabled={busy} data-testid={`reject-${candidate}`} onClick={() => run(() => release.decisions.reject(candidate))}>{t('shadow.reject')}</button>
+            <button type="button" disabled={busy} data-testid={`promote-${candidate}`} onClick={() => run(() => evaluation.decisions.promote(candidate))}>{t('shadow.promote')}</button>
+            <button type="button" disabled={busy} data-testid={`reject-${candidate}`} onClick={() => run(() => evaluation.decisions.reject(candidate))}>{t('shadow.reject')}</button>
           </p>
         </>
       )}

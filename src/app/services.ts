@@ -89,7 +89,7 @@ export function createServices(): Services {
     ...(profile.threads ? { threads: profile.threads } : {}),
     ...(backlogWorkers !== undefined ? { backlogWorkers } : {}),
     policies: release.settings,
-    onAnswer: (modelId, input, result) => release.runner.observe(modelId, input, result),
+    onAnswer: release.observe,
     onRuntimeDownload: (loadedBytes) => offline.runtimeDownloaded(loadedBytes),
     onRecord: (record) => {
       // Metrics never hold classification up: until their code has loaded, records wait for it.

@@ -3,13 +3,12 @@ import type { ModelDescriptor } from '../../runtime/index.ts';
 import type { ModelOverview } from '../../runtime/store/index.ts';
 import { t } from '../i18n/index.ts';
 import type { Services } from '../services.ts';
-import { decisionText, useShadowUpdates, versionOf } from '../ShadowPanel.tsx';
+import { decisionText, useEvaluation, versionOf } from '../ShadowPanel.tsx';
 import { ShadowFigures } from '../ShadowFigures.tsx';
 
 /** Every candidate in shadow on this device, with its figures, and the latest release decisions. */
 export function ShadowCard({ services, described }: { services: Services; described: readonly ModelDescriptor[] }) {
-  const { release } = services;
-  useShadowUpdates(release);
+  const evaluation = useEvaluation(services.release);
   const [models, setModels] = useState<ModelOverview[]>([]);
   useEffect(() => {
     let live = true;
@@ -18,8 +17,9 @@ export function ShadowCard({ services, described }: { services: Services; descri
       live = false;
     };
   }, [services]);
+  if (!evaluation) return null;
   const candidates = models.filter((m) => m.pointer?.shadow);
-  const decisions = release.decisions.decisions().slice(0, 5);
+  const decisions = evaluation.decisions.decisions().slice(0, 5);
   if (candidates.length === 0 && decisions.length === 0) return null;
   return (
     <section class="card" data-testid="shadow-card">
@@ -27,7 +27,7 @@ export function ShadowCard({ services, described }: { services: Services; descri
       {candidates.map((m) => (
         <div key={m.id}>
           <h4>{t('metrics.shadow.candidate', { id: m.id, version: versionOf(m.pointer!.shadow!) })}</h4>
-          <ShadowFigures figures={release.shadow.figures(m.pointer!.shadow!)} active={versionOf(m.pointer!.active)} candidate={versionOf(m.pointer!.shadow!)} described={described.find((d) => d.id === m.id)} testId={`metrics-shadow-${m.id}`} />
+          <ShadowFigures figures={evaluation.shadow.figures(m.pointer!.shadow!)} active={versionOf(m.pointer!.active)} candidate={versionOf(m.pointer!.shadow!)} described={described.find((d) => d.id === m.id)} testId={`metrics-shadow-${m.id}`} />
         </div>
       ))}
       {decisions.length > 0 && (

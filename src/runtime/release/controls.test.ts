@@ -56,7 +56,7 @@ async function setup() {
     storage,
     hidden: () => false,
   });
-  return { registry, store, runtime, storage, controls };
+  return { registry, store, runtime, storage, controls, evaluation: await controls.evaluation };
 }
 
 describe('release controls follow the model store', () => {
@@ -120,14 +120,14 @@ describe('release controls follow the model store', () => {
   });
 
   it('a candidate removed from shadow loses its figures: installed again, it starts from zero', async () => {
-    const { registry, controls } = await setup();
+    const { registry, evaluation } = await setup();
     await registry.install(urls('1.0.0'));
     await registry.install(urls('1.1.0'), undefined, 'shadow');
-    controls.shadow.update('demo@1.1.0', withError);
+    evaluation.shadow.update('demo@1.1.0', withError);
     await registry.removeVersion('demo@1.1.0');
-    await vi.waitFor(() => expect(controls.shadow.figures('demo@1.1.0').errors).toBe(0));
+    await vi.waitFor(() => expect(evaluation.shadow.figures('demo@1.1.0').errors).toBe(0));
     await registry.install(urls('1.1.0'), undefined, 'shadow');
-    expect(controls.shadow.figures('demo@1.1.0').errors).toBe(0);
+    expect(evaluation.shadow.figures('demo@1.1.0').errors).toBe(0);
   });
 
   it('a candidate whose active version changes to one with other labels leaves shadow, recorded as ended with its figures, not refused', async () => {
@@ -136,19 +136,19 @@ describe('release controls follow the model store', () => {
       automatic: (registry: ModelRegistry) => registry.rollBackAutomatically('demo@2.0.0', 'rolled back after failing in real use'),
     };
     for (const [how, change] of Object.entries(changes)) {
-      const { registry, store, controls, runtime } = await setup();
+      const { registry, store, controls, runtime, evaluation } = await setup();
       await registry.install(urls('1.0.0'));
       await registry.install(urls('2.0.0'));
       await registry.install(urls('2.1.0'), undefined, 'shadow');
-      controls.shadow.update('demo@2.1.0', withError);
-      controls.runner.observe('demo', 'some text', answer('2.0.0'));
+      evaluation.shadow.update('demo@2.1.0', withError);
+      controls.observe('demo', 'some text', answer('2.0.0'));
       await vi.waitFor(() => expect(runtime.opened).toBe(1));
       await change(registry);
-      await vi.waitFor(() => expect(controls.decisions.decisions(), how).toMatchObject([{ key: 'demo@2.1.0', decision: 'ended', automatic: true, runs: 0, errors: 1 }]));
+      await vi.waitFor(() => expect(evaluation.decisions.decisions(), how).toMatchObject([{ key: 'demo@2.1.0', decision: 'ended', automatic: true, runs: 0, errors: 1 }]));
       expect((await store.pointer('demo'))?.shadow, how).toBeUndefined();
       // Collected, not marked rejected: nothing was decided about it, so it is still an update to offer.
       expect(await store.version('demo@2.1.0'), how).toBeUndefined();
-      expect(controls.shadow.figures('demo@2.1.0').errors, how).toBe(0);
+      expect(evaluation.shadow.figures('demo@2.1.0').errors, how).toBe(0);
       expect(runtime.closed, how).toBe(1);
     }
   });
@@ -157,7 +157,7 @@ describe('release controls follow the model store', () => {
     const { registry, controls, runtime } = await setup();
     await registry.install(urls('1.0.0'));
     await registry.install(urls('1.2.0'), undefined, 'shadow');
-    controls.runner.observe('demo', 'some text', answer('1.0.0'));
+    controls.observe('demo', 'some text', answer('1.0.0'));
     await vi.waitFor(() => expect(runtime.opened).toBe(1));
     // Another model's download (a notification per chunk) and the activation of 1.1.0.
     await registry.install(urls('1.0.0', 'lite'));

@@ -5,6 +5,7 @@
  * updates, which follow the staged rollouts, are `lantern/updates`.
  */
 export { releaseControls, type ReleaseControls } from './controls.ts';
+export type { ShadowEvaluation } from './evaluation.ts';
 export { agreement, latencyRatio, type ShadowFigures } from './shadow.ts';
 export type { ReleaseDecision } from './decisions.ts';
 export { sameLabels } from './fallback.ts';
