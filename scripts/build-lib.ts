@@ -25,6 +25,7 @@ export const ENTRIES = {
   field: 'src/runtime/field/index.ts',
   release: 'src/runtime/release/index.ts',
   updates: 'src/runtime/release/updates.ts',
+  reasons: 'src/runtime/store/reason-catalog.ts',
 };
 
 const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Release, ModelOverview, Transfer, VersionRecord } from '../runtime/store/index.ts';
 import { formatBytes } from './format.ts';
 import { t } from './i18n/index.ts';
+import { storeReasonText } from './i18n/models-text.ts';
 import { TransferBar } from './TransferBar.tsx';
 import { useOnline } from './useOnline.ts';
 
@@ -85,7 +86,7 @@ export function ModelCard({ model, update, transfer, busy, actions, children }: 
             return (
               <tr key={v.key} data-testid={`version-${v.key}`} data-status={active ? 'active' : shadow ? 'shadow' : v.status}>
                 <td>{v.version}</td>
-                <td>{statusOf(model, v)}{v.reason ? ` — ${v.reason}` : ''}</td>
+                <td>{statusOf(model, v)}{v.reason ? ` — ${storeReasonText(v.reason)}` : ''}</td>
                 <td class="size">{formatBytes(v.sizeBytes)}</td>
                 <td class="actions">
                   {!active && !shadow && v.status === 'ready' && (

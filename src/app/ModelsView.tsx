@@ -8,7 +8,7 @@ import { DataSettings } from './DataSettings.tsx';
 import { formatBytes, formatPercent } from './format.ts';
 import { enModels } from './i18n/en-models.ts';
 import { addEnglish, t } from './i18n/index.ts';
-import { catalogErrorText, modelsActionText } from './i18n/models-text.ts';
+import { catalogErrorText, modelsActionText, storeReasonText } from './i18n/models-text.ts';
 import { ModelCard, type ModelActions } from './ModelCard.tsx';
 import { ModelPolicies } from './ModelPolicies.tsx';
 import { ErrorCard, errorCode, ErrorMessage } from './ResultCard.tsx';
@@ -36,7 +36,7 @@ async function snapshot(registry: ModelRegistry, services: Services): Promise<Sn
 }
 
 function noticeText(n: RegistryNotice): string {
-  const vars = { id: n.id, version: n.version, fallback: n.fallbackVersion ?? '', reason: n.reason ?? '' };
+  const vars = { id: n.id, version: n.version, fallback: n.fallbackVersion ?? '', reason: storeReasonText(n.reason ?? '') };
   if (n.kind === 'rejected') return t('models.notice.rejected', vars);
   if (n.kind === 'not-shadowed') return t('models.notice.notShadowed', vars);
   if (n.kind === 'rolled-back') return t('models.notice.rolledBack', vars);

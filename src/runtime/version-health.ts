@@ -1,4 +1,5 @@
 import { REJECTION_CODES } from './errors.ts';
+import { FAILING_REASON, fillReason } from './store/reasons.ts';
 
 /**
  * Watches real-use outcomes per model version and says when one should be rolled back.
@@ -37,6 +38,6 @@ export class VersionHealth {
     if (list.length < this.policy.minRequests || failed / list.length < this.policy.failureRate) return undefined;
     this.tripped.add(key);
     this.outcomes.delete(key);
-    return `rolled back automatically: ${failed} of its last ${list.length} requests failed`;
+    return fillReason(FAILING_REASON, { failed, total: list.length });
   }
 }

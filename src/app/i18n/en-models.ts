@@ -1,8 +1,16 @@
+import { REASONS, type ReasonKind } from '../../runtime/store/reason-catalog.ts';
+
 /**
  * The Models screen's English messages (models, data settings, release controls). They come with
  * that screen's code (ModelsView.tsx adds them with addEnglish), not with the first download,
  * which never shows them.
  */
+/**
+ * The store's reasons (runtime/store/reasons.ts) are English sentences already: their templates
+ * are the English messages, and another language translates each (storeReasonText).
+ */
+const enReasons = Object.fromEntries(Object.entries(REASONS).map(([kind, text]) => [`models.reason.${kind}`, text])) as Record<`models.reason.${ReasonKind}`, string>;
+
 export const enModels = {
   'models.catalogError.notAllowed': '{origin} is not a model source this deployment allows; the catalog was not fetched.',
   'models.catalogError.status': 'The catalog could not be fetched: the server answered with an error (HTTP {status}). Check the address.',
@@ -88,4 +96,5 @@ export const enModels = {
   'settings.connection.unmetered': 'This connection is Wi-Fi or wired.',
   'settings.connection.unknown': 'The browser does not say what this connection costs.',
   'settings.autoSkipped': 'Automatic update check skipped to save data. Use "Check for updates" to check now.',
+  ...enReasons,
 } as const;

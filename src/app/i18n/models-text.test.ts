@@ -3,7 +3,8 @@ import { BusyError, TimeoutError, ValidationError } from '../../runtime/errors.t
 import { enModels } from './en-models.ts';
 import { hi } from './hi.ts';
 import { addEnglish, setLanguage } from './index.ts';
-import { modelsActionText } from './models-text.ts';
+import { modelsActionText, storeReasonText } from './models-text.ts';
+import { REASONS } from '../../runtime/store/reason-catalog.ts';
 
 describe('Models screen action errors', () => {
   afterEach(() => setLanguage('en'));
@@ -32,5 +33,20 @@ describe('Models screen action errors', () => {
     expect(modelsActionText(new ValidationError('gate failed'))).toBe('The model release did not pass its checks; it was not activated.');
     await setLanguage('hi');
     expect(modelsActionText(new BusyError('busy'))).toBe(hi['error.BUSY']);
+  });
+});
+
+describe('reasons the store recorded', () => {
+  afterEach(() => setLanguage('en'));
+
+  it('are shown in the user\'s language with their figures; a publisher\'s own words as they are', async () => {
+    addEnglish(enModels);
+    const failing = 'rolled back automatically: 3 of its last 5 requests failed';
+    expect(storeReasonText(failing)).toBe(failing);
+    expect(storeReasonText(REASONS.revoked)).toBe(REASONS.revoked);
+    await setLanguage('hi');
+    expect(storeReasonText(failing)).toBe('अपने-आप वापस लिया गया: पिछले 5 अनुरोधों में से 3 विफल रहे');
+    expect(storeReasonText(REASONS.revoked)).toBe(hi['models.reason.revoked']);
+    expect(storeReasonText('flags invoices as spam')).toBe('flags invoices as spam');
   });
 });

@@ -1,3 +1,4 @@
+import { readReason } from '../../runtime/store/reason-catalog.ts';
 import { codeOf, detailsOf, errorText } from './runtime-text.ts';
 import { t } from './index.ts';
 
@@ -38,4 +39,13 @@ export function catalogErrorText(error: Error): string {
   }
   if (code === 'VALIDATION' && typeof details.expiresAt === 'string') return t('models.catalogError.expired', { date: details.expiresAt.slice(0, 10) });
   return errorText(error);
+}
+
+/**
+ * A reason the store recorded for a version (runtime/store/reasons.ts) in the user's language;
+ * any other text, a publisher's own words for one, as it is. Needs enModels added (ModelsView does).
+ */
+export function storeReasonText(text: string): string {
+  const read = readReason(text);
+  return read ? t(`models.reason.${read.kind}`, read.figures) : text;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRegistry } from '../store/registry.ts';
-import { describeFigures, ReleaseDecisions } from './decisions.ts';
+import { rejectionReason, ReleaseDecisions } from './decisions.ts';
 import { ShadowBook } from './shadow-book.ts';
 import { emptyFigures, withComparison, withError } from './shadow.ts';
 
@@ -56,6 +56,6 @@ describe('release decisions', () => {
   });
 
   it('describes a candidate that never ran', () => {
-    expect(describeFigures(withError(emptyFigures()))).toBe('0 shadow runs, no top-1 agreement, latency not measured, 1 errors');
+    expect(rejectionReason(withError(emptyFigures()))).toBe('rejected after 0 shadow runs, – top-1 agreement, latency –, 1 errors');
   });
 });

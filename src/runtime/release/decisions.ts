@@ -1,4 +1,6 @@
 import { z } from 'zod/mini';
+import { REASONS } from '../store/reason-catalog.ts';
+import { fillReason } from '../store/reasons.ts';
 import type { ModelRegistry } from '../store/registry.ts';
 import type { ShadowBook } from './shadow-book.ts';
 import { agreement, latencyRatio, type ShadowFigures } from './shadow.ts';
@@ -27,12 +29,13 @@ export type ReleaseDecision = z.infer<typeof DecisionSchema>;
 /** Decisions kept: enough for a field audit, small enough for localStorage. */
 const KEPT = 50;
 
-/** The figures in one fixed English sentence (stored as a rejected version's reason). */
-export function describeFigures(f: ShadowFigures): string {
+/** A rejected candidate's reason in the store: its figures, a dash for one not measured (the same in every language). */
+export function rejectionReason(f: ShadowFigures): string {
   const agreed = agreement(f);
   const ratio = latencyRatio(f);
-  return `${f.runs} shadow runs, ${agreed === undefined ? 'no' : `${(100 * agreed).toFixed(1)}%`} top-1 agreement, `
-    + `latency ${ratio === undefined ? 'not measured' : `×${ratio.toFixed(2)}`}, ${f.errors} errors`;
+  return fillReason(REASONS.shadowRejected, {
+    runs: f.runs, agreement: agreed === undefined ? '–' : `${(100 * agreed).toFixed(1)}%`, latency: ratio === undefined ? '–' : `×${ratio.toFixed(2)}`, errors: f.errors,
+  });
 }
 
 export class ReleaseDecisions {
@@ -65,7 +68,7 @@ export class ReleaseDecisions {
 
   async reject(key: string): Promise<void> {
     const figures = this.deps.book.figures(key);
-    await (await this.deps.registry).rejectCandidate(key, `rejected after ${describeFigures(figures)}`);
+    await (await this.deps.registry).rejectCandidate(key, rejectionReason(figures));
     this.record(key, 'rejected', false, figures);
   }
 

@@ -4,6 +4,8 @@ import { modelTask, parseTaskConfigs, RuntimeConfigSchema } from '../model-confi
 import type { ModelFiles } from '../protocol.ts';
 import type { Manifest } from './manifest.ts';
 import { modelFiles } from './store-model-source.ts';
+import { REASONS } from './reason-catalog.ts';
+import { fillReason } from './reasons.ts';
 import type { VerifiedRead } from './verified-read.ts';
 
 /**
@@ -23,18 +25,18 @@ export function configMismatch(manifest: Manifest, read: VerifiedRead & { ok: tr
   try {
     files = modelFiles(manifest, read);
   } catch (error) {
-    if (error instanceof ModelLoadError) return `its ${String(error.details.file)} is not valid JSON`;
+    if (error instanceof ModelLoadError) return fillReason(REASONS.configNotJson, { file: String(error.details.file) });
     throw error;
   }
   const parsed = RuntimeConfigSchema.safeParse(files.config);
-  if (!parsed.success) return 'its config.json is not a valid model configuration';
+  if (!parsed.success) return REASONS.configInvalid;
   const config = parsed.data;
-  if (config.lantern?.id !== undefined && config.lantern.id !== manifest.id) return `its config.json describes ${config.lantern.id}, not ${manifest.id}`;
-  if (config.lantern?.version !== undefined && config.lantern.version !== manifest.version) return 'its config.json is that of another version';
+  if (config.lantern?.id !== undefined && config.lantern.id !== manifest.id) return fillReason(REASONS.configOtherModel, { described: config.lantern.id, id: manifest.id });
+  if (config.lantern?.version !== undefined && config.lantern.version !== manifest.version) return REASONS.configOtherVersion;
   const task = modelTask(config, { preprocessor: files.preprocessor !== undefined, tokenizer: files.tokenizer !== undefined });
-  if (task !== manifest.task) return `its files make ${task ? `a ${task}` : 'no loadable'} model, not the ${manifest.task} model its manifest announces`;
+  if (task !== manifest.task) return task ? fillReason(REASONS.configOtherTask, { made: task, task: manifest.task }) : fillReason(REASONS.configNoTask, { task: manifest.task });
   const labels = labelsOf(config);
-  if (labels.length !== manifest.labels.length || labels.some((label, i) => label !== manifest.labels[i])) return 'the labels of its config.json differ from its manifest\'s';
+  if (labels.length !== manifest.labels.length || labels.some((label, i) => label !== manifest.labels[i])) return REASONS.configLabels;
   try {
     parseTaskConfigs(task, files, (message) => new ValidationError(message));
   } catch (error) {

@@ -7,6 +7,8 @@ import { DOCUMENT_LIMITS, fetchSigned, type NetContext } from './net.ts';
 import { totalSize, versionKey, type Manifest } from './manifest.ts';
 import { assertEntryMatches, verifyManifest } from './signed-documents.ts';
 import type { InstallMode, VersionRecord } from './model-store.ts';
+import { REASONS } from './reason-catalog.ts';
+import { fillReason } from './reasons.ts';
 import { gateHasNoVerdict } from './gate-verdict.ts';
 import type { GoldenOutcome, ModelRegistry, RegistryOptions, StoreNews, Transfer } from './registry.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
@@ -249,10 +251,10 @@ export class Installer {
   private async refuseInconsistent(manifest: Manifest, check: VerifiedRead & { ok: false }): Promise<LanternError> {
     const key = versionKey(manifest);
     if (check.badChunks.length) {
-      await this.host.options.store.quarantine(key, 'failed verification after download', check.badChunks);
+      await this.host.options.store.quarantine(key, REASONS.damagedInDownload, check.badChunks);
       return new ValidationError(`Release ${manifest.version} of ${manifest.id} does not match its manifest; it was not activated.`, { key });
     }
-    await this.host.options.store.reject(key, 'its files do not match their chunks');
+    await this.host.options.store.reject(key, REASONS.inconsistent);
     return new IntegrityError(`Release ${manifest.version} of ${manifest.id} lists chunks that do not make up its files (${check.badFiles.join(', ')}); it was not activated and nothing installed was touched.`, { key });
   }
 
@@ -314,12 +316,12 @@ export class Installer {
  * passes. Without a golden set (no `threshold`), loading was the check.
  */
 function gateFailure(outcome: GoldenOutcome, threshold: number | undefined): string | undefined {
-  if (outcome.unloadable) return 'its model could not be loaded on this device';
-  if (outcome.hung) return 'a validation item kept the inference worker busy until it had to be restarted';
-  if (outcome.failed > 0) return `${outcome.failed} of ${outcome.total} validation items failed to run`;
+  if (outcome.unloadable) return REASONS.unloadable;
+  if (outcome.hung) return REASONS.goldenHung;
+  if (outcome.failed > 0) return fillReason(REASONS.goldenFailed, { failed: outcome.failed, total: outcome.total });
   if (threshold === undefined) return undefined;
   const accuracy = outcome.total > 0 ? outcome.correct / outcome.total : 0;
-  if (accuracy < threshold) return `validation accuracy ${pct(accuracy)} is below the release's threshold of ${pct(threshold)}`;
+  if (accuracy < threshold) return fillReason(REASONS.goldenAccuracy, { accuracy: pct(accuracy), threshold: pct(threshold) });
   return undefined;
 }
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;

@@ -4,6 +4,7 @@ import { sha256Hex } from './bytes.ts';
 import { ALL_KEYS, assertNewer, catalogStampAfter, effectiveFloor, raiseFloor, type CatalogStamp, type KeyPolicy, type ReleaseStamp, type SequenceRecord, type TrustedFor } from './floors.ts';
 import type { SignatureFile } from './trust.ts';
 import { MAX_UNHELD_WITHDRAWALS_PER_CATALOG, MAX_WITHDRAWALS_PER_MODEL } from '../schema-limits.ts';
+import { REVOKED_REASON } from './reasons.ts';
 import { chunkRange, parseManifest, totalSize, versionKey, type Manifest } from './manifest.ts';
 
 /**
@@ -99,8 +100,6 @@ interface StoreSchema extends DBSchema {
   withdrawals: { key: string; value: KeptWithdrawal };
 }
 
-/** Why a version is revoked, as its record and the user's notice say it. */
-export const REVOKED_REASON = 'the trust store no longer vouches for it: its signing key was dropped or no longer covers this model, or the model now needs more signatures than it has';
 
 /** What became of a version taken out of service (the trust store no longer vouches for it, or its publisher withdrew it). */
 export interface HandOver {

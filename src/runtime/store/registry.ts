@@ -6,13 +6,14 @@ import { sha256Hex } from './bytes.ts';
 import { DOCUMENT_LIMITS, fetchSigned, type NetContext, type OriginPolicy } from './net.ts';
 import type { Installer } from './installer.ts';
 import { parseManifest, versionKey, type Manifest } from './manifest.ts';
-import { REVOKED_REASON, type InstallMode, type CatalogSource, type ModelStore, type PointerRecord, type VersionRecord, type Withdrawal } from './model-store.ts';
+import { type InstallMode, type CatalogSource, type ModelStore, type PointerRecord, type VersionRecord, type Withdrawal } from './model-store.ts';
 import { parseSignatureFile, type SignatureFile, type TrustStore } from './trust.ts';
 import { verifyCatalog } from './signed-documents.ts';
 import { readVerified, type VerifiedRead } from './verified-read.ts';
 import { Listeners } from '../listeners.ts';
 import { importForAction } from '../field/lazy-chunk.ts';
 import { StoredValue, type KeyValueStorage } from '../release/stored-value.ts';
+import { DAMAGED_REASON, REVOKED_REASON } from './reasons.ts';
 import { z } from 'zod/mini';
 
 /**
@@ -481,7 +482,7 @@ export class ModelRegistry {
     const key = versionKey(manifest);
     const read = await readVerified(this.options.store, manifest);
     if (read.ok) return { manifest, read };
-    await this.options.store.quarantine(key, 'stored bytes no longer match the signed manifest', read.badChunks);
+    await this.options.store.quarantine(key, DAMAGED_REASON, read.badChunks);
     this.changed({ notices: [{ kind: 'quarantined', id, version: manifest.version }] });
     return undefined;
   }
@@ -517,7 +518,7 @@ export class ModelRegistry {
     const read = await readVerified(this.options.store, active.manifest);
     if (read.ok) return { manifest: active.manifest, read };
     const { manifest } = active;
-    const fallbackKey = await this.options.store.quarantine(versionKey(manifest), 'stored bytes no longer match the signed manifest', read.badChunks);
+    const fallbackKey = await this.options.store.quarantine(versionKey(manifest), DAMAGED_REASON, read.badChunks);
     const fallbackVersion = fallbackKey ? (await this.options.store.version(fallbackKey))?.version : undefined;
     this.changed({ notices: [{ kind: 'quarantined', id, version: manifest.version, ...(fallbackVersion ? { fallbackVersion } : {}) }] });
     throw quarantinedError(manifest, fallbackVersion);
