@@ -75,6 +75,12 @@ test('a release below its accuracy threshold is rejected with the reason, and th
   await expect(versionRow(page, 'spam-filter@1.1.0')).toHaveAttribute('data-status', 'rejected');
   await expect(versionRow(page, 'spam-filter@1.1.0')).toContainText('below the release\'s threshold');
   await expect(versionRow(page, 'spam-filter@1.0.0')).toHaveAttribute('data-status', 'active');
+  // In Hindi the reason is Hindi too, with its figures.
+  await page.getByTestId('language').selectOption('hi');
+  const inHindi = 'जाँच की सटीकता 0.0% है, जो रिलीज़ की सीमा 90.0% से कम है';
+  await expect(versionRow(page, 'spam-filter@1.1.0')).toContainText(inHindi);
+  await expect(page.locator('[data-testid="registry-notice"][data-kind="rejected"]')).toContainText(inHindi);
+  await page.getByTestId('language').selectOption('en');
   expect(await classifySpam(page)).toEqual({ label: 'spam', version: expect.stringContaining('1.0.0') });
   // The refused release is no longer offered, even after a reload (the catalog still lists it):
   // tapping Update again would only download it to refuse it again.
