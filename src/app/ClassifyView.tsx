@@ -30,6 +30,12 @@ type BatchRow = { file: File } & ({ status: 'working' } | { status: 'done'; resu
  * of hundreds never overflows the queue (64 requests on a low-end device) into BusyErrors.
  */
 const FILES_IN_FLIGHT = 16;
+/**
+ * Every request of this screen. A run that never ends (a model that loops on some input) fails
+ * after a minute, and its worker is restarted, instead of spinning until the user cancels; the
+ * model's download and the wait in the queue do not count.
+ */
+const REQUEST = { topK: 3, runTimeoutMs: 60_000 };
 
 function BatchRowView({ row, index }: { row: BatchRow; index: number }) {
   // A file that is not an image has no thumbnail (not a broken one).
@@ -117,7 +123,7 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
     setBatch(null);
     setState((s) => ({ kind: 'working', controller, previous: s.kind === 'done' ? s.result : s.kind === 'working' ? s.previous : undefined }));
     try {
-      const result = await lantern.classify(model.id, input, { signal: controller.signal, topK: 3 });
+      const result = await lantern.classify(model.id, input, { ...REQUEST, signal: controller.signal });
       if (current.current !== controller) return;
       // The thumbnail changes with the answer, so the previous answer never shows the next image.
       setImage(input.kind === 'image' && input.image instanceof Blob ? input.image : undefined);
@@ -154,7 +160,7 @@ export function ClassifyView({ lantern, installed }: { lantern: Lantern; install
         const index = next++;
         const file = files[index]!;
         try {
-          settle(index, { file, status: 'done', result: await lantern.classify(model.id, { kind: 'image', image: file }, { signal: controller.signal, topK: 3 }) });
+          settle(index, { file, status: 'done', result: await lantern.classify(model.id, { kind: 'image', image: file }, { ...REQUEST, signal: controller.signal }) });
         } catch (error) {
           settle(index, { file, status: 'failed', error: error as Error });
         }

@@ -9,7 +9,6 @@ import './zod-setup.ts';
 export { Lantern } from './lantern.ts';
 export type {
   ClassificationResult,
-  CandidateOptions,
   CandidateRun,
   ClassifyOptions,
   LanternInput,

@@ -72,7 +72,7 @@ describe('classify options', () => {
     const lantern = Lantern.create({ models, createWorker: noWorker(created) });
     // Before: topK 0 and NaN answered with no predictions, -1 dropped the last label, and an
     // unknown priority failed inside the scheduler as an INTERNAL TypeError.
-    for (const [option, options] of [['topK', { topK: 0 }], ['topK', { topK: -1 }], ['topK', { topK: Number.NaN }], ['topK', { topK: 2.5 }], ['priority', { priority: 'urgent' as 'interactive' }], ['timeoutMs', { timeoutMs: Number.NaN }]] as const) {
+    for (const [option, options] of [['topK', { topK: 0 }], ['topK', { topK: -1 }], ['topK', { topK: Number.NaN }], ['topK', { topK: 2.5 }], ['priority', { priority: 'urgent' as 'interactive' }], ['timeoutMs', { timeoutMs: Number.NaN }], ['runTimeoutMs', { runTimeoutMs: Number.NaN }]] as const) {
       const error = await lantern.classify('m', 'hello', options).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InputError);
       expect((error as InputError).details).toEqual({ reason: 'bad-option', option });

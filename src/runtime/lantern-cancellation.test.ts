@@ -319,6 +319,32 @@ describe('a model version that hangs a worker', () => {
     expect(log.started).toHaveLength(2);
   });
 
+  it('a request given runTimeoutMs fails with TimeoutError once its run took that long (no one cancels it), and its worker is restarted for the next', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const stuck: string[] = [];
+    const { lantern, log } = setup(fakeSource(['spam']), { onStuck: (key) => stuck.push(key) });
+    await lantern.classify('spam', text('warm'));
+    let reached = false;
+    log.onClassify = (_, worker) => {
+      reached = true;
+      worker.dead = true;
+    };
+    let outcome: unknown;
+    const hung = lantern.classify('spam', text('hangs'), { runTimeoutMs: 60_000 }).catch((e: unknown) => (outcome = e));
+    await vi.waitFor(() => expect(reached).toBe(true));
+    // (waitFor moves the fake clock on a little while it polls.)
+    await vi.advanceTimersByTimeAsync(55_000);
+    expect(outcome).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(5_000);
+    await hung;
+    expect(outcome).toBeInstanceOf(TimeoutError);
+    await vi.advanceTimersByTimeAsync(ABANDONED_CALL_LIMIT_MS);
+    log.onClassify = undefined;
+    expect(stuck).toEqual(['spam@1.0.0']);
+    await expect(lantern.classify('spam', text('after'))).resolves.toMatchObject({ version: '1.0.0' });
+    expect(log.started).toHaveLength(2);
+  });
+
   it('a candidate\'s hang is not an installed version\'s: onStuck does not hear it', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const stuck: string[] = [];

@@ -139,6 +139,11 @@ export interface ClassifyOptions {
   priority?: Priority;
   /** Milliseconds from now after which the answer is no longer wanted. */
   timeoutMs?: number;
+  /**
+   * How long a run may take once it is dispatched (TimeoutError after); its model's download and
+   * its wait in the queue, a hidden page's pause included, do not count (Scheduler's runTimeoutMs).
+   */
+  runTimeoutMs?: number;
   topK?: number;
 }
 
@@ -155,14 +160,6 @@ interface Job {
   submittedAt: number;
 }
 
-export interface CandidateOptions extends ClassifyOptions {
-  /**
-   * How long a run may take once it is dispatched (TimeoutError after); its wait in the queue,
-   * a hidden page's pause included, does not count (Scheduler's runTimeoutMs).
-   */
-  runTimeoutMs?: number;
-}
-
 /**
  * A version that is not active (the validation gate's candidate), run through the same scheduler
  * and crash retry as every request, at background priority by default. Its results are not
@@ -174,7 +171,7 @@ export interface CandidateRun {
    * when ONNX Runtime cannot load its graph or its tokenizer or preprocessor cannot be built.
    */
   load(options?: { signal?: AbortSignal }): Promise<void>;
-  classify(input: LanternInput, options?: CandidateOptions): Promise<ClassificationResult>;
+  classify(input: LanternInput, options?: ClassifyOptions): Promise<ClassificationResult>;
   close(): Promise<void>;
   /**
    * Whether a worker was restarted because a run of this candidate, given up (cancelled or past
@@ -226,7 +223,7 @@ const PRIORITIES: readonly Priority[] = ['interactive', 'background'];
  * inside it as an INTERNAL TypeError, and a NaN timeout never expired. Apps in plain JavaScript
  * (or with values from a form) get a typed InputError naming the option instead.
  */
-function checkOptions(options: CandidateOptions): void {
+function checkOptions(options: ClassifyOptions): void {
   const bad = (option: string, rule: string) => new InputError(`classify option ${option} must be ${rule}.`, { reason: 'bad-option', option });
   if (options.topK !== undefined && !(Number.isInteger(options.topK) && options.topK >= 1)) throw bad('topK', `a whole number from 1 (at most ${MAX_TOP_K} are given)`);
   if (options.priority !== undefined && !PRIORITIES.includes(options.priority)) throw bad('priority', `one of ${PRIORITIES.join(', ')}`);
@@ -542,7 +539,7 @@ export class Lantern {
   }
 
   /** `deadline` (a performance.now() time) overrides the one `timeoutMs` gives. */
-  private async run(modelId: string, input: LanternInput, options: CandidateOptions & { deadline?: number | undefined }, submittedAt = performance.now()): Promise<ClassificationResult> {
+  private async run(modelId: string, input: LanternInput, options: ClassifyOptions & { deadline?: number | undefined }, submittedAt = performance.now()): Promise<ClassificationResult> {
     const wire = await toWireInput(input);
     const job: Job = { wire, handedOver: false, settled: false, topK: options.topK ?? 3, submittedAt };
     try {
