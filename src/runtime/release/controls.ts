@@ -13,8 +13,8 @@ export interface ReleaseControls {
   evaluation: Promise<ShadowEvaluation>;
   /**
    * Lantern's `onAnswer`: hands an answer of an active version to shadow evaluation. Answers
-   * given before its code has loaded are not compared (statistics lose nothing by it, and no
-   * input is held waiting).
+   * given before its code has loaded (the first moments after a start) are not compared: no
+   * input is held waiting for it, and the figures only count fewer runs.
    */
   observe(modelId: string, input: LanternInput, active: ClassificationResult): void;
   /** This device's staged-rollout bucket for a model (release/rollout.ts). */
