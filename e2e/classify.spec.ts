@@ -94,6 +94,20 @@ test.describe('bad input gets a clear message and breaks nothing', () => {
     await stillWorks(page);
   });
 
+  test('an image bomb in disguise (a GIF with a 1×1 screen and a 20000×20000 first frame) is refused before decoding', async ({ page }) => {
+    await openModel(page, 'doc-orientation');
+    // Chromium grows a GIF to its first frame's bounds: measuring the screen alone would let it decode 400 MP.
+    const le = (n: number) => [n & 0xff, n >> 8];
+    const bomb = Buffer.from([
+      ...Buffer.from('GIF89a'), ...le(1), ...le(1), 0x80, 0, 0, 0, 0, 0, 255, 255, 255,
+      0x21, 0xf9, 4, 0, 0, 0, 0, 0,
+      0x2c, ...[0, 0, 20_000, 20_000].flatMap(le), 0, 2, 1, 0x44, 0, 0x3b,
+    ]);
+    await pick(page, { name: 'bomb.gif', mimeType: 'image/gif', buffer: bomb });
+    await expect(page.getByTestId('error-text')).toContainText('The image is too large (20,000×20,000 pixels');
+    await stillWorks(page);
+  });
+
   test('empty text', async ({ page }) => {
     await openModel(page, 'spam-filter');
     await page.getByTestId('text-input').fill('   ');
