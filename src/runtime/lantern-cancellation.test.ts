@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CancelledError, LanternError, TimeoutError, WorkerCrashedError } from './errors.ts';
-import { Lantern } from './lantern.ts';
+import { CancelledError, InputError, LanternError, TimeoutError, WorkerCrashedError } from './errors.ts';
+import { Lantern, type RequestRecord } from './lantern.ts';
 import type { FetchOptions, ModelDescriptor, ModelSource } from './model-source.ts';
 import { ABANDONED_CALL_LIMIT_MS } from './worker-client.ts';
 import { fakeSource, fakeWorkers, stubNavigatorLocks } from './worker.test-helpers.ts';
@@ -244,6 +244,32 @@ describe('cancellation of one request in a batch', () => {
     await expect(image).rejects.toBeInstanceOf(CancelledError);
     finish();
     await expect(words).resolves.toMatchObject({ predictions: [expect.objectContaining({ label: 'b' }), expect.anything()] });
+  });
+});
+
+describe('an input the browser cannot copy to the worker', () => {
+  it('fails alone, as an InputError: the rest of its batch answers, and nothing counts against the version', async () => {
+    class FakeOffscreenCanvas {}
+    vi.stubGlobal('OffscreenCanvas', FakeOffscreenCanvas);
+    // A snapshot with a function property: postMessage throws DataCloneError, as a browser's does
+    // for an object it cannot clone that the page's checks (inputs.ts) do not know.
+    vi.stubGlobal('createImageBitmap', async () => ({ width: 2, height: 2, close: () => undefined }));
+    const records: RequestRecord[] = [];
+    const { lantern, log } = setup(fakeSource(['m']), { onRecord: (record) => records.push(record) });
+    await lantern.classify('m', text('warm'));
+    lantern.pause();
+    const answers = [lantern.classify('m', text('a')), lantern.classify('m', new FakeOffscreenCanvas() as unknown as OffscreenCanvas), lantern.classify('m', text('b'))]
+      .map((answer) => answer.catch((e: unknown) => e));
+    await vi.waitFor(() => expect(lantern.queueDepth).toBe(3));
+    lantern.resume();
+    const [a, image, b] = await Promise.all(answers);
+    expect(a).toMatchObject({ predictions: [expect.objectContaining({ label: 'a' }), expect.anything()] });
+    expect(b).toMatchObject({ predictions: [expect.objectContaining({ label: 'b' }), expect.anything()] });
+    expect(image).toBeInstanceOf(InputError);
+    expect((image as InputError).details).toEqual({ reason: 'unsupported-input' });
+    expect(records.filter((r) => !r.ok).map((r) => !r.ok && r.errorCode)).toEqual(['INPUT']);
+    // The same worker answered: sending failed, nothing crashed.
+    expect(log.started).toHaveLength(1);
   });
 });
 

@@ -13,7 +13,7 @@ import { Scheduler, type Priority } from './scheduler.ts';
 import { SharedWork } from './shared-work.ts';
 import { withDeadline } from './timer.ts';
 import { signedStore } from './store/signed-store.ts';
-import { WorkerClient, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles, type WasmMemoryReading } from './worker-client.ts';
+import { WorkerClient, type BatchReport, type ClassifyInput, type DeviceReport, type LoadReport, type ModelFiles, type WasmMemoryReading } from './worker-client.ts';
 
 export type { ClassifyInput, DeviceReport, LanternInput, LoadProgress, LoadReport, ModelDescriptor, Priority };
 
@@ -634,6 +634,20 @@ export class Lantern {
     return { descriptor, key, report, cold, filesMs, loadMs: cold ? performance.now() - loadStarted : 0 };
   }
 
+  /**
+   * A batch the browser could not send: postMessage's DataCloneError, from an input of a kind the
+   * page's checks (inputs.ts) do not know. Each request is sent again alone: the one that cannot
+   * be copied fails as the InputError it is, and the others answer. Sent together, it failed them
+   * all as INTERNAL, which counts against the model version.
+   */
+  private async sendApart(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<(JobOutcome | Error)[]> {
+    if (jobs.length === 1) throw new InputError('This input cannot be sent to the inference worker: the browser could not copy it.', { reason: 'unsupported-input' });
+    return Promise.all(jobs.map((job) => this.executeOnce(modelId, [job], worker, signal).then(({ outcomes }) => outcomes[0]!, (error: unknown) => {
+      if (error instanceof InputError) return error;
+      throw error;
+    })));
+  }
+
   private async executeOnce(modelId: string, jobs: Job[], worker: number, signal: AbortSignal): Promise<{ outcomes: (JobOutcome | Error)[] }> {
     const client = this.clients[worker]!;
     const { descriptor, key, report, cold, filesMs, loadMs } = await this.ensureModel(modelId, worker, { signal });
@@ -642,7 +656,15 @@ export class Lantern {
     const sent = jobs.map((j, i) => !lost[i] && !j.settled);
     const sending = jobs.filter((_, i) => sent[i]);
     for (const job of sending) job.handedOver = true;
-    const batch = await client.classify(key, sending.map((j) => j.wire.input), MAX_TOP_K, signal, sending.flatMap((j) => j.wire.transfer), this.options.policies?.cacheEnabled(modelId) ?? false);
+    let batch: BatchReport;
+    try {
+      batch = await client.classify(key, sending.map((j) => j.wire.input), MAX_TOP_K, signal, sending.flatMap((j) => j.wire.transfer), this.options.policies?.cacheEnabled(modelId) ?? false);
+    } catch (error) {
+      if (!(error instanceof DOMException && error.name === 'DataCloneError')) throw error;
+      // postMessage moved nothing: these inputs are still the caller's to send.
+      for (const job of sending) job.handedOver = false;
+      return { outcomes: await this.sendApart(modelId, jobs, worker, signal) };
+    }
     if (batch.backend === 'webgpu') this.onGpu = true;
     const fallbacks = [batch.fallback, cold ? report.fallback : undefined].filter((r) => r !== undefined);
     const notes = fallbacks.map((reason): Note => ({ kind: 'backend-fallback', reason }));
