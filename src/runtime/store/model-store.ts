@@ -100,7 +100,6 @@ interface StoreSchema extends DBSchema {
   withdrawals: { key: string; value: KeptWithdrawal };
 }
 
-
 /** What became of a version taken out of service (the trust store no longer vouches for it, or its publisher withdrew it). */
 export interface HandOver {
   id: string;
