@@ -41,8 +41,8 @@ test('a first visit receives the app brotli-compressed', async ({ page }) => {
 });
 
 /**
- * `npm start` (scripts/headers.mjs headersFor): the page and every script carry the policies a
- * document or worker runs under; other files only what a subresource needs. The page stays
+ * `npm start` (scripts/headers.mjs headersFor): the page carries every policy, and every script
+ * those a worker runs under; other files only what a subresource needs. The page stays
  * cross-origin isolated and its workers run under the CSP (the sample answers on WASM threads).
  */
 test('the page and its scripts carry the isolation and content policies; images, wasm and model files only what a subresource needs', async ({ page }) => {
@@ -59,6 +59,9 @@ test('the page and its scripts carry the isolation and content policies; images,
   for (const [path, h] of documents) {
     expect(h['content-security-policy'], path).toContain("script-src 'self' 'wasm-unsafe-eval'");
     expect(h['cross-origin-embedder-policy'], path).toBe('require-corp');
+    // The opener and permissions policies only a document reads: the page has them, scripts not.
+    expect(h['cross-origin-opener-policy'], path).toBe(path === '/' ? 'same-origin' : undefined);
+    expect(h['permissions-policy'] !== undefined, path).toBe(path === '/');
   }
   for (const [path, h] of subresources) {
     expect(h, path).toMatchObject({ 'cross-origin-resource-policy': 'same-origin', 'x-content-type-options': 'nosniff' });

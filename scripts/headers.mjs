@@ -89,15 +89,24 @@ export function contentSecurityPolicy(options) {
 const SUBRESOURCE_HEADERS = ['Cross-Origin-Resource-Policy', 'X-Content-Type-Options', 'Referrer-Policy'];
 
 /**
- * The headers of one response: all of `headers` for a page, a script or an SVG image (opened on
- * its own, an SVG is a document that can run script), the subresource ones for anything else.
+ * What only a document reads: the opener policy (it groups browsing contexts) and the permissions
+ * policy (a worker runs under its document's). A script gets the rest, ~110 bytes fewer per
+ * response, ~3 KB of a first visit.
+ */
+const DOCUMENT_ONLY_HEADERS = ['Cross-Origin-Opener-Policy', 'Permissions-Policy'];
+
+/**
+ * The headers of one response: all of `headers` for a page or an SVG image (opened on its own,
+ * an SVG is a document that can run script), all but the document-only ones for a script (any
+ * may start a worker), the subresource ones for anything else.
  * @param {Record<string, string>} headers securityHeaders(...)
  * @param {string} contentType
  * @returns {Record<string, string>}
  */
 export function headersFor(headers, contentType) {
-  if (/^text\/html|javascript|^image\/svg\+xml/.test(contentType)) return headers;
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => SUBRESOURCE_HEADERS.includes(name)));
+  if (/^text\/html|^image\/svg\+xml/.test(contentType)) return headers;
+  const kept = /javascript/.test(contentType) ? (name) => !DOCUMENT_ONLY_HEADERS.includes(name) : (name) => SUBRESOURCE_HEADERS.includes(name);
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => kept(name)));
 }
 
 /**
