@@ -21,7 +21,7 @@ export interface ScheduleOptions {
   /**
    * How long the request may run once its batch is dispatched (TimeoutError after): its wait in
    * the queue, a hidden page's pause included, does not count. For a check that a run ends (the
-   * validation gate), not for a user's deadline.
+   * validation gate, the PWA's hung-model guard), not for a user's deadline.
    */
   runTimeoutMs?: number;
   signal?: AbortSignal;
