@@ -115,11 +115,15 @@ test('on a slow link, the first visit\'s figure moves while ORT\'s wasm arrives,
     await expect.poll(figure, { timeout: 60_000 }).toBe(rest);
     release();
     const seen = new Set<number>();
+    // Until every byte is counted: "ready" itself waits on Cache Storage, where the worker's write
+    // of the 14 MB wasm has held the ORT cache for ~35 s more in some runs on a shared VM.
     await expect.poll(async () => {
       const phase = await page.getByTestId('offline-status').getAttribute('data-phase');
-      if (phase === 'downloading') seen.add(await figure());
-      return phase;
-    }, { timeout: 60_000, intervals: [100] }).toBe('ready');
+      if (phase !== 'downloading') return phase;
+      const value = await figure();
+      seen.add(value);
+      return value === total ? 'all counted' : phase;
+    }, { timeout: 60_000, intervals: [100] }).toMatch(/^(ready|all counted)$/);
     // Before, the figure stayed at `rest` until ORT was kept, then jumped to the total (one
     // reading could fall between, while the glue was kept and the wasm not yet).
     expect([...seen].filter((value) => value > rest && value < total).length).toBeGreaterThanOrEqual(3);
