@@ -2,11 +2,11 @@ import { DAMAGED_REASON, FAILING_REASON, PLACEHOLDER, REVOKED_REASON } from './r
 
 /**
  * `lantern/reasons`: every reason template the store records, by name (reasons.ts). An entry of
- * its own, so that an app loads it with the screen that shows reasons, not with its first. `readReason` gives a recorded
- * sentence's name and figures back, so that an app can say it in its user's language, for records
- * made before an update too: the PWA's Hindi does. A withdrawal's reason is its publisher's own
- * words, and a configuration a release's config check refuses is named by schema.ts' sentence:
- * neither is one of these.
+ * its own, so that an app loads it with the screen that shows reasons, not with its first.
+ * `readReason` gives a recorded sentence's name and figures back, so that an app can say it in
+ * its user's language, for records made before an update too: the PWA's Hindi does. A
+ * withdrawal's reason is its publisher's own words, and a configuration a release's config check
+ * refuses is named by schema.ts' sentence: neither is one of these.
  */
 export const REASONS = {
   revoked: REVOKED_REASON,
